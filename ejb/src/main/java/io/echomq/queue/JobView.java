@@ -1,0 +1,30 @@
+package io.echomq.queue;
+
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Everything the queue knows about one job, read in one step. Times are on the Valkey
+ * server's clock.
+ *
+ * @param attempts    deliveries so far (the current or last fencing token)
+ * @param maxAttempts the attempt at which a failure dead-letters the job
+ * @param worker      the worker that made the latest claim
+ */
+public record JobView(
+        String queue,
+        String id,
+        JobState state,
+        String payload,
+        String lane,
+        long attempts,
+        long maxAttempts,
+        Instant createdAt,
+        Optional<Instant> dueAt,
+        Optional<Instant> claimedAt,
+        Optional<Instant> leaseUntil,
+        Optional<String> worker,
+        Optional<String> lastError,
+        Optional<Instant> finishedAt,
+        Optional<String> idempotencyKey) {
+}

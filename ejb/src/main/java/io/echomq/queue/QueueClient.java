@@ -1,0 +1,202 @@
+package io.echomq.queue;
+
+import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.internal.Replies;
+import io.echomq.queue.internal.Script;
+import io.echomq.queue.internal.ScriptRunner;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+
+/**
+ * The queue's Java API: one method per state-machine script. Every state change is one
+ * atomic script on the server; this class validates input, names the keys, and reads the
+ * reply as a typed outcome. Thread-safe; it borrows connections from the given client's pool
+ * and does not close it (the pool belongs to whoever created it).
+ */
+public final class QueueClient {
+
+    /** Longest last-error message kept on a job; the rest is cut. */
+    public static final int MAX_ERROR_CHARS = 4_000;
+
+    /** The lane of jobs that do not name one. */
+    public static final String DEFAULT_LANE = "default";
+
+    private final UnifiedJedis redis;
+    private final QueueSettings settings;
+    private final ScriptRunner scripts;
+
+    private QueueClient(UnifiedJedis redis, QueueSettings settings) {
+        this.redis = redis;
+        this.settings = settings;
+        this.scripts = new ScriptRunner(redis);
+    }
+
+    /**
+     * A client over the given connection pool, after checking that the server cannot evict
+     * queue keys (see {@link EvictionPolicyCheck}).
+     */
+    public static QueueClient connect(UnifiedJedis redis, QueueSettings settings) {
+        new EvictionPolicyGuard(redis, settings.evictionPolicyCheck()).verify();
+        return new QueueClient(redis, settings);
+    }
+
+    public QueueSettings settings() {
+        return settings;
+    }
+
+    public Enqueued enqueue(String queue, NewJob job) {
+        QueueKeys keys = keysOf(queue);
+        String payload = RequestChecks.payload(job.payload(), settings.maxPayloadBytes());
+        String lane = RequestChecks.laneName(job.lane().orElse(DEFAULT_LANE));
+        Duration delay = RequestChecks.between("delay", job.delay().orElse(Duration.ZERO), Duration.ZERO, settings.maxDelay());
+        int maxAttempts = (int) RequestChecks.range("maxAttempts",
+                job.maxAttempts().orElse(settings.defaultMaxAttempts()), 1, settings.maxAttemptsLimit());
+        String idempotencyKey = job.idempotencyKey().map(RequestChecks::idempotencyKey).orElse("");
+        Object reply = scripts.run(Script.ENQUEUE, keys, null, List.of(keys.prefix(), payload,
+                Integer.toString(maxAttempts), Long.toString(delay.toMillis()), lane, idempotencyKey));
+        return Replies.enqueued(queue, reply);
+    }
+
+    /**
+     * Leases up to {@code maxJobs} jobs to {@code workerId} for {@code lease}, on the server
+     * clock. Returns an empty list when nothing is claimable or the queue is paused.
+     */
+    public List<ClaimedJob> claim(String queue, Duration lease, int maxJobs, String workerId) {
+        QueueKeys keys = keysOf(queue);
+        RequestChecks.lease(lease);
+        RequestChecks.range("maxJobs", maxJobs, 1, RequestChecks.MAX_CLAIM_BATCH);
+        RequestChecks.workerId(workerId);
+        Object reply = scripts.run(Script.CLAIM, keys, null, List.of(keys.prefix(), Long.toString(lease.toMillis()),
+                Integer.toString(maxJobs), workerId, Integer.toString(settings.promoteBatch())));
+        return Replies.claimed(queue, reply);
+    }
+
+    /** The heartbeat: the lease now runs until the server's now + {@code lease}. */
+    public LeaseExtension extend(Lease lease, Duration length) {
+        QueueKeys keys = keysOf(lease);
+        RequestChecks.lease(length);
+        Object reply = scripts.run(Script.EXTEND, keys, lease.jobId(),
+                List.of(lease.jobId(), Long.toString(lease.token()), Long.toString(length.toMillis())));
+        return Replies.extended(lease, reply);
+    }
+
+    /** The acknowledgement. A stale lease is {@link Rejected} and changes nothing. */
+    public Settlement complete(Lease lease) {
+        QueueKeys keys = keysOf(lease);
+        Object reply = scripts.run(Script.COMPLETE, keys, lease.jobId(), List.of(lease.jobId(), Long.toString(lease.token())));
+        return Replies.completed(lease, reply);
+    }
+
+    /**
+     * Reports a failed attempt: the job is retried after {@code backoff} (server clock), or
+     * dead-lettered when its attempts are spent or {@code terminal} is true.
+     */
+    public RetryOutcome retry(Lease lease, String error, Backoff backoff, boolean terminal) {
+        QueueKeys keys = keysOf(lease);
+        Object reply = scripts.run(Script.RETRY, keys, lease.jobId(), List.of(keys.prefix(), lease.jobId(),
+                Long.toString(lease.token()), truncateError(error), Long.toString(backoff.base().toMillis()),
+                Long.toString(backoff.cap().toMillis()), terminal ? "1" : "0"));
+        return Replies.retried(lease, reply);
+    }
+
+    /** Returns up to {@code batch} jobs whose lease expired to pending (or dead). */
+    public ReapResult reap(String queue, int batch) {
+        QueueKeys keys = keysOf(queue);
+        RequestChecks.range("batch", batch, 1, 100_000);
+        return Replies.reaped(queue, scripts.run(Script.REAP, keys, null, List.of(keys.prefix(), Integer.toString(batch))));
+    }
+
+    /** Withdraws a pending or delayed job; active and finished jobs are refused. */
+    public ManualTransition cancel(String queue, String jobId) {
+        QueueKeys keys = keysOf(queue);
+        RequestChecks.jobId(jobId);
+        Object reply = scripts.run(Script.CANCEL, keys, jobId, List.of(keys.prefix(), jobId));
+        return Replies.moved(queue, jobId, JobState.CANCELLED, reply, "only pending or delayed jobs can be cancelled");
+    }
+
+    /** Gives a dead job a fresh budget of attempts and makes it pending again. */
+    public ManualTransition requeue(String queue, String jobId) {
+        QueueKeys keys = keysOf(queue);
+        RequestChecks.jobId(jobId);
+        Object reply = scripts.run(Script.REQUEUE, keys, jobId, List.of(keys.prefix(), jobId));
+        return Replies.moved(queue, jobId, JobState.PENDING, reply, "only dead jobs can be requeued");
+    }
+
+    public QueueStats stats(String queue) {
+        QueueKeys keys = keysOf(queue);
+        return Replies.stats(queue, scripts.run(Script.STATS, keys, null, List.of(keys.prefix())));
+    }
+
+    /** Deletes finished jobs beyond the retention bounds, at most {@code retention.batch()}. */
+    public TrimResult trim(String queue, Retention retention) {
+        QueueKeys keys = keysOf(queue);
+        Object reply = scripts.run(Script.TRIM, keys, null, List.of(keys.prefix(),
+                Integer.toString(retention.completedKeepCount()), Long.toString(retention.completedMaxAge().toMillis()),
+                Integer.toString(retention.deadKeepCount()), Long.toString(retention.deadMaxAge().toMillis()),
+                Integer.toString(retention.batch())));
+        return Replies.trimmed(queue, reply);
+    }
+
+    /** Stops claims on the queue (enqueue, settlement and reaping go on). Returns true. */
+    public boolean pause(String queue) {
+        return setPaused(queue, true);
+    }
+
+    /** Lets claims resume. Returns false (not paused). */
+    public boolean resume(String queue) {
+        return setPaused(queue, false);
+    }
+
+    private boolean setPaused(String queue, boolean paused) {
+        QueueKeys keys = keysOf(queue);
+        return Replies.paused(scripts.run(Script.SET_PAUSED, keys, null, List.of(paused ? "1" : "0")));
+    }
+
+    /** One job as the queue holds it now, or empty when there is no such job. */
+    public Optional<JobView> job(String queue, String jobId) {
+        QueueKeys keys = keysOf(queue);
+        RequestChecks.jobId(jobId);
+        Map<String, String> fields;
+        try {
+            fields = redis.hgetAll(keys.job(jobId));
+        } catch (JedisConnectionException e) {
+            throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
+        }
+        if (fields.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new JobView(queue, jobId, JobState.fromWireName(fields.get("state")), fields.get("payload"),
+                fields.get("lane"), Long.parseLong(fields.get("attempts")), Long.parseLong(fields.get("max_attempts")),
+                Instant.ofEpochMilli(Long.parseLong(fields.get("created_at"))), instant(fields, "due_at"),
+                instant(fields, "claimed_at"), instant(fields, "lease_until"), Optional.ofNullable(fields.get("worker")),
+                Optional.ofNullable(fields.get("last_error")), instant(fields, "finished_at"),
+                Optional.ofNullable(fields.get("idem"))));
+    }
+
+    private static Optional<Instant> instant(Map<String, String> fields, String name) {
+        return Optional.ofNullable(fields.get(name)).map(v -> Instant.ofEpochMilli(Long.parseLong(v)));
+    }
+
+    private static QueueKeys keysOf(String queue) {
+        return new QueueKeys(RequestChecks.queueName(queue));
+    }
+
+    private static QueueKeys keysOf(Lease lease) {
+        if (lease == null) {
+            throw new InvalidRequestException("lease", "is required");
+        }
+        RequestChecks.jobId(lease.jobId());
+        RequestChecks.range("token", lease.token(), 1, Long.MAX_VALUE);
+        return keysOf(lease.queue());
+    }
+
+    private static String truncateError(String error) {
+        String text = error == null || error.isBlank() ? "(no message)" : error;
+        return text.length() <= MAX_ERROR_CHARS ? text : text.substring(0, MAX_ERROR_CHARS) + "…";
+    }
+}

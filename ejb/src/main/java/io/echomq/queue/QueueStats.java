@@ -1,0 +1,29 @@
+package io.echomq.queue;
+
+/** Counts of jobs per state in one queue, read in one atomic step. */
+public record QueueStats(
+        String queue,
+        long pending,
+        long delayed,
+        long active,
+        long completed,
+        long dead,
+        long cancelled,
+        boolean paused,
+        int lanesWithWork) {
+
+    public long total() {
+        return pending + delayed + active + completed + dead + cancelled;
+    }
+
+    public long count(JobState state) {
+        return switch (state) {
+            case PENDING -> pending;
+            case DELAYED -> delayed;
+            case ACTIVE -> active;
+            case COMPLETED -> completed;
+            case DEAD -> dead;
+            case CANCELLED -> cancelled;
+        };
+    }
+}

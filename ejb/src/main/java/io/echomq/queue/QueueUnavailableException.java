@@ -1,0 +1,14 @@
+package io.echomq.queue;
+
+/**
+ * Valkey cannot take the request now (unreachable, out of memory under {@code noeviction},
+ * busy with a long script). Nothing was acknowledged: the caller may retry later. An API
+ * answers 503.
+ */
+public class QueueUnavailableException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public QueueUnavailableException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,132 @@
+package io.echomq.queue;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.regex.Pattern;
+
+/**
+ * The one place that checks what callers hand the queue. Each failure is an
+ * {@link InvalidRequestException} naming the field, thrown before anything reaches Valkey.
+ */
+final class RequestChecks {
+
+    /**
+     * Queue and lane names become part of Valkey keys: braces would break the hash tag that
+     * keeps a queue in one slot, and colons would blur the key layout, so neither is allowed.
+     */
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    private static final String NAME_RULE =
+            "must be 1 to 64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit";
+
+    static final int MAX_IDEMPOTENCY_KEY_CHARS = 255;
+    static final int MAX_WORKER_ID_CHARS = 200;
+    static final Duration MIN_LEASE = Duration.ofMillis(10);
+    static final Duration MAX_LEASE = Duration.ofHours(24);
+    static final int MAX_CLAIM_BATCH = 1_000;
+
+    private RequestChecks() {
+    }
+
+    static String queueName(String queue) {
+        return name("queue", queue);
+    }
+
+    static String laneName(String lane) {
+        return name("lane", lane);
+    }
+
+    private static String name(String field, String value) {
+        if (value == null) {
+            throw new InvalidRequestException(field, "is required");
+        }
+        if (!NAME.matcher(value).matches()) {
+            throw new InvalidRequestException(field, NAME_RULE + ", was " + quoted(value));
+        }
+        return value;
+    }
+
+    static String payload(String payload, int maxBytes) {
+        if (payload == null) {
+            throw new InvalidRequestException("payload", "is required");
+        }
+        // Cheap bound first: a UTF-8 byte is at least one char and at most three per char.
+        if (payload.length() > maxBytes || (long) payload.length() * 3 > maxBytes
+                && payload.getBytes(StandardCharsets.UTF_8).length > maxBytes) {
+            throw new InvalidRequestException("payload", "is larger than the limit of " + maxBytes + " bytes");
+        }
+        return payload;
+    }
+
+    static String idempotencyKey(String key) {
+        if (key.isEmpty() || key.length() > MAX_IDEMPOTENCY_KEY_CHARS) {
+            throw new InvalidRequestException("idempotencyKey",
+                    "must be 1 to " + MAX_IDEMPOTENCY_KEY_CHARS + " characters, was " + key.length());
+        }
+        if (key.chars().anyMatch(Character::isISOControl)) {
+            throw new InvalidRequestException("idempotencyKey", "must not contain control characters");
+        }
+        return key;
+    }
+
+    static String workerId(String worker) {
+        if (worker == null || worker.isBlank() || worker.length() > MAX_WORKER_ID_CHARS) {
+            throw new InvalidRequestException("workerId", "must be 1 to " + MAX_WORKER_ID_CHARS + " visible characters");
+        }
+        return worker;
+    }
+
+    static String jobId(String id) {
+        if (id == null || id.isEmpty() || id.length() > 19 || !id.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new InvalidRequestException("jobId", "must be a job id (digits), was " + quoted(String.valueOf(id)));
+        }
+        return id;
+    }
+
+    static Duration lease(Duration lease) {
+        return between("lease", lease, MIN_LEASE, MAX_LEASE);
+    }
+
+    static Duration between(String field, Duration value, Duration min, Duration max) {
+        if (value == null) {
+            throw new InvalidRequestException(field, "is required");
+        }
+        if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+            throw new InvalidRequestException(field,
+                    "must be between " + min.toMillis() + " ms and " + max.toMillis() + " ms, was " + value.toMillis() + " ms");
+        }
+        return value;
+    }
+
+    static Duration nonNegative(String field, Duration value) {
+        if (value == null) {
+            throw new InvalidRequestException(field, "is required");
+        }
+        if (value.isNegative()) {
+            throw new InvalidRequestException(field, "must not be negative, was " + value.toMillis() + " ms");
+        }
+        return value;
+    }
+
+    static long range(String field, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw new InvalidRequestException(field, "must be between " + min + " and " + max + ", was " + value);
+        }
+        return value;
+    }
+
+    /** Shows a bad value safely: quoted, control characters escaped, cut to a readable length. */
+    private static String quoted(String value) {
+        StringBuilder out = new StringBuilder("\"");
+        value.codePoints().limit(80).forEach(cp -> {
+            if (Character.isISOControl(cp)) {
+                out.append(String.format("\\u%04x", cp));
+            } else {
+                out.appendCodePoint(cp);
+            }
+        });
+        if (value.codePointCount(0, value.length()) > 80) {
+            out.append("…");
+        }
+        return out.append('"').toString();
+    }
+}

@@ -1,0 +1,29 @@
+package io.echomq.queue;
+
+import java.time.Duration;
+
+/**
+ * How long finished jobs are kept, so Valkey memory stays flat. Completed and cancelled jobs
+ * share one bound, dead jobs (which operators inspect and requeue) have their own. A job goes
+ * when it is beyond the count or older than the age, whichever comes first.
+ *
+ * @param batch the most jobs one retention pass deletes, so a pass never blocks the server long
+ */
+public record Retention(
+        int completedKeepCount,
+        Duration completedMaxAge,
+        int deadKeepCount,
+        Duration deadMaxAge,
+        int batch) {
+
+    public static final Retention DEFAULT =
+            new Retention(10_000, Duration.ofHours(24), 100_000, Duration.ofDays(30), 1_000);
+
+    public Retention {
+        RequestChecks.range("retention.completedKeepCount", completedKeepCount, 0, Integer.MAX_VALUE);
+        RequestChecks.nonNegative("retention.completedMaxAge", completedMaxAge);
+        RequestChecks.range("retention.deadKeepCount", deadKeepCount, 0, Integer.MAX_VALUE);
+        RequestChecks.nonNegative("retention.deadMaxAge", deadMaxAge);
+        RequestChecks.range("retention.batch", batch, 1, 100_000);
+    }
+}

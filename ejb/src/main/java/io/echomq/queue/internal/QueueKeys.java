@@ -1,0 +1,83 @@
+package io.echomq.queue.internal;
+
+/**
+ * The one place that names a queue's Valkey keys. Every key of queue {@code q} starts with
+ * {@code echomq:{q}:}; the braces are a hash tag, so all of a queue's keys live in one slot
+ * and every script runs unchanged on Valkey Cluster.
+ *
+ * <p>The queue name must already be validated (no braces, no colons).
+ */
+public final class QueueKeys {
+
+    private final String queue;
+    private final String prefix;
+
+    public QueueKeys(String queue) {
+        this.queue = queue;
+        this.prefix = "echomq:{" + queue + "}:";
+    }
+
+    public String queue() {
+        return queue;
+    }
+
+    /** The common prefix, handed to scripts that derive job and lane keys themselves. */
+    public String prefix() {
+        return prefix;
+    }
+
+    /** Hash: one job's fields. */
+    public String job(String id) {
+        return prefix + "job:" + id;
+    }
+
+    /** Counter that mints job ids in order. */
+    public String seq() {
+        return prefix + "seq";
+    }
+
+    /** List: the lanes that have pending work, rotated as claims serve them. */
+    public String ring() {
+        return prefix + "lanes";
+    }
+
+    /** Sorted set of one lane's pending job ids, scored by id (mint order). */
+    public String pending(String lane) {
+        return prefix + "pending:" + lane;
+    }
+
+    /** Sorted set of delayed job ids, scored by due time (ms, server clock). */
+    public String delayed() {
+        return prefix + "delayed";
+    }
+
+    /** Sorted set of leased job ids, scored by lease deadline (ms, server clock). */
+    public String active() {
+        return prefix + "active";
+    }
+
+    /** Sorted set of completed job ids, scored by completion time. */
+    public String completed() {
+        return prefix + "completed";
+    }
+
+    /** Sorted set of dead-lettered job ids, scored by time of death. */
+    public String dead() {
+        return prefix + "dead";
+    }
+
+    /** Sorted set of cancelled job ids, scored by time of cancellation. */
+    public String cancelled() {
+        return prefix + "cancelled";
+    }
+
+    /** Hash: idempotency key to job id. */
+    public String idempotency() {
+        return prefix + "idem";
+    }
+
+    /** Hash: queue-wide flags (paused). */
+    public String meta() {
+        return prefix + "meta";
+    }
+}

@@ -1,0 +1,156 @@
+package io.echomq.queue.internal;
+
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.Enqueued;
+import io.echomq.queue.JobState;
+import io.echomq.queue.Lease;
+import io.echomq.queue.LeaseExtension;
+import io.echomq.queue.ManualTransition;
+import io.echomq.queue.QueueStats;
+import io.echomq.queue.ReapResult;
+import io.echomq.queue.Rejected;
+import io.echomq.queue.RetryOutcome;
+import io.echomq.queue.Settlement;
+import io.echomq.queue.TrimResult;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The one place that turns script replies into outcomes. Each method reads the reply shape
+ * documented in the script's header; a reply of any other shape is a bug and fails loudly.
+ */
+public final class Replies {
+
+    private Replies() {
+    }
+
+    public static Enqueued enqueued(String queue, Object reply) {
+        List<Object> r = list(reply, "enqueue");
+        String status = text(r.get(0));
+        return switch (status) {
+            case "CREATED" -> new Enqueued(queue, text(r.get(1)), state(r.get(2)), false);
+            case "DUPLICATE" -> new Enqueued(queue, text(r.get(1)), state(r.get(2)), true);
+            default -> throw unexpected("enqueue", reply);
+        };
+    }
+
+    public static List<ClaimedJob> claimed(String queue, Object reply) {
+        List<Object> r = list(reply, "claim");
+        if (r.isEmpty()) {
+            return List.of();
+        }
+        Instant leaseUntil = millis(r.get(0));
+        List<ClaimedJob> jobs = new ArrayList<>((r.size() - 1) / 4);
+        for (int i = 1; i + 3 < r.size(); i += 4) {
+            Lease lease = new Lease(queue, text(r.get(i)), number(r.get(i + 2)));
+            jobs.add(new ClaimedJob(lease, text(r.get(i + 1)), text(r.get(i + 3)), leaseUntil));
+        }
+        return List.copyOf(jobs);
+    }
+
+    public static LeaseExtension extended(Lease lease, Object reply) {
+        List<Object> r = list(reply, "extend");
+        if ("OK".equals(text(r.get(0)))) {
+            return new LeaseExtension.Extended(lease, millis(r.get(1)));
+        }
+        return rejected(lease, r, "extend");
+    }
+
+    public static Settlement completed(Lease lease, Object reply) {
+        List<Object> r = list(reply, "complete");
+        if ("OK".equals(text(r.get(0)))) {
+            return new Settlement.Completed(lease, millis(r.get(1)));
+        }
+        return rejected(lease, r, "complete");
+    }
+
+    public static RetryOutcome retried(Lease lease, Object reply) {
+        List<Object> r = list(reply, "retry");
+        return switch (text(r.get(0))) {
+            case "RETRY" -> new RetryOutcome.Scheduled(lease, state(r.get(1)), millis(r.get(2)));
+            case "DEAD" -> new RetryOutcome.DeadLettered(lease, number(r.get(1)));
+            default -> rejected(lease, r, "retry");
+        };
+    }
+
+    public static ReapResult reaped(String queue, Object reply) {
+        List<Object> r = list(reply, "reap");
+        List<String> ids = r.subList(2, r.size()).stream().map(Replies::text).toList();
+        return new ReapResult(queue, (int) number(r.get(0)), (int) number(r.get(1)), ids);
+    }
+
+    public static ManualTransition moved(String queue, String jobId, JobState to, Object reply, String refusal) {
+        List<Object> r = list(reply, "manual transition");
+        return switch (text(r.get(0))) {
+            case "OK" -> new ManualTransition.Moved(queue, jobId, state(r.get(1)), to);
+            case "NOT_FOUND" -> new ManualTransition.Refused(queue, jobId, Optional.empty(), "job " + jobId + " does not exist");
+            case "REFUSED" -> {
+                JobState current = state(r.get(1));
+                yield new ManualTransition.Refused(queue, jobId, Optional.of(current),
+                        "job " + jobId + " is " + current.wireName() + ": " + refusal);
+            }
+            default -> throw unexpected("manual transition", reply);
+        };
+    }
+
+    public static QueueStats stats(String queue, Object reply) {
+        List<Object> r = list(reply, "stats");
+        return new QueueStats(queue, number(r.get(0)), number(r.get(1)), number(r.get(2)), number(r.get(3)),
+                number(r.get(4)), number(r.get(5)), number(r.get(6)) == 1, (int) number(r.get(7)));
+    }
+
+    public static TrimResult trimmed(String queue, Object reply) {
+        List<Object> r = list(reply, "trim");
+        return new TrimResult(queue, (int) number(r.get(0)), (int) number(r.get(1)), (int) number(r.get(2)));
+    }
+
+    public static boolean paused(Object reply) {
+        return number(list(reply, "set-paused").get(1)) == 1;
+    }
+
+    private static Rejected rejected(Lease lease, List<Object> r, String script) {
+        String status = text(r.get(0));
+        return switch (status) {
+            case "NOT_FOUND" -> new Rejected(lease, Rejected.Reason.NOT_FOUND, Optional.empty(), 0);
+            case "STALE_TOKEN" -> new Rejected(lease, Rejected.Reason.STALE_TOKEN, Optional.of(state(r.get(1))), number(r.get(2)));
+            case "NOT_ACTIVE" -> new Rejected(lease, Rejected.Reason.NOT_ACTIVE, Optional.of(state(r.get(1))), number(r.get(2)));
+            default -> throw unexpected(script, r);
+        };
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Object> list(Object reply, String script) {
+        if (reply instanceof List<?> l) {
+            return (List<Object>) l;
+        }
+        throw unexpected(script, reply);
+    }
+
+    private static String text(Object value) {
+        if (value instanceof byte[] bytes) {
+            return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        }
+        return String.valueOf(value);
+    }
+
+    private static long number(Object value) {
+        if (value instanceof Long l) {
+            return l;
+        }
+        return Long.parseLong(text(value));
+    }
+
+    private static Instant millis(Object value) {
+        return Instant.ofEpochMilli(number(value));
+    }
+
+    private static JobState state(Object value) {
+        return JobState.fromWireName(text(value));
+    }
+
+    private static IllegalStateException unexpected(String script, Object reply) {
+        return new IllegalStateException("unexpected reply from the " + script + " script: " + reply);
+    }
+}

@@ -1,0 +1,48 @@
+package io.echomq.queue.internal;
+
+import java.util.List;
+import java.util.function.BiFunction;
+
+/**
+ * The state-machine scripts and the keys each one is called with. The number after the dash
+ * in a file name is how many KEYS the script declares; {@link #keys} must produce exactly
+ * that many (a test holds both to the script's header).
+ */
+public enum Script {
+    ENQUEUE("enqueue-4.lua", (k, id) -> List.of(k.seq(), k.ring(), k.delayed(), k.idempotency())),
+    CLAIM("claim-4.lua", (k, id) -> List.of(k.ring(), k.delayed(), k.active(), k.meta())),
+    EXTEND("extend-2.lua", (k, id) -> List.of(k.job(id), k.active())),
+    COMPLETE("complete-3.lua", (k, id) -> List.of(k.job(id), k.active(), k.completed())),
+    RETRY("retry-5.lua", (k, id) -> List.of(k.job(id), k.active(), k.delayed(), k.dead(), k.ring())),
+    REAP("reap-3.lua", (k, id) -> List.of(k.active(), k.dead(), k.ring())),
+    CANCEL("cancel-4.lua", (k, id) -> List.of(k.job(id), k.delayed(), k.cancelled(), k.ring())),
+    REQUEUE("requeue-3.lua", (k, id) -> List.of(k.job(id), k.dead(), k.ring())),
+    STATS("stats-7.lua", (k, id) -> List.of(k.ring(), k.delayed(), k.active(), k.completed(), k.dead(), k.cancelled(), k.meta())),
+    TRIM("trim-4.lua", (k, id) -> List.of(k.completed(), k.cancelled(), k.dead(), k.idempotency())),
+    SET_PAUSED("set-paused-1.lua", (k, id) -> List.of(k.meta()));
+
+    /** Where the scripts live on the class path (the {@code echomq-lua} jar). */
+    public static final String RESOURCE_FOLDER = "io/echomq/lua/";
+
+    private final String fileName;
+    private final BiFunction<QueueKeys, String, List<String>> keys;
+
+    Script(String fileName, BiFunction<QueueKeys, String, List<String>> keys) {
+        this.fileName = fileName;
+        this.keys = keys;
+    }
+
+    public String fileName() {
+        return fileName;
+    }
+
+    /** The KEYS count the file name declares. */
+    public int declaredKeyCount() {
+        return Integer.parseInt(fileName.substring(fileName.lastIndexOf('-') + 1, fileName.length() - ".lua".length()));
+    }
+
+    /** The KEYS this script is called with; {@code jobId} is ignored by queue-wide scripts. */
+    public List<String> keys(QueueKeys queueKeys, String jobId) {
+        return keys.apply(queueKeys, jobId);
+    }
+}

@@ -1,0 +1,346 @@
+package io.echomq.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.echomq.queue.internal.QueueKeys;
+import io.echomq.testkit.RealServices;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.resps.Tuple;
+
+/**
+ * Random sequences of enqueue, claim, extend, complete, retry, reap, cancel, requeue, trim,
+ * pause and waiting, from several simulated workers holding short leases (some of them stale),
+ * against a real server. After every step the invariants of DESIGN.md are checked on the
+ * server's own data:
+ * <ul>
+ *   <li>every job the model knows exists, in exactly one structure, the one of its state;</li>
+ *   <li>no structure holds a job the model does not know: nothing appears, nothing is lost;</li>
+ *   <li>attempts never decrease; a settlement is accepted exactly when its token is current
+ *       and the job active (stale tokens never settle);</li>
+ *   <li>the lane ring holds exactly the lanes with pending work; leases are scored by their
+ *       deadline; stats agree with the structures.</li>
+ * </ul>
+ */
+class StateMachinePropertyTest {
+
+    private static final List<String> LANES = List.of("a", "b", "c");
+    private static final int WORKERS = 3;
+    private static final AtomicInteger QUEUES = new AtomicInteger();
+    private static final AtomicLong SEQUENCES = new AtomicLong();
+    private static final AtomicLong OPERATIONS = new AtomicLong();
+
+    private static RedisClient redis;
+    private static QueueClient client;
+
+    @BeforeContainer
+    static void connect() {
+        redis = RealServices.valkey().newClient();
+        client = QueueClient.connect(redis, QueueSettings.DEFAULT);
+    }
+
+    @AfterContainer
+    static void report() {
+        System.out.printf("StateMachinePropertyTest: sequences=%d operations=%d violations=0%n",
+                SEQUENCES.get(), OPERATIONS.get());
+        redis.close();
+    }
+
+    @Property(tries = 1000)
+    void invariantsHoldAfterEveryStep(@ForAll("scenarios") List<Action> actions) {
+        Run run = new Run("prop-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet());
+        for (Action action : actions) {
+            action.applyTo(run);
+            run.checkInvariants(action);
+            OPERATIONS.incrementAndGet();
+        }
+        SEQUENCES.incrementAndGet();
+    }
+
+    @Provide
+    Arbitrary<List<Action>> scenarios() {
+        Arbitrary<Integer> worker = Arbitraries.integers().between(0, WORKERS - 1);
+        Arbitrary<Integer> pick = Arbitraries.integers().between(0, 20);
+        Arbitrary<Action> enqueue = Combinators.combine(
+                Arbitraries.of(LANES), Arbitraries.of(0, 0, 0, 15), Arbitraries.integers().between(1, 3),
+                Arbitraries.of("", "", "k1", "k2"))
+                .as((lane, delay, max, key) -> new Enqueue(lane, delay, max, key));
+        Arbitrary<Action> claim = Combinators.combine(worker, Arbitraries.integers().between(1, 3), Arbitraries.of(10, 25, 10_000))
+                .as(Claim::new);
+        Arbitrary<Action> extend = Combinators.combine(worker, pick, Arbitraries.of(10, 10_000)).as(Extend::new);
+        Arbitrary<Action> complete = Combinators.combine(worker, pick).as(Complete::new);
+        Arbitrary<Action> fail = Combinators.combine(worker, pick, Arbitraries.of(0, 10), Arbitraries.of(false, false, true))
+                .as(Fail::new);
+        Arbitrary<Action> operator = Arbitraries.oneOf(
+                pick.map(Cancel::new), pick.map(Requeue::new), Arbitraries.just(new Trim()),
+                Arbitraries.of(true, false).map(Pause::new));
+        Arbitrary<Action> time = Arbitraries.oneOf(Arbitraries.just(new Reap()), Arbitraries.of(1, 5, 15, 30).map(Sleep::new));
+        return Arbitraries.frequencyOf(
+                        net.jqwik.api.Tuple.of(5, enqueue), net.jqwik.api.Tuple.of(5, claim),
+                        net.jqwik.api.Tuple.of(2, extend), net.jqwik.api.Tuple.of(4, complete),
+                        net.jqwik.api.Tuple.of(3, fail), net.jqwik.api.Tuple.of(2, operator),
+                        net.jqwik.api.Tuple.of(3, time))
+                .list().ofMinSize(5).ofMaxSize(30);
+    }
+
+    /** One step of a scenario. */
+    sealed interface Action permits Enqueue, Claim, Extend, Complete, Fail, Cancel, Requeue, Trim, Pause, Reap, Sleep {
+        void applyTo(Run run);
+    }
+
+    record Enqueue(String lane, int delayMs, int maxAttempts, String key) implements Action {
+        public void applyTo(Run run) {
+            NewJob job = NewJob.of("job").inLane(lane).delayedBy(Duration.ofMillis(delayMs)).withMaxAttempts(maxAttempts);
+            Optional<String> known = key.isEmpty() ? Optional.empty() : Optional.ofNullable(run.idempotency.get(key));
+            Enqueued enqueued = client.enqueue(run.queue, key.isEmpty() ? job : job.withIdempotencyKey(key));
+            if (known.isPresent()) {
+                assertThat(enqueued.replayed()).as("a known key answers the first job").isTrue();
+                assertThat(enqueued.id()).isEqualTo(known.get());
+                return;
+            }
+            assertThat(enqueued.replayed()).isFalse();
+            assertThat(enqueued.state()).isEqualTo(delayMs > 0 ? JobState.DELAYED : JobState.PENDING);
+            run.jobs.add(enqueued.id());
+            run.attempts.put(enqueued.id(), 0L);
+            if (!key.isEmpty()) {
+                run.idempotency.put(key, enqueued.id());
+                run.keyOf.put(enqueued.id(), key);
+            }
+        }
+    }
+
+    record Claim(int worker, int max, int leaseMs) implements Action {
+        public void applyTo(Run run) {
+            List<ClaimedJob> claimed = client.claim(run.queue, Duration.ofMillis(leaseMs), max, "w" + worker);
+            assertThat(claimed.size()).isLessThanOrEqualTo(max);
+            for (ClaimedJob job : claimed) {
+                assertThat(run.jobs).as("claimed job is known").contains(job.id());
+                assertThat(job.attempt()).as("claim mints the next token").isEqualTo(run.attempts.get(job.id()) + 1);
+                run.leases.get(worker).add(job.lease());
+            }
+        }
+    }
+
+    record Extend(int worker, int pick, int leaseMs) implements Action {
+        public void applyTo(Run run) {
+            run.settle(worker, pick, lease -> client.extend(lease, Duration.ofMillis(leaseMs)),
+                    outcome -> outcome instanceof LeaseExtension.Extended);
+        }
+    }
+
+    record Complete(int worker, int pick) implements Action {
+        public void applyTo(Run run) {
+            run.settle(worker, pick, client::complete, outcome -> outcome instanceof Settlement.Completed);
+        }
+    }
+
+    record Fail(int worker, int pick, int backoffMs, boolean terminal) implements Action {
+        public void applyTo(Run run) {
+            Backoff backoff = new Backoff(Duration.ofMillis(backoffMs), Duration.ofMillis(backoffMs));
+            run.settle(worker, pick, lease -> client.retry(lease, "failed", backoff, terminal),
+                    outcome -> !(outcome instanceof Rejected));
+        }
+    }
+
+    record Cancel(int pick) implements Action {
+        public void applyTo(Run run) {
+            run.operate(pick, id -> client.cancel(run.queue, id), Set.of("pending", "delayed"));
+        }
+    }
+
+    record Requeue(int pick) implements Action {
+        public void applyTo(Run run) {
+            run.operate(pick, id -> client.requeue(run.queue, id), Set.of("dead"));
+        }
+    }
+
+    record Trim() implements Action {
+        public void applyTo(Run run) {
+            Map<String, String> before = run.states();
+            client.trim(run.queue, new Retention(1, Duration.ofMillis(20), 1, Duration.ofMillis(20), 100));
+            Map<String, String> after = run.states();
+            for (String id : List.copyOf(run.jobs)) {
+                if (!after.containsKey(id)) {
+                    assertThat(before.get(id)).as("only finished jobs are deleted").isIn("completed", "dead", "cancelled");
+                    run.forget(id);
+                }
+            }
+        }
+    }
+
+    record Pause(boolean paused) implements Action {
+        public void applyTo(Run run) {
+            assertThat(paused ? client.pause(run.queue) : client.resume(run.queue)).isEqualTo(paused);
+            run.paused = paused;
+        }
+    }
+
+    record Reap() implements Action {
+        public void applyTo(Run run) {
+            ReapResult reaped = client.reap(run.queue, 100);
+            assertThat(reaped.jobIds()).hasSize(reaped.total());
+            assertThat(run.jobs).containsAll(reaped.jobIds());
+        }
+    }
+
+    record Sleep(int millis) implements Action {
+        public void applyTo(Run run) {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    /** The model of one scenario: what the queue must hold, and what each worker holds. */
+    static final class Run {
+        final String queue;
+        final QueueKeys keys;
+        final Set<String> jobs = new LinkedHashSet<>();
+        final Map<String, Long> attempts = new HashMap<>();
+        final Map<String, String> idempotency = new HashMap<>();
+        final Map<String, String> keyOf = new HashMap<>();
+        final List<List<Lease>> leases = new ArrayList<>();
+        boolean paused;
+
+        Run(String queue) {
+            this.queue = queue;
+            this.keys = new QueueKeys(queue);
+            for (int i = 0; i < WORKERS; i++) {
+                leases.add(new ArrayList<>());
+            }
+        }
+
+        /**
+         * Runs a fenced settlement with one of the worker's leases, current or stale, and holds
+         * the outcome to the oracle: accepted exactly when the job is active at that token.
+         */
+        <T> void settle(int worker, int pick, java.util.function.Function<Lease, T> call,
+                java.util.function.Predicate<T> accepted) {
+            List<Lease> held = leases.get(worker);
+            Lease lease = held.isEmpty() ? new Lease(queue, "999999", 1) : held.get(pick % held.size());
+            List<String> before = redis.hmget(keys.job(lease.jobId()), "state", "attempts");
+            boolean exists = before.get(0) != null;
+            boolean current = exists && "active".equals(before.get(0)) && Long.toString(lease.token()).equals(before.get(1));
+
+            T outcome = call.apply(lease);
+
+            assertThat(accepted.test(outcome)).as("%s with token %d when job is %s", outcome, lease.token(), before)
+                    .isEqualTo(current);
+            if (outcome instanceof Rejected rejected) {
+                Rejected.Reason expected = !exists ? Rejected.Reason.NOT_FOUND
+                        : !Long.toString(lease.token()).equals(before.get(1)) ? Rejected.Reason.STALE_TOKEN
+                        : Rejected.Reason.NOT_ACTIVE;
+                assertThat(rejected.reason()).isEqualTo(expected);
+            }
+        }
+
+        void operate(int pick, java.util.function.Function<String, ManualTransition> call, Set<String> allowedFrom) {
+            if (jobs.isEmpty()) {
+                return;
+            }
+            String id = List.copyOf(jobs).get(pick % jobs.size());
+            String before = redis.hget(keys.job(id), "state");
+            ManualTransition outcome = call.apply(id);
+            assertThat(outcome instanceof ManualTransition.Moved).as("%s from %s", outcome, before)
+                    .isEqualTo(allowedFrom.contains(before));
+        }
+
+        void forget(String id) {
+            jobs.remove(id);
+            attempts.remove(id);
+            String key = keyOf.remove(id);
+            if (key != null) {
+                idempotency.remove(key);
+            }
+        }
+
+        Map<String, String> states() {
+            Map<String, String> states = new HashMap<>();
+            for (String id : jobs) {
+                String state = redis.hget(keys.job(id), "state");
+                if (state != null) {
+                    states.put(id, state);
+                }
+            }
+            return states;
+        }
+
+        /** Reads every structure of the queue in one round trip and checks the invariants. */
+        void checkInvariants(Action after) {
+            Map<String, Response<List<Tuple>>> sets = new HashMap<>();
+            Map<String, Response<Map<String, String>>> hashes = new HashMap<>();
+            Response<List<String>> ring;
+            try (Pipeline p = redis.pipelined()) {
+                ring = p.lrange(keys.ring(), 0, -1);
+                for (String lane : LANES) {
+                    sets.put("pending:" + lane, p.zrangeWithScores(keys.pending(lane), 0, -1));
+                }
+                for (String state : List.of("delayed", "active", "completed", "dead", "cancelled")) {
+                    sets.put(state, p.zrangeWithScores(keys.prefix() + state, 0, -1));
+                }
+                for (String id : jobs) {
+                    hashes.put(id, p.hgetAll(keys.job(id)));
+                }
+                p.sync();
+            }
+
+            Map<String, List<String>> where = new HashMap<>();
+            sets.forEach((set, members) -> members.get().forEach(t -> where.computeIfAbsent(t.getElement(), k -> new ArrayList<>()).add(set)));
+            assertThat(where.keySet()).as("after %s: the structures hold exactly the known jobs (none lost, none invented)", after)
+                    .containsExactlyInAnyOrderElementsOf(jobs);
+
+            for (String id : jobs) {
+                Map<String, String> job = hashes.get(id).get();
+                assertThat(job).as("after %s: job %s exists", after, id).isNotEmpty();
+                String state = job.get("state");
+                String home = state.equals("pending") ? "pending:" + job.get("lane") : state;
+                assertThat(where.get(id)).as("after %s: job %s (%s) is in exactly its state's structure", after, id, state)
+                        .containsExactly(home);
+                long now = Long.parseLong(job.get("attempts"));
+                assertThat(now).as("after %s: attempts of job %s never decrease", after, id).isGreaterThanOrEqualTo(attempts.get(id));
+                attempts.put(id, now);
+                if (state.equals("active")) {
+                    double score = sets.get("active").get().stream().filter(t -> t.getElement().equals(id)).findFirst().orElseThrow().getScore();
+                    assertThat((long) score).as("lease scored by its deadline").isEqualTo(Long.parseLong(job.get("lease_until")));
+                }
+            }
+
+            Set<String> lanesWithWork = new HashSet<>();
+            LANES.forEach(lane -> {
+                if (!sets.get("pending:" + lane).get().isEmpty()) {
+                    lanesWithWork.add(lane);
+                }
+            });
+            assertThat(ring.get()).as("after %s: the ring holds each lane with work once", after).doesNotHaveDuplicates()
+                    .containsExactlyInAnyOrderElementsOf(lanesWithWork);
+
+            QueueStats stats = client.stats(queue);
+            assertThat(stats.total()).isEqualTo(jobs.size());
+            assertThat(stats.active()).isEqualTo(sets.get("active").get().size());
+            assertThat(stats.paused()).isEqualTo(paused);
+        }
+    }
+}

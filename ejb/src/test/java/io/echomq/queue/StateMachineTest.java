@@ -1,0 +1,620 @@
+package io.echomq.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.echomq.queue.internal.QueueKeys;
+import io.echomq.testkit.ValkeyService;
+import io.echomq.testkit.WithRealServices;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.RedisClient;
+
+/** Every transition of the job state machine and every rejection, against a real server. */
+@WithRealServices
+class StateMachineTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final Duration SHORT_LEASE = Duration.ofMillis(40);
+    private static final AtomicInteger QUEUES = new AtomicInteger();
+
+    private static RedisClient redis;
+    private static QueueClient client;
+
+    private String queue;
+    private QueueKeys keys;
+
+    @BeforeAll
+    static void connect(ValkeyService valkey) {
+        redis = valkey.newClient();
+        client = QueueClient.connect(redis, QueueSettings.DEFAULT);
+    }
+
+    @AfterAll
+    static void disconnect() {
+        redis.close();
+    }
+
+    @BeforeEach
+    void freshQueue() {
+        queue = "sm-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
+        keys = new QueueKeys(queue);
+    }
+
+    private Instant serverNow() {
+        List<?> time = (List<?>) redis.eval("return redis.call('TIME')");
+        return Instant.ofEpochSecond(Long.parseLong(String.valueOf(time.get(0))), Long.parseLong(String.valueOf(time.get(1))) * 1_000);
+    }
+
+    private ClaimedJob claimOne(Duration lease) {
+        List<ClaimedJob> jobs = client.claim(queue, lease, 1, "worker-a");
+        assertThat(jobs).hasSize(1);
+        return jobs.get(0);
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private JobState stateOf(String id) {
+        return client.job(queue, id).orElseThrow().state();
+    }
+
+    @Nested
+    class Enqueue {
+        @Test
+        void newJobIsPendingInItsLane() {
+            Enqueued job = client.enqueue(queue, NewJob.of("{\"n\":1}").inLane("eu"));
+
+            assertThat(job.state()).isEqualTo(JobState.PENDING);
+            assertThat(job.replayed()).isFalse();
+            assertThat(redis.zscore(keys.pending("eu"), job.id())).isNotNull();
+            assertThat(redis.lrange(keys.ring(), 0, -1)).containsExactly("eu");
+            JobView view = client.job(queue, job.id()).orElseThrow();
+            assertThat(view.payload()).isEqualTo("{\"n\":1}");
+            assertThat(view.attempts()).isZero();
+            assertThat(view.maxAttempts()).isEqualTo(QueueSettings.DEFAULT.defaultMaxAttempts());
+        }
+
+        @Test
+        void idsAreMintedInOrder() {
+            long first = Long.parseLong(client.enqueue(queue, NewJob.of("a")).id());
+            long second = Long.parseLong(client.enqueue(queue, NewJob.of("b")).id());
+            assertThat(second).isGreaterThan(first);
+        }
+
+        @Test
+        void delayedJobIsNotClaimableUntilDueOnTheServerClock() {
+            Instant before = serverNow();
+            Enqueued job = client.enqueue(queue, NewJob.of("later").delayedBy(Duration.ofMillis(300)));
+
+            assertThat(job.state()).isEqualTo(JobState.DELAYED);
+            Instant due = client.job(queue, job.id()).orElseThrow().dueAt().orElseThrow();
+            assertThat(Duration.between(before, due)).isBetween(Duration.ofMillis(290), Duration.ofMillis(400));
+            assertThat(client.claim(queue, LEASE, 1, "w")).isEmpty();
+
+            sleep(Duration.ofMillis(350));
+            assertThat(client.claim(queue, LEASE, 1, "w")).extracting(ClaimedJob::id).containsExactly(job.id());
+        }
+
+        @Test
+        void sameIdempotencyKeyAnswersTheFirstJobAndChangesNothing() {
+            Enqueued first = client.enqueue(queue, NewJob.of("charge 5").withIdempotencyKey("order-7"));
+            Enqueued again = client.enqueue(queue, NewJob.of("charge 500").withIdempotencyKey("order-7"));
+
+            assertThat(again.replayed()).isTrue();
+            assertThat(again.id()).isEqualTo(first.id());
+            assertThat(client.stats(queue).total()).isEqualTo(1);
+            assertThat(client.job(queue, first.id()).orElseThrow().payload()).isEqualTo("charge 5");
+        }
+
+        @Test
+        void replayReportsTheFirstJobsCurrentState() {
+            Enqueued first = client.enqueue(queue, NewJob.of("x").withIdempotencyKey("k"));
+            client.complete(claimOne(LEASE).lease());
+
+            Enqueued again = client.enqueue(queue, NewJob.of("x").withIdempotencyKey("k"));
+            assertThat(again.id()).isEqualTo(first.id());
+            assertThat(again.state()).isEqualTo(JobState.COMPLETED);
+        }
+    }
+
+    @Nested
+    class Claim {
+        @Test
+        void leasesTheOldestJobAndMintsTheFirstToken() {
+            Enqueued first = client.enqueue(queue, NewJob.of("1"));
+            client.enqueue(queue, NewJob.of("2"));
+            Instant before = serverNow();
+
+            ClaimedJob claimed = claimOne(LEASE);
+
+            assertThat(claimed.id()).isEqualTo(first.id());
+            assertThat(claimed.attempt()).isEqualTo(1);
+            assertThat(claimed.payload()).isEqualTo("1");
+            assertThat(claimed.lane()).isEqualTo(QueueClient.DEFAULT_LANE);
+            assertThat(Duration.between(before, claimed.leaseUntil())).isBetween(LEASE.minusMillis(50), LEASE.plusMillis(200));
+            assertThat(redis.zscore(keys.active(), first.id())).isEqualTo((double) claimed.leaseUntil().toEpochMilli());
+            JobView view = client.job(queue, first.id()).orElseThrow();
+            assertThat(view.state()).isEqualTo(JobState.ACTIVE);
+            assertThat(view.worker()).contains("worker-a");
+        }
+
+        @Test
+        void emptyQueueGivesNothing() {
+            assertThat(client.claim(queue, LEASE, 5, "w")).isEmpty();
+        }
+
+        @Test
+        void batchClaimTakesUpToTheLimitInMintOrder() {
+            for (int i = 0; i < 5; i++) {
+                client.enqueue(queue, NewJob.of("job" + i));
+            }
+            List<ClaimedJob> batch = client.claim(queue, LEASE, 3, "w");
+            assertThat(batch).extracting(ClaimedJob::payload).containsExactly("job0", "job1", "job2");
+            assertThat(client.claim(queue, LEASE, 10, "w")).hasSize(2);
+            assertThat(client.stats(queue).active()).isEqualTo(5);
+        }
+
+        @Test
+        void pausedQueueHandsOutNothingUntilResumed() {
+            client.enqueue(queue, NewJob.of("x"));
+            assertThat(client.pause(queue)).isTrue();
+            assertThat(client.stats(queue).paused()).isTrue();
+            assertThat(client.claim(queue, LEASE, 1, "w")).isEmpty();
+
+            assertThat(client.resume(queue)).isFalse();
+            assertThat(client.claim(queue, LEASE, 1, "w")).hasSize(1);
+        }
+
+        @Test
+        void aSmallLaneIsNotStarvedByABusyOne() {
+            for (int i = 0; i < 1_000; i++) {
+                client.enqueue(queue, NewJob.of("big" + i).inLane("big"));
+            }
+            for (int i = 0; i < 10; i++) {
+                client.enqueue(queue, NewJob.of("small" + i).inLane("small"));
+            }
+
+            int smallClaimed = 0;
+            for (int claim = 0; claim < 20; claim++) {
+                if (claimOne(LEASE).lane().equals("small")) {
+                    smallClaimed++;
+                }
+            }
+            assertThat(smallClaimed).as("small-lane jobs among the first 20 claims").isEqualTo(10);
+        }
+    }
+
+    @Nested
+    class Settle {
+        @Test
+        void currentTokenCompletesTheJob() {
+            ClaimedJob job = claimAfterEnqueue();
+            Settlement outcome = client.complete(job.lease());
+
+            assertThat(outcome).isInstanceOf(Settlement.Completed.class);
+            assertThat(stateOf(job.id())).isEqualTo(JobState.COMPLETED);
+            assertThat(redis.zscore(keys.active(), job.id())).isNull();
+            assertThat(redis.zscore(keys.completed(), job.id())).isNotNull();
+        }
+
+        @Test
+        void staleTokenCannotComplete() {
+            ClaimedJob zombie = claimAfterEnqueue(SHORT_LEASE);
+            sleep(SHORT_LEASE.multipliedBy(2));
+            assertThat(client.reap(queue, 10).toPending()).isEqualTo(1);
+            ClaimedJob successor = claimOne(LEASE);
+            assertThat(successor.attempt()).isEqualTo(2);
+
+            Settlement late = client.complete(zombie.lease());
+
+            assertThat(late).isInstanceOfSatisfying(Rejected.class, r -> {
+                assertThat(r.reason()).isEqualTo(Rejected.Reason.STALE_TOKEN);
+                assertThat(r.attempts()).isEqualTo(2);
+                assertThat(r.state()).contains(JobState.ACTIVE);
+            });
+            assertThat(stateOf(zombie.id())).isEqualTo(JobState.ACTIVE);
+            assertThat(client.complete(successor.lease())).isInstanceOf(Settlement.Completed.class);
+        }
+
+        @Test
+        void secondCompletionIsRejectedAsNotActive() {
+            ClaimedJob job = claimAfterEnqueue();
+            client.complete(job.lease());
+            assertThat(client.complete(job.lease())).isInstanceOfSatisfying(Rejected.class,
+                    r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_ACTIVE));
+        }
+
+        @Test
+        void unknownJobIsRejectedAsNotFound() {
+            Lease nobody = new Lease(queue, "999", 1);
+            assertThat(client.complete(nobody)).isInstanceOfSatisfying(Rejected.class,
+                    r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
+            assertThat(client.extend(nobody, LEASE)).isInstanceOf(Rejected.class);
+            assertThat(client.retry(nobody, "x", Backoff.NONE, false)).isInstanceOf(Rejected.class);
+            assertThat(client.stats(queue).total()).isZero();
+        }
+
+        @Test
+        void extendMovesTheDeadlineOnTheServerClock() {
+            ClaimedJob job = claimAfterEnqueue(Duration.ofSeconds(1));
+            Instant before = serverNow();
+            LeaseExtension extended = client.extend(job.lease(), Duration.ofMinutes(5));
+
+            assertThat(extended).isInstanceOfSatisfying(LeaseExtension.Extended.class, e -> {
+                assertThat(Duration.between(before, e.leaseUntil())).isBetween(Duration.ofMinutes(5).minusMillis(50),
+                        Duration.ofMinutes(5).plusMillis(200));
+                assertThat(redis.zscore(keys.active(), job.id())).isEqualTo((double) e.leaseUntil().toEpochMilli());
+            });
+        }
+
+        @Test
+        void staleTokenCannotExtend() {
+            ClaimedJob zombie = claimAfterEnqueue(SHORT_LEASE);
+            sleep(SHORT_LEASE.multipliedBy(2));
+            client.reap(queue, 10);
+            ClaimedJob successor = claimOne(LEASE);
+            double deadline = redis.zscore(keys.active(), successor.id());
+
+            assertThat(client.extend(zombie.lease(), Duration.ofHours(1))).isInstanceOfSatisfying(Rejected.class,
+                    r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.STALE_TOKEN));
+            assertThat(redis.zscore(keys.active(), successor.id())).isEqualTo(deadline);
+        }
+
+        @Test
+        void retryWaitsTheBackoffComputedOnTheServerClock() {
+            client.enqueue(queue, NewJob.of("flaky").withMaxAttempts(5));
+            Backoff backoff = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(10));
+            ClaimedJob first = claimOne(LEASE);
+            Instant before = serverNow();
+
+            RetryOutcome outcome = client.retry(first.lease(), "connection reset", backoff, false);
+
+            assertThat(outcome).isInstanceOfSatisfying(RetryOutcome.Scheduled.class, s -> {
+                assertThat(s.state()).isEqualTo(JobState.DELAYED);
+                assertThat(Duration.between(before, s.dueAt())).isBetween(Duration.ofMillis(190), Duration.ofMillis(300));
+            });
+            JobView view = client.job(queue, first.id()).orElseThrow();
+            assertThat(view.state()).isEqualTo(JobState.DELAYED);
+            assertThat(view.lastError()).contains("connection reset");
+            assertThat(client.claim(queue, LEASE, 1, "w")).isEmpty();
+
+            sleep(Duration.ofMillis(260));
+            ClaimedJob second = claimOne(LEASE);
+            assertThat(second.attempt()).isEqualTo(2);
+            RetryOutcome doubled = client.retry(second.lease(), "again", backoff, false);
+            assertThat(doubled).isInstanceOfSatisfying(RetryOutcome.Scheduled.class,
+                    s -> assertThat(Duration.between(before, s.dueAt())).isGreaterThan(Duration.ofMillis(600)));
+        }
+
+        @Test
+        void retryWithoutBackoffIsPendingAtOnce() {
+            ClaimedJob job = claimAfterEnqueue();
+            assertThat(client.retry(job.lease(), "boom", Backoff.NONE, false)).isInstanceOfSatisfying(
+                    RetryOutcome.Scheduled.class, s -> assertThat(s.state()).isEqualTo(JobState.PENDING));
+            assertThat(claimOne(LEASE).attempt()).isEqualTo(2);
+        }
+
+        @Test
+        void lastAllowedAttemptFailingDeadLettersTheJobWithItsError() {
+            client.enqueue(queue, NewJob.of("doomed").withMaxAttempts(2));
+            client.retry(claimOne(LEASE).lease(), "first failure", Backoff.NONE, false);
+            ClaimedJob last = claimOne(LEASE);
+
+            RetryOutcome outcome = client.retry(last.lease(), "second failure", Backoff.NONE, false);
+
+            assertThat(outcome).isInstanceOfSatisfying(RetryOutcome.DeadLettered.class, d -> assertThat(d.attempts()).isEqualTo(2));
+            JobView view = client.job(queue, last.id()).orElseThrow();
+            assertThat(view.state()).isEqualTo(JobState.DEAD);
+            assertThat(view.lastError()).contains("second failure");
+            assertThat(redis.zscore(keys.dead(), last.id())).isNotNull();
+        }
+
+        @Test
+        void terminalFailureDeadLettersAtOnce() {
+            client.enqueue(queue, NewJob.of("bad input").withMaxAttempts(10));
+            ClaimedJob job = claimOne(LEASE);
+            assertThat(client.retry(job.lease(), "payload is not valid", Backoff.DEFAULT, true))
+                    .isInstanceOf(RetryOutcome.DeadLettered.class);
+            assertThat(stateOf(job.id())).isEqualTo(JobState.DEAD);
+        }
+
+        @Test
+        void staleTokenCannotRetry() {
+            ClaimedJob zombie = claimAfterEnqueue(SHORT_LEASE);
+            sleep(SHORT_LEASE.multipliedBy(2));
+            client.reap(queue, 10);
+            ClaimedJob successor = claimOne(LEASE);
+
+            assertThat(client.retry(zombie.lease(), "late failure", Backoff.NONE, true)).isInstanceOf(Rejected.class);
+            JobView view = client.job(queue, successor.id()).orElseThrow();
+            assertThat(view.state()).isEqualTo(JobState.ACTIVE);
+            assertThat(view.lastError()).hasValueSatisfying(e -> assertThat(e).doesNotContain("late failure"));
+        }
+
+        @Test
+        void overlongErrorIsCutNotRefused() {
+            ClaimedJob job = claimAfterEnqueue();
+            client.retry(job.lease(), "x".repeat(100_000), Backoff.NONE, false);
+            assertThat(client.job(queue, job.id()).orElseThrow().lastError().orElseThrow())
+                    .hasSizeLessThanOrEqualTo(QueueClient.MAX_ERROR_CHARS + 1);
+        }
+
+        private ClaimedJob claimAfterEnqueue() {
+            return claimAfterEnqueue(LEASE);
+        }
+
+        private ClaimedJob claimAfterEnqueue(Duration lease) {
+            client.enqueue(queue, NewJob.of("work"));
+            return claimOne(lease);
+        }
+    }
+
+    @Nested
+    class Reap {
+        @Test
+        void expiredLeaseGoesBackToPendingAndCanBeClaimedAgain() {
+            client.enqueue(queue, NewJob.of("x"));
+            ClaimedJob first = claimOne(SHORT_LEASE);
+            sleep(SHORT_LEASE.multipliedBy(2));
+
+            ReapResult reaped = client.reap(queue, 100);
+
+            assertThat(reaped.toPending()).isEqualTo(1);
+            assertThat(reaped.jobIds()).containsExactly(first.id());
+            JobView view = client.job(queue, first.id()).orElseThrow();
+            assertThat(view.state()).isEqualTo(JobState.PENDING);
+            assertThat(view.lastError()).hasValueSatisfying(e -> assertThat(e).contains("lease expired"));
+            assertThat(claimOne(LEASE).attempt()).isEqualTo(2);
+        }
+
+        @Test
+        void liveLeasesAreLeftAlone() {
+            client.enqueue(queue, NewJob.of("x"));
+            claimOne(LEASE);
+            assertThat(client.reap(queue, 100).total()).isZero();
+            assertThat(client.stats(queue).active()).isEqualTo(1);
+        }
+
+        @Test
+        void expiredLeaseOfTheLastAttemptIsDeadLettered() {
+            client.enqueue(queue, NewJob.of("x").withMaxAttempts(1));
+            ClaimedJob job = claimOne(SHORT_LEASE);
+            sleep(SHORT_LEASE.multipliedBy(2));
+
+            assertThat(client.reap(queue, 100).toDead()).isEqualTo(1);
+            assertThat(stateOf(job.id())).isEqualTo(JobState.DEAD);
+        }
+
+        @Test
+        void reapingIsBatched() {
+            for (int i = 0; i < 5; i++) {
+                client.enqueue(queue, NewJob.of("x" + i));
+            }
+            client.claim(queue, SHORT_LEASE, 5, "w");
+            sleep(SHORT_LEASE.multipliedBy(2));
+
+            assertThat(client.reap(queue, 2).total()).isEqualTo(2);
+            assertThat(client.reap(queue, 2).total()).isEqualTo(2);
+            assertThat(client.reap(queue, 2).total()).isEqualTo(1);
+            assertThat(client.stats(queue).pending()).isEqualTo(5);
+        }
+    }
+
+    @Nested
+    class OperatorActions {
+        @Test
+        void pendingAndDelayedJobsCanBeCancelled() {
+            Enqueued pending = client.enqueue(queue, NewJob.of("p").inLane("l1"));
+            Enqueued delayed = client.enqueue(queue, NewJob.of("d").delayedBy(Duration.ofMinutes(5)));
+
+            assertThat(client.cancel(queue, pending.id())).isEqualTo(
+                    new ManualTransition.Moved(queue, pending.id(), JobState.PENDING, JobState.CANCELLED));
+            assertThat(client.cancel(queue, delayed.id())).isInstanceOf(ManualTransition.Moved.class);
+
+            QueueStats stats = client.stats(queue);
+            assertThat(stats.cancelled()).isEqualTo(2);
+            assertThat(stats.pending() + stats.delayed()).isZero();
+            assertThat(redis.llen(keys.ring())).as("no empty lane left in the ring").isZero();
+            assertThat(client.claim(queue, LEASE, 5, "w")).isEmpty();
+        }
+
+        @Test
+        void activeJobCannotBeCancelled() {
+            client.enqueue(queue, NewJob.of("x"));
+            ClaimedJob job = claimOne(LEASE);
+            assertThat(client.cancel(queue, job.id())).isInstanceOfSatisfying(ManualTransition.Refused.class,
+                    r -> assertThat(r.current()).contains(JobState.ACTIVE));
+            assertThat(client.complete(job.lease())).isInstanceOf(Settlement.Completed.class);
+        }
+
+        @Test
+        void cancellingAnUnknownJobSaysSo() {
+            assertThat(client.cancel(queue, "12345")).isInstanceOfSatisfying(ManualTransition.Refused.class,
+                    r -> assertThat(r.current()).isEmpty());
+        }
+
+        @Test
+        void deadJobRequeuedGetsAFreshBudgetAndANewToken() {
+            client.enqueue(queue, NewJob.of("x").withMaxAttempts(1));
+            ClaimedJob first = claimOne(LEASE);
+            client.retry(first.lease(), "failed", Backoff.NONE, false);
+            assertThat(stateOf(first.id())).isEqualTo(JobState.DEAD);
+
+            assertThat(client.requeue(queue, first.id())).isInstanceOf(ManualTransition.Moved.class);
+
+            ClaimedJob again = claimOne(LEASE);
+            assertThat(again.attempt()).isEqualTo(2);
+            assertThat(client.job(queue, first.id()).orElseThrow().maxAttempts()).isEqualTo(2);
+            assertThat(client.complete(first.lease())).isInstanceOf(Rejected.class);
+            assertThat(client.complete(again.lease())).isInstanceOf(Settlement.Completed.class);
+        }
+
+        @Test
+        void onlyDeadJobsCanBeRequeued() {
+            Enqueued job = client.enqueue(queue, NewJob.of("x"));
+            assertThat(client.requeue(queue, job.id())).isInstanceOfSatisfying(ManualTransition.Refused.class,
+                    r -> assertThat(r.current()).contains(JobState.PENDING));
+        }
+    }
+
+    @Nested
+    class Retention {
+        @Test
+        void finishedJobsBeyondTheCountAreDeletedOldestFirst() {
+            for (int i = 0; i < 5; i++) {
+                client.enqueue(queue, NewJob.of("x" + i).withIdempotencyKey("key-" + i));
+                client.complete(claimOne(LEASE).lease());
+            }
+            client.enqueue(queue, NewJob.of("still pending"));
+            io.echomq.queue.Retention keepTwo = new io.echomq.queue.Retention(2, Duration.ofDays(1), 10, Duration.ofDays(1), 100);
+
+            TrimResult trimmed = client.trim(queue, keepTwo);
+
+            assertThat(trimmed.completed()).isEqualTo(3);
+            assertThat(redis.zrange(keys.completed(), 0, -1)).hasSize(2);
+            assertThat(client.stats(queue).pending()).isEqualTo(1);
+            assertThat(redis.hlen(keys.idempotency())).as("keys of deleted jobs are released").isEqualTo(2);
+            assertThat(client.enqueue(queue, NewJob.of("new").withIdempotencyKey("key-0")).replayed()).isFalse();
+            assertThat(client.enqueue(queue, NewJob.of("dup").withIdempotencyKey("key-4")).replayed()).isTrue();
+        }
+
+        @Test
+        void finishedJobsOlderThanTheAgeAreDeleted() {
+            client.enqueue(queue, NewJob.of("x").withMaxAttempts(1));
+            ClaimedJob job = claimOne(LEASE);
+            client.retry(job.lease(), "fail", Backoff.NONE, false);
+            sleep(Duration.ofMillis(30));
+            io.echomq.queue.Retention young = new io.echomq.queue.Retention(100, Duration.ofDays(1), 100, Duration.ofMillis(10), 100);
+
+            assertThat(client.trim(queue, young).dead()).isEqualTo(1);
+            assertThat(client.job(queue, job.id())).isEmpty();
+            assertThat(client.stats(queue).total()).isZero();
+        }
+
+        @Test
+        void aPassDeletesAtMostItsBatch() {
+            for (int i = 0; i < 5; i++) {
+                client.enqueue(queue, NewJob.of("x" + i));
+            }
+            client.claim(queue, LEASE, 5, "w").forEach(j -> client.complete(j.lease()));
+            io.echomq.queue.Retention none = new io.echomq.queue.Retention(0, Duration.ofDays(1), 0, Duration.ofDays(1), 3);
+
+            assertThat(client.trim(queue, none).total()).isEqualTo(3);
+            assertThat(client.trim(queue, none).total()).isEqualTo(2);
+        }
+    }
+
+    @Nested
+    class Validation {
+        @Test
+        void badQueueNamesAreRefusedNamingTheField() {
+            for (String bad : new String[] {"", "a{b}", "a:b", "with space", "x".repeat(65), "-leading", "new\nline"}) {
+                assertThatThrownBy(() -> client.enqueue(bad, NewJob.of("x")))
+                        .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("queue"));
+            }
+        }
+
+        @Test
+        void refusedSubmissionsEnqueueNothing() {
+            QueueClient small = QueueClient.connect(redis, QueueSettings.DEFAULT.withMaxPayloadBytes(10));
+            assertField("payload", () -> small.enqueue(queue, NewJob.of("12345678901")));
+            assertField("payload", () -> small.enqueue(queue, NewJob.of("ééééé é")));
+            assertField("payload", () -> small.enqueue(queue, NewJob.of(null)));
+            assertField("lane", () -> client.enqueue(queue, NewJob.of("x").inLane("{other}")));
+            assertField("maxAttempts", () -> client.enqueue(queue, NewJob.of("x").withMaxAttempts(0)));
+            assertField("maxAttempts", () -> client.enqueue(queue, NewJob.of("x").withMaxAttempts(1_001)));
+            assertField("delay", () -> client.enqueue(queue, NewJob.of("x").delayedBy(Duration.ofMillis(-1))));
+            assertField("delay", () -> client.enqueue(queue, NewJob.of("x").delayedBy(Duration.ofDays(400))));
+            assertField("idempotencyKey", () -> client.enqueue(queue, NewJob.of("x").withIdempotencyKey("")));
+            assertField("idempotencyKey", () -> client.enqueue(queue, NewJob.of("x").withIdempotencyKey("a\u0000b")));
+
+            assertThat(small.enqueue(queue, NewJob.of("1234567890")).state()).isEqualTo(JobState.PENDING);
+            assertThat(client.stats(queue).total()).as("only the valid job exists").isEqualTo(1);
+        }
+
+        @Test
+        void badClaimAndSettlementArgumentsAreRefused() {
+            assertField("lease", () -> client.claim(queue, Duration.ZERO, 1, "w"));
+            assertField("maxJobs", () -> client.claim(queue, LEASE, 0, "w"));
+            assertField("workerId", () -> client.claim(queue, LEASE, 1, " "));
+            assertField("jobId", () -> client.complete(new Lease(queue, "1}", 1)));
+            assertField("token", () -> client.complete(new Lease(queue, "1", 0)));
+        }
+
+        @Test
+        void settingsRefuseImpossibleValuesNamingThem() {
+            assertField("maxPayloadBytes", () -> QueueSettings.DEFAULT.withMaxPayloadBytes(0));
+            assertField("defaultMaxAttempts", () -> QueueSettings.DEFAULT.withDefaultMaxAttempts(0));
+            assertField("backoff.cap", () -> new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(1)));
+        }
+
+        private void assertField(String field, Runnable call) {
+            assertThatThrownBy(call::run).isInstanceOfSatisfying(InvalidRequestException.class,
+                    e -> assertThat(e.field()).isEqualTo(field));
+        }
+    }
+
+    @Nested
+    class Server {
+        @Test
+        void scriptsSurviveAScriptCacheFlush() {
+            client.enqueue(queue, NewJob.of("before"));
+            redis.scriptFlush();
+
+            Enqueued after = client.enqueue(queue, NewJob.of("after"));
+            assertThat(after.state()).isEqualTo(JobState.PENDING);
+            assertThat(client.claim(queue, LEASE, 2, "w")).hasSize(2);
+        }
+
+        @Test
+        void anEvictingServerIsRefusedWhenTheSettingsSaySo() {
+            String original = redis.configGet("maxmemory-policy").get("maxmemory-policy");
+            redis.configSet("maxmemory-policy", "allkeys-lru");
+            try {
+                assertThatThrownBy(() -> QueueClient.connect(redis,
+                        QueueSettings.DEFAULT.withEvictionPolicyCheck(EvictionPolicyCheck.REFUSE)))
+                        .isInstanceOf(UnsafeServerException.class)
+                        .hasMessageContaining("allkeys-lru").hasMessageContaining("noeviction");
+                assertThat(QueueClient.connect(redis, QueueSettings.DEFAULT)).as("WARN only warns").isNotNull();
+            } finally {
+                redis.configSet("maxmemory-policy", original);
+            }
+        }
+
+        @Test
+        void statsCountEveryState() {
+            client.enqueue(queue, NewJob.of("pending"));
+            client.enqueue(queue, NewJob.of("delayed").delayedBy(Duration.ofMinutes(1)));
+            client.enqueue(queue, NewJob.of("to complete"));
+            client.enqueue(queue, NewJob.of("to fail").withMaxAttempts(1));
+            client.enqueue(queue, NewJob.of("to cancel").inLane("other"));
+            List<ClaimedJob> claimed = client.claim(queue, LEASE, 3, "w");
+            // Round-robin: default lane first ("pending"), then "other", then default again.
+            assertThat(claimed).extracting(ClaimedJob::payload).containsExactly("pending", "to cancel", "to complete");
+            client.complete(claimed.get(2).lease());
+            client.retry(claimed.get(1).lease(), "x", Backoff.NONE, true);
+
+            QueueStats stats = client.stats(queue);
+            assertThat(stats.pending()).isEqualTo(1);
+            assertThat(stats.delayed()).isEqualTo(1);
+            assertThat(stats.active()).isEqualTo(1);
+            assertThat(stats.completed()).isEqualTo(1);
+            assertThat(stats.dead()).isEqualTo(1);
+            assertThat(stats.total()).isEqualTo(5);
+        }
+    }
+}

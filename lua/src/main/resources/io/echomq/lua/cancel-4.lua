@@ -1,0 +1,43 @@
+--[[
+  cancel: withdraws a job that no worker holds (pending or delayed) so it never runs.
+
+  Invariant: an active job cannot be cancelled (its effect may be committing; it ends by
+  its worker or by the reaper), and a finished job stays finished.
+
+  Input:
+    KEYS[1] job        echomq:{q}:job:<id>
+    KEYS[2] delayed    echomq:{q}:delayed
+    KEYS[3] cancelled  echomq:{q}:cancelled   zset id -> time cancelled (for retention)
+    KEYS[4] ring       echomq:{q}:lanes
+    ARGV[1] prefix     echomq:{q}:
+    ARGV[2] job id
+
+  Output:
+    {'OK', previous_state}
+    {'NOT_FOUND'}
+    {'REFUSED', state}        the job is active, completed, dead or already cancelled
+]]
+local rcall = redis.call
+local job, delayed, cancelled, ring = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local prefix, id = ARGV[1], ARGV[2]
+
+-- #include now_ms
+-- #include remove_pending
+
+local fields = rcall('HMGET', job, 'state', 'lane')
+local state, lane = fields[1], fields[2]
+if not state then
+  return {'NOT_FOUND'}
+end
+if state == 'pending' then
+  remove_pending(prefix, ring, lane, id)
+elseif state == 'delayed' then
+  rcall('ZREM', delayed, id)
+  rcall('HDEL', job, 'due_at')
+else
+  return {'REFUSED', state}
+end
+local now = now_ms()
+rcall('ZADD', cancelled, now, id)
+rcall('HSET', job, 'state', 'cancelled', 'finished_at', now)
+return {'OK', state}

@@ -1,0 +1,37 @@
+--[[
+  complete: the acknowledgement. Moves a job the caller holds from active to completed.
+
+  Invariant: fenced by the token, so a stale worker (a zombie whose lease expired and was
+  claimed again) cannot settle the job; the rejection changes nothing. A lease that expired
+  but was not yet reaped may still be completed by its holder: nobody else holds the job.
+
+  Input:
+    KEYS[1] job        echomq:{q}:job:<id>
+    KEYS[2] active     echomq:{q}:active
+    KEYS[3] completed  echomq:{q}:completed   zset id -> completion time (for retention)
+    ARGV[1] job id
+    ARGV[2] token
+
+  Output:
+    {'OK', finished_at}
+    {'NOT_FOUND'}
+    {'STALE_TOKEN', state, attempts}
+    {'NOT_ACTIVE', state, attempts}
+]]
+local rcall = redis.call
+local job, active, completed = KEYS[1], KEYS[2], KEYS[3]
+local id, token = ARGV[1], ARGV[2]
+
+-- #include now_ms
+-- #include fence
+
+local rejected = fence(job, token)
+if rejected then
+  return rejected
+end
+local now = now_ms()
+rcall('ZREM', active, id)
+rcall('ZADD', completed, now, id)
+rcall('HSET', job, 'state', 'completed', 'finished_at', now)
+rcall('HDEL', job, 'lease_until')
+return {'OK', now}

@@ -1,0 +1,62 @@
+--[[
+  enqueue: mints a job id and stores a new job as pending (or delayed when a delay is given).
+
+  Invariant: an acknowledged enqueue exists in exactly one structure: its lane's pending set
+  or the delayed set. With an idempotency key, the key maps to at most one job: a second
+  enqueue with the same key changes nothing and answers the first job.
+
+  Input:
+    KEYS[1] seq       echomq:{q}:seq       job id counter (ids are minted in order)
+    KEYS[2] ring      echomq:{q}:lanes     lanes that have pending work, in round-robin order
+    KEYS[3] delayed   echomq:{q}:delayed   zset id -> due time (ms, server clock)
+    KEYS[4] idem      echomq:{q}:idem      hash idempotency key -> job id
+    ARGV[1] prefix    echomq:{q}:          for the job hash and the lane's pending set
+    ARGV[2] payload   the job's payload (opaque to the queue)
+    ARGV[3] max attempts (>= 1)
+    ARGV[4] delay in ms (0 = pending now)
+    ARGV[5] lane
+    ARGV[6] idempotency key ('' = none)
+
+  Output:
+    {'CREATED', id, state}     state is 'pending' or 'delayed'
+    {'DUPLICATE', id, state}   the key was seen: the first job's id and its current state
+]]
+local rcall = redis.call
+local seq, ring, delayed, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local prefix, payload = ARGV[1], ARGV[2]
+local max_attempts, delay_ms = tonumber(ARGV[3]), tonumber(ARGV[4])
+local lane, idem_key = ARGV[5], ARGV[6]
+
+-- #include now_ms
+-- #include push_pending
+
+if idem_key ~= '' then
+  local existing = rcall('HGET', idem, idem_key)
+  if existing then
+    local state = rcall('HGET', prefix .. 'job:' .. existing, 'state')
+    if state then
+      return {'DUPLICATE', existing, state}
+    end
+    -- The mapping outlived its job (retention removed the job); the key is free again.
+    rcall('HDEL', idem, idem_key)
+  end
+end
+
+local id = tostring(rcall('INCR', seq))
+local job = prefix .. 'job:' .. id
+local now = now_ms()
+rcall('HSET', job, 'id', id, 'payload', payload, 'lane', lane, 'attempts', 0,
+  'max_attempts', max_attempts, 'retry_budget', max_attempts, 'created_at', now)
+if idem_key ~= '' then
+  rcall('HSET', job, 'idem', idem_key)
+  rcall('HSET', idem, idem_key, id)
+end
+
+if delay_ms > 0 then
+  local due = now + delay_ms
+  rcall('HSET', job, 'state', 'delayed', 'due_at', due)
+  rcall('ZADD', delayed, due, id)
+  return {'CREATED', id, 'delayed'}
+end
+push_pending(prefix, ring, lane, id)
+return {'CREATED', id, 'pending'}

@@ -1,0 +1,66 @@
+--[[
+  retry: a failed attempt. Records the error and schedules the next attempt after a backoff
+  computed on the server clock, or dead-letters the job when its attempts are spent (or the
+  failure is terminal).
+
+  Backoff: min(max_ms, base_ms * 2^(attempts - 1)); 0 puts the job straight back to pending.
+
+  Invariant: fenced by the token (a stale or unknown token changes nothing and says so).
+  `attempts` is not touched: the next claim mints the next token.
+
+  Input:
+    KEYS[1] job       echomq:{q}:job:<id>
+    KEYS[2] active    echomq:{q}:active
+    KEYS[3] delayed   echomq:{q}:delayed
+    KEYS[4] dead      echomq:{q}:dead      zset id -> time of death (for retention)
+    KEYS[5] ring      echomq:{q}:lanes
+    ARGV[1] prefix    echomq:{q}:
+    ARGV[2] job id
+    ARGV[3] token
+    ARGV[4] error message (kept as last_error)
+    ARGV[5] backoff base in ms (>= 0)
+    ARGV[6] backoff cap in ms (>= 0)
+    ARGV[7] terminal: '1' = do not retry, dead-letter now
+
+  Output:
+    {'RETRY', state, due_at}            state 'delayed' (due_at in ms) or 'pending'
+    {'DEAD', attempts}
+    {'NOT_FOUND'}
+    {'STALE_TOKEN', state, attempts}
+    {'NOT_ACTIVE', state, attempts}
+]]
+local rcall = redis.call
+local job, active, delayed, dead, ring = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local prefix, id, token, err = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local base_ms, cap_ms, terminal = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == '1'
+
+-- #include now_ms
+-- #include push_pending
+-- #include fence
+
+local rejected = fence(job, token)
+if rejected then
+  return rejected
+end
+local now = now_ms()
+local attempts = tonumber(token)
+local max_attempts = tonumber(rcall('HGET', job, 'max_attempts'))
+rcall('ZREM', active, id)
+rcall('HSET', job, 'last_error', err)
+rcall('HDEL', job, 'lease_until')
+
+if terminal or attempts >= max_attempts then
+  rcall('ZADD', dead, now, id)
+  rcall('HSET', job, 'state', 'dead', 'finished_at', now)
+  return {'DEAD', attempts}
+end
+
+local delay = math.min(cap_ms, base_ms * (2 ^ (attempts - 1)))
+if delay <= 0 then
+  push_pending(prefix, ring, rcall('HGET', job, 'lane'), id)
+  return {'RETRY', 'pending', now}
+end
+local due = now + math.floor(delay)
+rcall('ZADD', delayed, due, id)
+rcall('HSET', job, 'state', 'delayed', 'due_at', due)
+return {'RETRY', 'delayed', due}

