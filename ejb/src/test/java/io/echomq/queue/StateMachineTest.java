@@ -213,11 +213,9 @@ class StateMachineTest {
 
         @Test
         void staleTokenCannotComplete() {
-            ClaimedJob zombie = claimAfterEnqueue(SHORT_LEASE);
-            sleep(SHORT_LEASE.multipliedBy(2));
-            assertThat(client.reap(queue, 10).toPending()).isEqualTo(1);
-            ClaimedJob successor = claimOne(LEASE);
-            assertThat(successor.attempt()).isEqualTo(2);
+            Takeover takeover = leaseExpiresAndIsTakenOver();
+            ClaimedJob zombie = takeover.zombie();
+            ClaimedJob successor = takeover.successor();
 
             Settlement late = client.complete(zombie.lease());
 
@@ -263,10 +261,9 @@ class StateMachineTest {
 
         @Test
         void staleTokenCannotExtend() {
-            ClaimedJob zombie = claimAfterEnqueue(SHORT_LEASE);
-            sleep(SHORT_LEASE.multipliedBy(2));
-            client.reap(queue, 10);
-            ClaimedJob successor = claimOne(LEASE);
+            Takeover takeover = leaseExpiresAndIsTakenOver();
+            ClaimedJob zombie = takeover.zombie();
+            ClaimedJob successor = takeover.successor();
             double deadline = redis.zscore(keys.active(), successor.id());
 
             assertThat(client.extend(zombie.lease(), Duration.ofHours(1))).isInstanceOfSatisfying(Rejected.class,
@@ -334,10 +331,9 @@ class StateMachineTest {
 
         @Test
         void staleTokenCannotRetry() {
-            ClaimedJob zombie = claimAfterEnqueue(SHORT_LEASE);
-            sleep(SHORT_LEASE.multipliedBy(2));
-            client.reap(queue, 10);
-            ClaimedJob successor = claimOne(LEASE);
+            Takeover takeover = leaseExpiresAndIsTakenOver();
+            ClaimedJob zombie = takeover.zombie();
+            ClaimedJob successor = takeover.successor();
 
             assertThat(client.retry(zombie.lease(), "late failure", Backoff.NONE, true)).isInstanceOf(Rejected.class);
             JobView view = client.job(queue, successor.id()).orElseThrow();
@@ -351,6 +347,19 @@ class StateMachineTest {
             client.retry(job.lease(), "x".repeat(100_000), Backoff.NONE, false);
             assertThat(client.job(queue, job.id()).orElseThrow().lastError().orElseThrow())
                     .hasSizeLessThanOrEqualTo(QueueClient.MAX_ERROR_CHARS + 1);
+        }
+
+        /** A worker whose lease expired (the zombie) and the worker that holds the job now. */
+        record Takeover(ClaimedJob zombie, ClaimedJob successor) {
+        }
+
+        private Takeover leaseExpiresAndIsTakenOver() {
+            ClaimedJob zombie = claimAfterEnqueue(SHORT_LEASE);
+            sleep(SHORT_LEASE.multipliedBy(2));
+            assertThat(client.reap(queue, 10).toPending()).isEqualTo(1);
+            ClaimedJob successor = claimOne(LEASE);
+            assertThat(successor.attempt()).isEqualTo(2);
+            return new Takeover(zombie, successor);
         }
 
         private ClaimedJob claimAfterEnqueue() {

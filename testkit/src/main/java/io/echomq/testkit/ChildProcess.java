@@ -73,6 +73,19 @@ final class ChildProcess {
     }
 
     /** Signal, wait, then kill: a server that ignores the polite request must not hang the build. */
+    /**
+     * Stops a server that did not come up and says why: another process won the race for the
+     * port (the caller picks another), or the original failure.
+     */
+    RuntimeException stopAfterFailedStart(RuntimeException failure) throws FreePort.PortTaken {
+        stop();
+        String tail = logTail();
+        if (FreePort.logSaysPortTaken(tail)) {
+            throw new FreePort.PortTaken(tail);
+        }
+        return failure;
+    }
+
     void stop() {
         try {
             if (process.isAlive()) {

@@ -94,12 +94,7 @@ final class ChildProcessPostgres {
         try {
             PostgresProbe.awaitReady(jdbcUrl, SUPERUSER, password, Duration.ofSeconds(30), Optional.of(server));
         } catch (RuntimeException e) {
-            server.stop();
-            String tail = server.logTail();
-            if (FreePort.logSaysPortTaken(tail)) {
-                throw new FreePort.PortTaken(tail);
-            }
-            throw e;
+            throw server.stopAfterFailedStart(e);
         }
         String version = PostgresProbe.serverVersion(jdbcUrl, SUPERUSER, password);
         String description = "PostgreSQL " + version + " (initdb/postgres on PATH"

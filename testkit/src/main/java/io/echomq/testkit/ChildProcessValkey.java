@@ -51,12 +51,7 @@ final class ChildProcessValkey {
         try {
             ValkeyProbe.awaitPong(LOOPBACK, port, config, STARTUP, Optional.of(server));
         } catch (RuntimeException e) {
-            server.stop();
-            String tail = server.logTail();
-            if (FreePort.logSaysPortTaken(tail)) {
-                throw new FreePort.PortTaken(tail);
-            }
-            throw e;
+            throw server.stopAfterFailedStart(e);
         }
         ValkeyProbe.ServerInfo info = ValkeyProbe.serverInfo(LOOPBACK, port, config);
         String description = origin + " " + info.version() + ", child process on " + LOOPBACK + ":" + port
