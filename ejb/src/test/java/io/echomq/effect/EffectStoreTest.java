@@ -1,0 +1,169 @@
+package io.echomq.effect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.echomq.queue.Lease;
+import io.echomq.testkit.PostgresService;
+import io.echomq.testkit.WithRealServices;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The effect store against a real PostgreSQL: applied once, whatever the attempts and races. */
+@WithRealServices
+class EffectStoreTest {
+
+    private static final AtomicInteger JOBS = new AtomicInteger();
+    private static Jdbi jdbi;
+    private static EffectStore store;
+
+    private final AtomicInteger handlerRuns = new AtomicInteger();
+    private String jobId;
+
+    @BeforeAll
+    static void migrate(PostgresService postgres) {
+        PostgresService.Database database = postgres.createDatabase("effect_store");
+        Migrations.migrate(database.dataSource());
+        jdbi = Jdbi.create(database.dataSource());
+        jdbi.useHandle(h -> h.execute("INSERT INTO echomq.demo_account (id) VALUES ('acct')"));
+        store = new EffectStore(jdbi, new EffectSettings(Duration.ofMillis(300), Duration.ofSeconds(30)));
+    }
+
+    @BeforeEach
+    void nextJob() {
+        jobId = Integer.toString(JOBS.incrementAndGet());
+    }
+
+    private Lease attempt(int n) {
+        return new Lease("payments", jobId, n);
+    }
+
+    /** The demo effect: one ledger row for this job. */
+    private void charge(Handle tx, Lease lease) {
+        handlerRuns.incrementAndGet();
+        tx.createUpdate("INSERT INTO echomq.demo_ledger (queue, job_id, attempt, account, amount_cents) "
+                        + "VALUES (:q, :j, :a, 'acct', 500)")
+                .bind("q", lease.queue()).bind("j", Long.parseLong(lease.jobId())).bind("a", lease.token())
+                .execute();
+    }
+
+    private int ledgerRows() {
+        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM echomq.demo_ledger WHERE job_id = :j")
+                .bind("j", Long.parseLong(jobId)).mapTo(Integer.class).one());
+    }
+
+    @Test
+    void firstAttemptAppliesTheEffectAndRecordsItsAttempt() {
+        EffectOutcome outcome = store.apply(attempt(1), tx -> charge(tx, attempt(1)));
+
+        assertThat(outcome).isInstanceOf(EffectOutcome.Applied.class);
+        assertThat(ledgerRows()).isEqualTo(1);
+        assertThat(store.find("payments", jobId)).hasValueSatisfying(r -> assertThat(r.attempt()).isEqualTo(1));
+    }
+
+    @Test
+    void laterAttemptSkipsTheHandlerAndNamesTheAttemptThatApplied() {
+        store.apply(attempt(1), tx -> charge(tx, attempt(1)));
+
+        EffectOutcome redelivered = store.apply(attempt(2), tx -> charge(tx, attempt(2)));
+
+        assertThat(redelivered).isInstanceOfSatisfying(EffectOutcome.AlreadyApplied.class, a -> {
+            assertThat(a.record().attempt()).isEqualTo(1);
+            assertThat(a.describe()).contains("already applied by attempt 1");
+        });
+        assertThat(handlerRuns).hasValue(1);
+        assertThat(ledgerRows()).isEqualTo(1);
+    }
+
+    @Test
+    void failingHandlerRollsBackItsWritesAndTheEffectRow() {
+        assertThatThrownBy(() -> store.apply(attempt(1), tx -> {
+            charge(tx, attempt(1));
+            throw new IllegalStateException("card declined");
+        })).isInstanceOf(EffectFailedException.class).hasMessageContaining("card declined");
+
+        assertThat(ledgerRows()).isZero();
+        assertThat(store.find("payments", jobId)).isEmpty();
+        assertThat(store.apply(attempt(2), tx -> charge(tx, attempt(2)))).isInstanceOf(EffectOutcome.Applied.class);
+        assertThat(ledgerRows()).isEqualTo(1);
+    }
+
+    @Test
+    void zombieAndSuccessorRacingProduceOneEffect() throws Exception {
+        CountDownLatch zombieHoldsTheKey = new CountDownLatch(1);
+        CountDownLatch letZombieCommit = new CountDownLatch(1);
+        CompletableFuture<EffectOutcome> zombie = CompletableFuture.supplyAsync(() -> store.apply(attempt(1), tx -> {
+            charge(tx, attempt(1));
+            zombieHoldsTheKey.countDown();
+            assertThat(letZombieCommit.await(10, TimeUnit.SECONDS)).isTrue();
+        }));
+        assertThat(zombieHoldsTheKey.await(10, TimeUnit.SECONDS)).isTrue();
+
+        EffectStore patient = new EffectStore(jdbi, new EffectSettings(Duration.ofSeconds(10), Duration.ofSeconds(30)));
+        CompletableFuture<EffectOutcome> successor = CompletableFuture.supplyAsync(
+                () -> patient.apply(attempt(2), tx -> charge(tx, attempt(2))));
+        Thread.sleep(200);
+        assertThat(successor).as("the successor waits on the zombie's key").isNotDone();
+        letZombieCommit.countDown();
+
+        assertThat(zombie.get(10, TimeUnit.SECONDS)).isInstanceOf(EffectOutcome.Applied.class);
+        assertThat(successor.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(EffectOutcome.AlreadyApplied.class,
+                a -> assertThat(a.record().attempt()).isEqualTo(1));
+        assertThat(ledgerRows()).isEqualTo(1);
+        assertThat(handlerRuns).hasValue(1);
+    }
+
+    @Test
+    void successorAppliesWhenTheZombieRollsBack() throws Exception {
+        CountDownLatch zombieHoldsTheKey = new CountDownLatch(1);
+        CountDownLatch letZombieFail = new CountDownLatch(1);
+        CompletableFuture<EffectOutcome> zombie = CompletableFuture.supplyAsync(() -> store.apply(attempt(1), tx -> {
+            charge(tx, attempt(1));
+            zombieHoldsTheKey.countDown();
+            letZombieFail.await(10, TimeUnit.SECONDS);
+            throw new IllegalStateException("zombie dies");
+        }));
+        assertThat(zombieHoldsTheKey.await(10, TimeUnit.SECONDS)).isTrue();
+        EffectStore patient = new EffectStore(jdbi, new EffectSettings(Duration.ofSeconds(10), Duration.ofSeconds(30)));
+        CompletableFuture<EffectOutcome> successor = CompletableFuture.supplyAsync(
+                () -> patient.apply(attempt(2), tx -> charge(tx, attempt(2))));
+        Thread.sleep(200);
+        letZombieFail.countDown();
+
+        assertThatThrownBy(() -> zombie.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(EffectFailedException.class);
+        assertThat(successor.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(EffectOutcome.Applied.class,
+                a -> assertThat(a.record().attempt()).isEqualTo(2));
+        assertThat(ledgerRows()).isEqualTo(1);
+    }
+
+    @Test
+    void aPausedZombieBlocksTheNextAttemptNoLongerThanTheLockTimeout() throws Exception {
+        CountDownLatch zombieHoldsTheKey = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<EffectOutcome> zombie = CompletableFuture.supplyAsync(() -> store.apply(attempt(1), tx -> {
+            charge(tx, attempt(1));
+            zombieHoldsTheKey.countDown();
+            release.await(10, TimeUnit.SECONDS);
+        }));
+        assertThat(zombieHoldsTheKey.await(10, TimeUnit.SECONDS)).isTrue();
+        try {
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> store.apply(attempt(2), tx -> charge(tx, attempt(2))))
+                    .isInstanceOf(EffectContendedException.class).hasMessageContaining("lock_timeout (300 ms)");
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+        } finally {
+            release.countDown();
+        }
+        zombie.get(10, TimeUnit.SECONDS);
+        assertThat(ledgerRows()).isEqualTo(1);
+        assertThat(handlerRuns).hasValue(1);
+    }
+}
