@@ -56,6 +56,21 @@ public final class EffectStore {
         return jdbi.withHandle(handle -> recorded(handle, queue, jobId));
     }
 
+    /** The recorded effects among the given jobs of a queue, by job id (one query). */
+    public java.util.Map<String, EffectRecord> findAll(String queue, java.util.Collection<String> jobIds) {
+        if (jobIds.isEmpty()) {
+            return java.util.Map.of();
+        }
+        long[] ids = jobIds.stream().mapToLong(Long::parseLong).toArray();
+        return jdbi.withHandle(handle -> handle.createQuery(
+                        "SELECT job_id, attempt, applied_at FROM echomq.effect WHERE queue = :queue AND job_id = ANY(:ids)")
+                .bind("queue", queue)
+                .bind("ids", ids)
+                .map((rs, ctx) -> new EffectRecord(queue, Long.toString(rs.getLong("job_id")), rs.getLong("attempt"),
+                        rs.getTimestamp("applied_at").toInstant()))
+                .collectToMap(EffectRecord::jobId, r -> r));
+    }
+
     private EffectOutcome applyIn(Handle handle, Lease lease, Effect effect) {
         limitWaits(handle);
         Optional<Instant> recordedNow = handle.createQuery("""

@@ -10,6 +10,7 @@ import java.util.Optional;
  * @param attempts    deliveries so far (the current or last fencing token)
  * @param maxAttempts the attempt at which a failure dead-letters the job
  * @param worker      the worker that made the latest claim
+ * @param note        why the queue itself settled the job, e.g. completed by the reconciler
  */
 public record JobView(
         String queue,
@@ -26,5 +27,6 @@ public record JobView(
         Optional<String> worker,
         Optional<String> lastError,
         Optional<Instant> finishedAt,
-        Optional<String> idempotencyKey) {
+        Optional<String> idempotencyKey,
+        Optional<String> note) {
 }

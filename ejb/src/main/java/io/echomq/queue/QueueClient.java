@@ -127,6 +127,41 @@ public final class QueueClient {
         return Replies.moved(queue, jobId, JobState.PENDING, reply, "only dead jobs can be requeued");
     }
 
+    /**
+     * Completes a job whose effect the caller saw committed but which is not active nor
+     * completed (pending, delayed, dead or cancelled); {@code reason} stays on the job as its note.
+     */
+    public ManualTransition reconcile(String queue, String jobId, String reason) {
+        QueueKeys keys = keysOf(queue);
+        RequestChecks.jobId(jobId);
+        Object reply = scripts.run(Script.RECONCILE, keys, jobId, List.of(keys.prefix(), jobId, truncateError(reason)));
+        return Replies.moved(queue, jobId, JobState.COMPLETED, reply, "only a job that is not active nor completed is reconciled");
+    }
+
+    /**
+     * Up to {@code limit} ids of jobs in {@code state} (not pending) whose score (the time they
+     * entered the state) is after {@code afterScore}, oldest first, with their scores: a cursor
+     * for maintenance passes that walk a whole set a batch at a time.
+     */
+    public List<Map.Entry<String, Long>> idsInState(String queue, JobState state, long afterScore, int limit) {
+        QueueKeys keys = keysOf(queue);
+        String set = switch (state) {
+            case DELAYED -> keys.delayed();
+            case ACTIVE -> keys.active();
+            case COMPLETED -> keys.completed();
+            case DEAD -> keys.dead();
+            case CANCELLED -> keys.cancelled();
+            case PENDING -> throw new InvalidRequestException("state", "pending jobs are held per lane; list them by lane");
+        };
+        try {
+            return redis.zrangeByScoreWithScores(set, "(" + afterScore, "+inf", 0, limit).stream()
+                    .map(t -> Map.entry(t.getElement(), (long) t.getScore()))
+                    .toList();
+        } catch (JedisConnectionException e) {
+            throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
+        }
+    }
+
     public QueueStats stats(String queue) {
         QueueKeys keys = keysOf(queue);
         return Replies.stats(queue, scripts.run(Script.STATS, keys, null, List.of(keys.prefix())));
@@ -175,7 +210,7 @@ public final class QueueClient {
                 Instant.ofEpochMilli(Long.parseLong(fields.get("created_at"))), instant(fields, "due_at"),
                 instant(fields, "claimed_at"), instant(fields, "lease_until"), Optional.ofNullable(fields.get("worker")),
                 Optional.ofNullable(fields.get("last_error")), instant(fields, "finished_at"),
-                Optional.ofNullable(fields.get("idem"))));
+                Optional.ofNullable(fields.get("idem")), Optional.ofNullable(fields.get("note"))));
     }
 
     private static Optional<Instant> instant(Map<String, String> fields, String name) {

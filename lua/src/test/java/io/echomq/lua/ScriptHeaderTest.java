@@ -46,7 +46,8 @@ class ScriptHeaderTest {
     void theStateMachineHasOneScriptPerStateChange() throws Exception {
         List<String> commands = scripts().map(p -> command(p.getFileName().toString())).toList();
         assertThat(commands).containsExactlyInAnyOrder(
-                "enqueue", "claim", "extend", "complete", "retry", "reap", "cancel", "requeue", "stats", "trim", "set-paused");
+                "enqueue", "claim", "extend", "complete", "retry", "reap", "cancel", "requeue", "stats", "trim", "set-paused",
+                "reconcile");
     }
 
     @ParameterizedTest

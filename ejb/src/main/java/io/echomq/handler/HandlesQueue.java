@@ -1,0 +1,28 @@
+package io.echomq.handler;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Binds a {@link JobHandler} bean to the queue whose jobs it receives. The runtime discovers
+ * such beans at deployment and starts workers for their queues.
+ *
+ * <pre>{@code
+ * @ApplicationScoped
+ * @HandlesQueue("payments")
+ * public class ChargeHandler implements JobHandler { ... }
+ * }</pre>
+ */
+@Documented
+@Inherited
+@Retention(RetentionPolicy.RUNTIME)
+@Target(ElementType.TYPE)
+public @interface HandlesQueue {
+
+    /** The queue name. */
+    String value();
+}

@@ -1,0 +1,55 @@
+package io.echomq.handler;
+
+import jakarta.json.Json;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
+import jakarta.json.bind.Jsonb;
+import jakarta.json.bind.JsonbBuilder;
+import jakarta.json.bind.JsonbException;
+import java.io.StringReader;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * What a handler gets for one delivery of a job. Valid only during the handler call.
+ *
+ * @param queue       the queue the job came from
+ * @param jobId       the job's id, stable across deliveries
+ * @param attempt     which delivery this is (1 for the first); the fencing token of this lease
+ * @param lane        the job's fairness lane
+ * @param payload     the payload as submitted (JSON by convention)
+ * @param transaction the open transaction that also records this job's effect
+ */
+public record JobContext(String queue, String jobId, long attempt, String lane, String payload, Handle transaction) {
+
+    /** One JSON-B instance for all handlers: it is thread-safe and costly to build. */
+    private static final class Binding {
+        static final Jsonb JSONB = JsonbBuilder.create();
+    }
+
+    /**
+     * A key unique to this job (not to the attempt), {@code <queue>:<job id>}: pass it to
+     * outside systems that deduplicate by key, so a redelivery is recognised there too.
+     */
+    public String idempotencyKey() {
+        return queue + ":" + jobId;
+    }
+
+    /** The payload parsed as JSON (JSON-P). */
+    public JsonValue json() throws PermanentJobFailure {
+        try (JsonReader reader = Json.createReader(new StringReader(payload))) {
+            return reader.readValue();
+        } catch (jakarta.json.JsonException e) {
+            throw new PermanentJobFailure("payload of job " + jobId + " is not valid JSON: " + e.getMessage(), e);
+        }
+    }
+
+    /** The payload bound to {@code type} (JSON-B). A payload that does not bind is a permanent failure. */
+    public <T> T payloadAs(Class<T> type) throws PermanentJobFailure {
+        try {
+            return Binding.JSONB.fromJson(payload, type);
+        } catch (JsonbException e) {
+            throw new PermanentJobFailure("payload of job " + jobId + " does not bind to " + type.getSimpleName()
+                    + ": " + e.getMessage(), e);
+        }
+    }
+}

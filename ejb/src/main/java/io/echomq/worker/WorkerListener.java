@@ -1,0 +1,44 @@
+package io.echomq.worker;
+
+import io.echomq.effect.EffectOutcome;
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.Rejected;
+import io.echomq.queue.RetryOutcome;
+
+/**
+ * What a worker reports as it goes: for metrics, logs, the console, and tests that wait on
+ * events instead of sleeping. Called on worker threads; implementations must be thread-safe
+ * and quick.
+ */
+public interface WorkerListener {
+
+    WorkerListener NONE = new WorkerListener() { };
+
+    default void claimed(ClaimedJob job) {
+    }
+
+    /** The effect committed in this attempt, or an earlier attempt's effect was found. */
+    default void effect(ClaimedJob job, EffectOutcome outcome) {
+    }
+
+    default void completed(ClaimedJob job) {
+    }
+
+    /** The acknowledgement was refused: this worker no longer held the lease. */
+    default void completionRejected(ClaimedJob job, Rejected rejected) {
+    }
+
+    default void retried(ClaimedJob job, RetryOutcome outcome, String error) {
+    }
+
+    /** A heartbeat found the lease gone: the job was reaped and may run elsewhere. */
+    default void leaseLost(ClaimedJob job, Rejected rejected) {
+    }
+
+    default void crashed(ClaimedJob job, CrashPoint point) {
+    }
+
+    /** Settlement could not reach the queue; the lease is left to expire. */
+    default void abandoned(ClaimedJob job, Exception cause) {
+    }
+}

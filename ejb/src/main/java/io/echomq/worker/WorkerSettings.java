@@ -1,0 +1,72 @@
+package io.echomq.worker;
+
+import io.echomq.queue.Backoff;
+import java.time.Duration;
+
+/**
+ * How one queue's worker runs. Checked when built; the message names the setting.
+ *
+ * @param concurrency       jobs handled at once (drain loops)
+ * @param lease             lease length per claim; a worker silent this long loses the job
+ * @param heartbeatInterval how often a running job's lease is extended (a fraction of the lease)
+ * @param jobTimeout        hard limit per job: past it the handler is interrupted and the
+ *                          attempt fails, heartbeat or not
+ * @param backoff           delay before a failed job's next attempt
+ * @param idlePoll          wait between claims when the queue is empty
+ */
+public record WorkerSettings(
+        int concurrency,
+        Duration lease,
+        Duration heartbeatInterval,
+        Duration jobTimeout,
+        Backoff backoff,
+        Duration idlePoll) {
+
+    public static final WorkerSettings DEFAULT = new WorkerSettings(4, Duration.ofSeconds(30), Duration.ofSeconds(10),
+            Duration.ofMinutes(5), Backoff.DEFAULT, Duration.ofMillis(200));
+
+    public WorkerSettings {
+        if (concurrency < 1 || concurrency > 1_000) {
+            throw new IllegalArgumentException("concurrency must be between 1 and 1000, was " + concurrency);
+        }
+        positive("lease", lease);
+        positive("heartbeatInterval", heartbeatInterval);
+        positive("jobTimeout", jobTimeout);
+        positive("idlePoll", idlePoll);
+        if (backoff == null) {
+            throw new IllegalArgumentException("backoff is required");
+        }
+        // Two heartbeats must fit in one lease, or a single slow extend loses the job.
+        if (heartbeatInterval.multipliedBy(2).compareTo(lease) > 0) {
+            throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval.toMillis()
+                    + " ms) must be at most half the lease (" + lease.toMillis() + " ms)");
+        }
+    }
+
+    /** The same settings with another lease and a heartbeat at a third of it. */
+    public WorkerSettings withLease(Duration newLease) {
+        return new WorkerSettings(concurrency, newLease, newLease.dividedBy(3), jobTimeout, backoff, idlePoll);
+    }
+
+    public WorkerSettings withConcurrency(int n) {
+        return new WorkerSettings(n, lease, heartbeatInterval, jobTimeout, backoff, idlePoll);
+    }
+
+    public WorkerSettings withJobTimeout(Duration timeout) {
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, timeout, backoff, idlePoll);
+    }
+
+    public WorkerSettings withBackoff(Backoff newBackoff) {
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, newBackoff, idlePoll);
+    }
+
+    public WorkerSettings withIdlePoll(Duration poll) {
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, poll);
+    }
+
+    private static void positive(String field, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(field + " must be a positive duration, was " + value);
+        }
+    }
+}

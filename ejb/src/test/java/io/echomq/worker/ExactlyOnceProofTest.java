@@ -1,0 +1,302 @@
+package io.echomq.worker;
+
+import static io.echomq.worker.RecordingListener.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.echomq.demo.LedgerChargeHandler;
+import io.echomq.demo.LedgerSummary;
+import io.echomq.effect.EffectOutcome;
+import io.echomq.effect.EffectSettings;
+import io.echomq.handler.JobHandler;
+import io.echomq.handler.PermanentJobFailure;
+import io.echomq.queue.Backoff;
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.Enqueued;
+import io.echomq.queue.JobState;
+import io.echomq.queue.JobView;
+import io.echomq.queue.NewJob;
+import io.echomq.queue.Rejected;
+import io.echomq.queue.RetryOutcome;
+import io.echomq.testkit.PostgresService;
+import io.echomq.testkit.ValkeyService;
+import io.echomq.testkit.WithRealServices;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * At-least-once delivery, exactly-once effect, proven with the real worker, queue and effect
+ * store at every crash point of one delivery. Each test asserts outcome counts: ledger entries
+ * (the effect), deliveries (claims), and how the job ended.
+ */
+@WithRealServices
+class ExactlyOnceProofTest {
+
+    private static final Duration SHORT_LEASE = Duration.ofMillis(300);
+    private static final Duration PATIENCE = Duration.ofSeconds(20);
+    private static final String CHARGE = "{\"account\":\"acct-1\",\"amountCents\":500}";
+
+    private final ValkeyService valkey;
+    private final PostgresService postgres;
+    private Engine engine;
+    private final AtomicInteger handlerRuns = new AtomicInteger();
+
+    ExactlyOnceProofTest(ValkeyService valkey, PostgresService postgres) {
+        this.valkey = valkey;
+        this.postgres = postgres;
+    }
+
+    @BeforeEach
+    void engine() {
+        engine = new Engine(valkey, postgres);
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        engine.close();
+    }
+
+    /** The demo charge, counting how often its code actually runs. */
+    private JobHandler countedCharge() {
+        LedgerChargeHandler charge = new LedgerChargeHandler();
+        return job -> {
+            handlerRuns.incrementAndGet();
+            charge.handle(job);
+        };
+    }
+
+    private WorkerSettings shortLeases() {
+        return WorkerSettings.DEFAULT.withConcurrency(1).withLease(SHORT_LEASE).withIdlePoll(Duration.ofMillis(20));
+    }
+
+    private JobView awaitState(String id, JobState state) {
+        await("job " + id + " " + state.wireName(), PATIENCE,
+                () -> engine.queue.job(engine.queueName, id).map(j -> j.state() == state).orElse(false));
+        return engine.queue.job(engine.queueName, id).orElseThrow();
+    }
+
+    @Test
+    void crashAfterCommitBeforeAckIsRedeliveredAndNotAppliedAgain() {
+        engine.startMaintenance(Duration.ofMillis(50));
+        engine.startWorker("w1", countedCharge(), shortLeases(), FaultInjector.crashAt(CrashPoint.EFFECT, 1));
+        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+
+        JobView done = awaitState(job.id(), JobState.COMPLETED);
+
+        assertThat(engine.events.crashes).containsExactly(CrashPoint.EFFECT);
+        assertThat(engine.events.claims).as("deliveries").hasSize(2);
+        assertThat(done.attempts()).isEqualTo(2);
+        assertThat(handlerRuns).as("handler runs").hasValue(1);
+        assertThat(engine.events.effects).hasSize(2);
+        assertThat(engine.events.effects.get(1)).isInstanceOfSatisfying(EffectOutcome.AlreadyApplied.class,
+                skipped -> assertThat(skipped.record().attempt()).isEqualTo(1));
+        assertThat(engine.ledger()).isEqualTo(new LedgerSummary(1, 1, 0, 500));
+    }
+
+    @ParameterizedTest
+    @EnumSource(CrashPoint.class)
+    void crashPointSweepNeverLosesAndNeverDoublesTheEffect(CrashPoint point) {
+        engine.startMaintenance(Duration.ofMillis(50));
+        engine.startWorker("w1", countedCharge(), shortLeases(), FaultInjector.crashAt(point, 1));
+        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+
+        JobView done = awaitState(job.id(), JobState.COMPLETED);
+        LedgerSummary ledger = engine.ledger();
+
+        assertThat(ledger.entries()).as("effect applied once, never lost").isEqualTo(1);
+        assertThat(ledger.duplicates()).isZero();
+        long appliedBy = engine.effects.find(engine.queueName, job.id()).orElseThrow().attempt();
+        switch (point) {
+            case LEASE -> {
+                // Nothing ran before the crash: a clean re-run applies the effect in attempt 2.
+                assertThat(engine.events.claims).as("deliveries").hasSize(2);
+                assertThat(appliedBy).isEqualTo(2);
+                assertThat(handlerRuns).hasValue(1);
+            }
+            case EFFECT, ACK -> {
+                // The duplicate window: redelivered, the effect store absorbs the second delivery.
+                assertThat(engine.events.claims).as("deliveries").hasSize(2);
+                assertThat(appliedBy).isEqualTo(1);
+                assertThat(handlerRuns).hasValue(1);
+            }
+            case DONE -> {
+                // The acknowledgement landed before the crash: clean, one delivery.
+                assertThat(engine.events.claims).as("deliveries").hasSize(1);
+                assertThat(appliedBy).isEqualTo(1);
+                assertThat(done.attempts()).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
+    void zombieAndSuccessorApplyOneEffectAndTheZombieCannotSettle() throws Exception {
+        Engine patient = engine;
+        Enqueued job = patient.queue.enqueue(patient.queueName, NewJob.of(CHARGE));
+        // Worker A is paused mid-transaction: it holds the effect key and sends no heartbeat.
+        ClaimedJob zombie = patient.queue.claim(patient.queueName, SHORT_LEASE, 1, "zombie").get(0);
+        CountDownLatch zombieHoldsKey = new CountDownLatch(1);
+        CountDownLatch resumeZombie = new CountDownLatch(1);
+        CompletableFuture<EffectOutcome> zombieEffect = CompletableFuture.supplyAsync(() -> patient.effects.apply(zombie.lease(), tx -> {
+            handlerRuns.incrementAndGet();
+            LedgerChargeHandler.charge(tx, patient.queueName, zombie.id(), zombie.attempt(),
+                    new io.echomq.demo.Charge("acct-1", 500));
+            zombieHoldsKey.countDown();
+            resumeZombie.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+        }));
+        assertThat(zombieHoldsKey.await(10, TimeUnit.SECONDS)).isTrue();
+
+        // Its lease expires; the reaper returns the job; worker B takes attempt 2 and waits on the key.
+        patient.startMaintenance(Duration.ofMillis(50));
+        patient.startWorker("successor", countedCharge(), shortLeases(), FaultInjector.NONE);
+        await("successor claims attempt 2", PATIENCE, () -> !patient.events.claims.isEmpty());
+        assertThat(patient.events.claims.get(0).attempt()).isEqualTo(2);
+        Thread.sleep(SHORT_LEASE.toMillis());
+        assertThat(patient.events.effects).as("the successor is blocked on the zombie's key").isEmpty();
+
+        resumeZombie.countDown();
+        assertThat(zombieEffect.get(10, TimeUnit.SECONDS)).isInstanceOf(EffectOutcome.Applied.class);
+        assertThat(patient.queue.complete(zombie.lease())).as("the zombie's acknowledgement")
+                .isInstanceOfSatisfying(Rejected.class, r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.STALE_TOKEN));
+
+        awaitState(job.id(), JobState.COMPLETED);
+        assertThat(patient.events.effects).singleElement().isInstanceOf(EffectOutcome.AlreadyApplied.class);
+        assertThat(handlerRuns).as("only the zombie's handler ran").hasValue(1);
+        assertThat(patient.ledger()).isEqualTo(new LedgerSummary(1, 1, 0, 500));
+    }
+
+    @Test
+    void failingHandlerIsRolledBackRetriedAndAppliedOnce() {
+        AtomicInteger calls = new AtomicInteger();
+        JobHandler flaky = job -> {
+            LedgerChargeHandler.charge(job.transaction(), job.queue(), job.jobId(), job.attempt(),
+                    new io.echomq.demo.Charge("acct-1", 500));
+            if (calls.incrementAndGet() < 3) {
+                throw new IllegalStateException("gateway timeout " + calls.get());
+            }
+        };
+        engine.startWorker("w1", flaky, shortLeases().withBackoff(new Backoff(Duration.ofMillis(20), Duration.ofMillis(50))),
+                FaultInjector.NONE);
+        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(5));
+
+        JobView done = awaitState(job.id(), JobState.COMPLETED);
+
+        assertThat(done.attempts()).isEqualTo(3);
+        assertThat(engine.events.retries).hasSize(2).allSatisfy(r -> assertThat(r).isInstanceOf(RetryOutcome.Scheduled.class));
+        assertThat(engine.ledger()).as("the failed attempts' writes were rolled back").isEqualTo(new LedgerSummary(1, 1, 0, 500));
+        assertThat(engine.effects.find(engine.queueName, job.id()).orElseThrow().attempt()).isEqualTo(3);
+    }
+
+    @Test
+    void alwaysFailingHandlerIsDeadAtMaxAttemptsWithItsErrorAndNoEffect() {
+        JobHandler broken = job -> {
+            LedgerChargeHandler.charge(job.transaction(), job.queue(), job.jobId(), job.attempt(),
+                    new io.echomq.demo.Charge("acct-1", 500));
+            throw new IllegalStateException("bank is down");
+        };
+        engine.startWorker("w1", broken, shortLeases().withBackoff(Backoff.NONE), FaultInjector.NONE);
+        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
+
+        JobView dead = awaitState(job.id(), JobState.DEAD);
+
+        assertThat(dead.attempts()).isEqualTo(3);
+        assertThat(dead.lastError()).hasValueSatisfying(e -> assertThat(e).contains("bank is down"));
+        assertThat(engine.events.retries).hasSize(3).last().isInstanceOf(RetryOutcome.DeadLettered.class);
+        assertThat(engine.ledger().entries()).isZero();
+        assertThat(engine.effects.find(engine.queueName, job.id())).isEmpty();
+    }
+
+    @Test
+    void permanentFailureIsDeadAtOnce() {
+        engine.startWorker("w1", countedCharge(), shortLeases(), FaultInjector.NONE);
+        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of("{\"account\":\"acct-1\",\"amountCents\":-5}"));
+
+        JobView dead = awaitState(job.id(), JobState.DEAD);
+
+        assertThat(dead.attempts()).isEqualTo(1);
+        assertThat(dead.lastError()).hasValueSatisfying(e -> assertThat(e).contains("amountCents").contains("must be positive"));
+        assertThat(engine.ledger().entries()).isZero();
+    }
+
+    @Test
+    void aJobWhoseEffectCommittedButWhichDiedIsCompletedByTheReconciler() {
+        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(1));
+        ClaimedJob claimed = engine.queue.claim(engine.queueName, Duration.ofSeconds(30), 1, "w").get(0);
+        engine.effects.apply(claimed.lease(), tx -> LedgerChargeHandler.charge(tx, engine.queueName, claimed.id(),
+                claimed.attempt(), new io.echomq.demo.Charge("acct-1", 500)));
+        // The acknowledgement is lost and the last attempt is reported failed: the job is dead.
+        engine.queue.retry(claimed.lease(), "connection reset during complete", Backoff.NONE, false);
+        assertThat(engine.queue.job(engine.queueName, job.id()).orElseThrow().state()).isEqualTo(JobState.DEAD);
+
+        Maintenance.Pass pass = engine.maintenanceNotStarted().runOnce();
+
+        assertThat(pass.reconciled()).isEqualTo(1);
+        JobView view = engine.queue.job(engine.queueName, job.id()).orElseThrow();
+        assertThat(view.state()).isEqualTo(JobState.COMPLETED);
+        assertThat(view.note()).hasValueSatisfying(n -> assertThat(n).contains("reconciler").contains("attempt 1"));
+        assertThat(engine.ledger().entries()).isEqualTo(1);
+    }
+
+    @Test
+    void heartbeatKeepsALongJobLeasedSoItRunsOnce() {
+        engine.startMaintenance(Duration.ofMillis(50));
+        JobHandler slow = job -> {
+            Thread.sleep(SHORT_LEASE.multipliedBy(4).toMillis());
+            countedCharge().handle(job);
+        };
+        engine.startWorker("w1", slow, shortLeases(), FaultInjector.NONE);
+        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+
+        awaitState(job.id(), JobState.COMPLETED);
+
+        assertThat(engine.events.claims).as("deliveries").hasSize(1);
+        assertThat(engine.ledger().entries()).isEqualTo(1);
+    }
+
+    @Test
+    void aHandlerPastItsHardTimeoutIsInterruptedAndRetried() {
+        AtomicInteger calls = new AtomicInteger();
+        JobHandler hangsOnce = job -> {
+            if (calls.incrementAndGet() == 1) {
+                Thread.sleep(Duration.ofMinutes(5).toMillis());
+            }
+            countedCharge().handle(job);
+        };
+        engine.startWorker("w1", hangsOnce, shortLeases().withJobTimeout(Duration.ofMillis(400)).withBackoff(Backoff.NONE),
+                FaultInjector.NONE);
+        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+
+        JobView done = awaitState(job.id(), JobState.COMPLETED);
+
+        assertThat(done.attempts()).isEqualTo(2);
+        assertThat(engine.events.errors).singleElement().asString().contains("timed out after 400 ms");
+        assertThat(engine.ledger().entries()).isEqualTo(1);
+    }
+
+    @Test
+    void stoppingLetsTheRunningJobFinishAndClaimsNothingMore() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        JobHandler slow = job -> {
+            started.countDown();
+            Thread.sleep(300);
+            countedCharge().handle(job);
+        };
+        QueueWorker worker = engine.startWorker("w1", slow, shortLeases(), FaultInjector.NONE);
+        Enqueued first = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        Enqueued second = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+
+        assertThat(worker.stop(Duration.ofSeconds(5))).as("stopped within the grace period").isTrue();
+
+        assertThat(engine.queue.job(engine.queueName, first.id()).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
+        assertThat(engine.queue.job(engine.queueName, second.id()).orElseThrow().state()).isEqualTo(JobState.PENDING);
+        assertThat(worker.stop(Duration.ofSeconds(1))).as("a second stop is harmless").isTrue();
+    }
+}

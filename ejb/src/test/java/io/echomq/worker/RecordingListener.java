@@ -1,0 +1,69 @@
+package io.echomq.worker;
+
+import io.echomq.effect.EffectOutcome;
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.Rejected;
+import io.echomq.queue.RetryOutcome;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+
+/** Records what workers report, so tests wait on events instead of sleeping. */
+final class RecordingListener implements WorkerListener {
+
+    final List<ClaimedJob> claims = new CopyOnWriteArrayList<>();
+    final List<EffectOutcome> effects = new CopyOnWriteArrayList<>();
+    final List<ClaimedJob> completions = new CopyOnWriteArrayList<>();
+    final List<Rejected> rejectedCompletions = new CopyOnWriteArrayList<>();
+    final List<RetryOutcome> retries = new CopyOnWriteArrayList<>();
+    final List<String> errors = new CopyOnWriteArrayList<>();
+    final List<CrashPoint> crashes = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void claimed(ClaimedJob job) {
+        claims.add(job);
+    }
+
+    @Override
+    public void effect(ClaimedJob job, EffectOutcome outcome) {
+        effects.add(outcome);
+    }
+
+    @Override
+    public void completed(ClaimedJob job) {
+        completions.add(job);
+    }
+
+    @Override
+    public void completionRejected(ClaimedJob job, Rejected rejected) {
+        rejectedCompletions.add(rejected);
+    }
+
+    @Override
+    public void retried(ClaimedJob job, RetryOutcome outcome, String error) {
+        retries.add(outcome);
+        errors.add(error);
+    }
+
+    @Override
+    public void crashed(ClaimedJob job, CrashPoint point) {
+        crashes.add(point);
+    }
+
+    /** Waits until {@code condition} holds, polling; fails with {@code what} after {@code timeout}. */
+    static void await(String what, Duration timeout, Supplier<Boolean> condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.get()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for: " + what);
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+}

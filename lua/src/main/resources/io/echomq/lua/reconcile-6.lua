@@ -1,0 +1,53 @@
+--[[
+  reconcile: completes a job whose effect is known to have committed (the effect store holds
+  its row) but which sits pending, delayed, dead or cancelled: its worker died between the
+  effect's commit and the acknowledgement, and the job was reaped, retried or cancelled since.
+
+  Invariant: a job whose effect committed ends completed (DESIGN.md, invariant 6). An active
+  job is left to its holder (its next step skips the effect and completes it), and a
+  completed job stays as it is. The caller must have seen the effect row first.
+
+  Input:
+    KEYS[1] job        echomq:{q}:job:<id>
+    KEYS[2] delayed    echomq:{q}:delayed
+    KEYS[3] dead       echomq:{q}:dead
+    KEYS[4] cancelled  echomq:{q}:cancelled
+    KEYS[5] completed  echomq:{q}:completed
+    KEYS[6] ring       echomq:{q}:lanes
+    ARGV[1] prefix     echomq:{q}:
+    ARGV[2] job id
+    ARGV[3] reason, kept on the job as its note
+
+  Output:
+    {'OK', previous_state}
+    {'NOT_FOUND'}
+    {'REFUSED', state}        active or already completed
+]]
+local rcall = redis.call
+local job, delayed, dead, cancelled, completed, ring = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local prefix, id, reason = ARGV[1], ARGV[2], ARGV[3]
+
+-- #include now_ms
+-- #include remove_pending
+
+local fields = rcall('HMGET', job, 'state', 'lane')
+local state, lane = fields[1], fields[2]
+if not state then
+  return {'NOT_FOUND'}
+end
+if state == 'pending' then
+  remove_pending(prefix, ring, lane, id)
+elseif state == 'delayed' then
+  rcall('ZREM', delayed, id)
+  rcall('HDEL', job, 'due_at')
+elseif state == 'dead' then
+  rcall('ZREM', dead, id)
+elseif state == 'cancelled' then
+  rcall('ZREM', cancelled, id)
+else
+  return {'REFUSED', state}
+end
+local now = now_ms()
+rcall('ZADD', completed, now, id)
+rcall('HSET', job, 'state', 'completed', 'finished_at', now, 'note', reason)
+return {'OK', state}
