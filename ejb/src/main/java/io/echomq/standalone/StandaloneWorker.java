@@ -1,0 +1,127 @@
+package io.echomq.standalone;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.echomq.demo.LedgerChargeHandler;
+import io.echomq.effect.EffectOutcome;
+import io.echomq.effect.EffectSettings;
+import io.echomq.effect.EffectStore;
+import io.echomq.effect.Migrations;
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueSettings;
+import io.echomq.worker.FaultInjector;
+import io.echomq.worker.Maintenance;
+import io.echomq.worker.QueueWorker;
+import io.echomq.worker.WorkerListener;
+import io.echomq.worker.WorkerSettings;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.jdbi.v3.core.Jdbi;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * The engine outside any application server: a plain {@code main} that drains one queue with
+ * the demo ledger handler, plus maintenance. Used to prove the guarantee under {@code kill -9}
+ * of a whole worker process; it is the same engine code the WAR runs.
+ *
+ * <p>Configured by environment variables: {@code ECHOMQ_VALKEY_URL}, {@code ECHOMQ_JDBC_URL},
+ * {@code ECHOMQ_JDBC_USER}, {@code ECHOMQ_JDBC_PASSWORD} (required), {@code ECHOMQ_QUEUE}
+ * (default {@code payments}), {@code ECHOMQ_CONCURRENCY} (4), {@code ECHOMQ_LEASE_MS} (30000),
+ * {@code ECHOMQ_MAINTENANCE_INTERVAL_MS} (1000). Prints one line per event on stdout:
+ * {@code echomq-worker event=<applied|skipped|completed> job=<id> attempt=<n>}.
+ */
+public final class StandaloneWorker {
+
+    /** Flushed per line, so a process killed with SIGKILL has printed every event it reached. */
+    private static final PrintStream OUT =
+            new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+
+    private StandaloneWorker() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        String queueName = setting("ECHOMQ_QUEUE", LedgerChargeHandler.QUEUE);
+        int concurrency = Integer.parseInt(setting("ECHOMQ_CONCURRENCY", "4"));
+        Duration lease = Duration.ofMillis(Long.parseLong(setting("ECHOMQ_LEASE_MS", "30000")));
+        Duration maintenanceInterval = Duration.ofMillis(Long.parseLong(setting("ECHOMQ_MAINTENANCE_INTERVAL_MS", "1000")));
+        String workerId = "standalone-" + ProcessHandle.current().pid();
+
+        RedisClient redis = RedisClient.builder().fromURI(required("ECHOMQ_VALKEY_URL")).build();
+        HikariDataSource pool = pool(concurrency + 2);
+        Migrations.migrate(pool);
+        QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+        EffectStore effects = new EffectStore(Jdbi.create(pool), EffectSettings.DEFAULT);
+        ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
+        ExecutorService loops = Executors.newFixedThreadPool(concurrency);
+
+        QueueWorker worker = new QueueWorker(queueName, new LedgerChargeHandler(), queue, effects,
+                WorkerSettings.DEFAULT.withConcurrency(concurrency).withLease(lease), workerId, timers,
+                FaultInjector.NONE, new EventPrinter());
+        Maintenance maintenance = new Maintenance(queue, effects, List.of(queueName),
+                Maintenance.Settings.DEFAULT.withInterval(maintenanceInterval));
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            // Correctness never depends on this hook: a killed worker's leases simply expire.
+            maintenance.stop();
+            worker.stop(Duration.ofSeconds(10));
+            loops.shutdownNow();
+            timers.shutdownNow();
+            pool.close();
+            redis.close();
+            stopped.countDown();
+        }, "echomq-standalone-stop"));
+
+        maintenance.start(timers);
+        worker.start(loops);
+        OUT.println("echomq-worker event=started worker=" + workerId + " queue=" + queueName);
+        stopped.await();
+    }
+
+    private static HikariDataSource pool(int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(required("ECHOMQ_JDBC_URL"));
+        config.setUsername(setting("ECHOMQ_JDBC_USER", null));
+        config.setPassword(setting("ECHOMQ_JDBC_PASSWORD", null));
+        config.setMaximumPoolSize(size);
+        config.setPoolName("echomq-standalone");
+        return new HikariDataSource(config);
+    }
+
+    private static String required(String name) {
+        String value = System.getenv(name);
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException("environment variable " + name + " is required");
+        }
+        return value;
+    }
+
+    private static String setting(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+
+    /** One line per event, for the process-kill proof to count from outside. */
+    private static final class EventPrinter implements WorkerListener {
+
+        @Override
+        public void effect(ClaimedJob job, EffectOutcome outcome) {
+            String event = outcome instanceof EffectOutcome.AlreadyApplied ? "skipped" : "applied";
+            OUT.println("echomq-worker event=" + event + " job=" + job.id() + " attempt=" + job.attempt());
+        }
+
+        @Override
+        public void completed(ClaimedJob job) {
+            OUT.println("echomq-worker event=completed job=" + job.id() + " attempt=" + job.attempt());
+        }
+    }
+}
