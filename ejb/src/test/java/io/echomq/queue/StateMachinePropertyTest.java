@@ -29,7 +29,7 @@ import redis.clients.jedis.Response;
 import redis.clients.jedis.resps.Tuple;
 
 /**
- * Random sequences of enqueue, claim, extend, complete, retry, reap, cancel, requeue, trim,
+ * Random sequences of enqueue, claim, extend, complete, retry, reap, cancel, requeue, reconcile, trim,
  * pause and waiting, from several simulated workers holding short leases (some of them stale),
  * against a real server. After every step the invariants of DESIGN.md are checked on the
  * server's own data:
@@ -92,7 +92,7 @@ class StateMachinePropertyTest {
         Arbitrary<Action> fail = Combinators.combine(worker, pick, Arbitraries.of(0, 10), Arbitraries.of(false, false, true))
                 .as(Fail::new);
         Arbitrary<Action> operator = Arbitraries.oneOf(
-                pick.map(Cancel::new), pick.map(Requeue::new), Arbitraries.just(new Trim()),
+                pick.map(Cancel::new), pick.map(Requeue::new), pick.map(Reconcile::new), Arbitraries.just(new Trim()),
                 Arbitraries.of(true, false).map(Pause::new));
         Arbitrary<Action> time = Arbitraries.oneOf(Arbitraries.just(new Reap()), Arbitraries.of(1, 5, 15, 30).map(Sleep::new));
         return Arbitraries.frequencyOf(
@@ -104,7 +104,8 @@ class StateMachinePropertyTest {
     }
 
     /** One step of a scenario. */
-    sealed interface Action permits Enqueue, Claim, Extend, Complete, Fail, Cancel, Requeue, Trim, Pause, Reap, Sleep {
+    sealed interface Action permits Enqueue, Claim, Extend, Complete, Fail, Cancel, Requeue, Reconcile, Trim, Pause, Reap,
+            Sleep {
         void applyTo(Run run);
     }
 
@@ -171,6 +172,12 @@ class StateMachinePropertyTest {
     record Requeue(int pick) implements Action {
         public void applyTo(Run run) {
             run.operate(pick, id -> client.requeue(run.queue, id), Set.of("dead"));
+        }
+    }
+
+    record Reconcile(int pick) implements Action {
+        public void applyTo(Run run) {
+            run.operate(pick, id -> client.reconcile(run.queue, id, "effect seen"), Set.of("pending", "delayed", "dead", "cancelled"));
         }
     }
 

@@ -473,6 +473,37 @@ class StateMachineTest {
         }
 
         @Test
+        void reconcileCompletesWaitingAndEndedJobsWithANote() {
+            Enqueued pending = client.enqueue(queue, NewJob.of("p").inLane("solo"));
+            Enqueued delayed = client.enqueue(queue, NewJob.of("d").delayedBy(Duration.ofMinutes(5)));
+            Enqueued cancelled = client.enqueue(queue, NewJob.of("c").delayedBy(Duration.ofMinutes(5)));
+            client.cancel(queue, cancelled.id());
+
+            for (Enqueued job : List.of(pending, delayed, cancelled)) {
+                assertThat(client.reconcile(queue, job.id(), "effect found")).isInstanceOf(ManualTransition.Moved.class);
+                JobView view = client.job(queue, job.id()).orElseThrow();
+                assertThat(view.state()).isEqualTo(JobState.COMPLETED);
+                assertThat(view.note()).contains("effect found");
+            }
+            QueueStats stats = client.stats(queue);
+            assertThat(stats.completed()).isEqualTo(3);
+            assertThat(stats.total()).isEqualTo(3);
+            assertThat(redis.llen(keys.ring())).as("the emptied lane left the ring").isZero();
+        }
+
+        @Test
+        void reconcileLeavesActiveAndCompletedJobsAlone() {
+            client.enqueue(queue, NewJob.of("x"));
+            ClaimedJob active = claimOne(LEASE);
+            assertThat(client.reconcile(queue, active.id(), "r")).isInstanceOfSatisfying(ManualTransition.Refused.class,
+                    r -> assertThat(r.current()).contains(JobState.ACTIVE));
+            client.complete(active.lease());
+            assertThat(client.reconcile(queue, active.id(), "r")).isInstanceOf(ManualTransition.Refused.class);
+            assertThat(client.reconcile(queue, "424242", "r")).isInstanceOfSatisfying(ManualTransition.Refused.class,
+                    r -> assertThat(r.current()).isEmpty());
+        }
+
+        @Test
         void onlyDeadJobsCanBeRequeued() {
             Enqueued job = client.enqueue(queue, NewJob.of("x"));
             assertThat(client.requeue(queue, job.id())).isInstanceOfSatisfying(ManualTransition.Refused.class,

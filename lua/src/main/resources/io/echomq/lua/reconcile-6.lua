@@ -29,22 +29,17 @@ local prefix, id, reason = ARGV[1], ARGV[2], ARGV[3]
 
 -- #include now_ms
 -- #include remove_pending
+-- #include unqueue
 
 local fields = rcall('HMGET', job, 'state', 'lane')
 local state, lane = fields[1], fields[2]
 if not state then
   return {'NOT_FOUND'}
 end
-if state == 'pending' then
-  remove_pending(prefix, ring, lane, id)
-elseif state == 'delayed' then
-  rcall('ZREM', delayed, id)
-  rcall('HDEL', job, 'due_at')
-elseif state == 'dead' then
-  rcall('ZREM', dead, id)
-elseif state == 'cancelled' then
-  rcall('ZREM', cancelled, id)
-else
+local ended = {dead = dead, cancelled = cancelled}
+if ended[state] then
+  rcall('ZREM', ended[state], id)
+elseif not unqueue(prefix, ring, delayed, job, id, state, lane) then
   return {'REFUSED', state}
 end
 local now = now_ms()
