@@ -95,10 +95,15 @@ public final class EffectStore {
         return new EffectOutcome.Applied(lease, new EffectRecord(lease.queue(), lease.jobId(), lease.token(), recordedNow.get()));
     }
 
-    /** One round trip for both limits; {@code is_local = true} scopes them to this transaction. */
+    /**
+     * One round trip for all settings; {@code is_local = true} scopes them to this transaction.
+     * synchronous_commit is forced on: with it off, a crash could lose an effect whose job
+     * Valkey already marked completed, and nothing would ever apply it again.
+     */
     private void limitWaits(Handle handle) {
         handle.createQuery("SELECT set_config('lock_timeout', :lock, true) AS lock_timeout, "
-                        + "set_config('idle_in_transaction_session_timeout', :idle, true) AS idle_timeout")
+                        + "set_config('idle_in_transaction_session_timeout', :idle, true) AS idle_timeout, "
+                        + "set_config('synchronous_commit', 'on', true) AS synchronous_commit")
                 .bind("lock", settings.lockTimeout().toMillis() + "ms")
                 .bind("idle", settings.idleInTransactionTimeout().toMillis() + "ms")
                 .mapToMap()

@@ -70,6 +70,19 @@ class EffectStoreTest {
     }
 
     @Test
+    void theEffectTransactionRunsWithItsTimeoutsAndSynchronousCommit() {
+        jdbi.useHandle(h -> h.execute("ALTER DATABASE " + h.createQuery("SELECT current_database()").mapTo(String.class).one()
+                + " SET synchronous_commit = off"));
+        java.util.List<String> seen = new java.util.ArrayList<>();
+        store.apply(attempt(1), tx -> seen.addAll(java.util.List.of(
+                tx.createQuery("SHOW lock_timeout").mapTo(String.class).one(),
+                tx.createQuery("SHOW idle_in_transaction_session_timeout").mapTo(String.class).one(),
+                tx.createQuery("SHOW synchronous_commit").mapTo(String.class).one())));
+
+        assertThat(seen).containsExactly("300ms", "30s", "on");
+    }
+
+    @Test
     void laterAttemptSkipsTheHandlerAndNamesTheAttemptThatApplied() {
         store.apply(attempt(1), tx -> charge(tx, attempt(1)));
 
