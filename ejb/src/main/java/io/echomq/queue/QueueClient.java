@@ -5,7 +5,7 @@ import io.echomq.queue.internal.Replies;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -49,17 +49,54 @@ public final class QueueClient {
         return settings;
     }
 
+    /** The most jobs one batch submission may carry. */
+    public static final int MAX_BATCH_JOBS = 1_000;
+
     public Enqueued enqueue(String queue, NewJob job) {
         QueueKeys keys = keysOf(queue);
-        String payload = RequestChecks.payload(job.payload(), settings.maxPayloadBytes());
-        String lane = RequestChecks.laneName(job.lane().orElse(DEFAULT_LANE));
-        Duration delay = RequestChecks.between("delay", job.delay().orElse(Duration.ZERO), Duration.ZERO, settings.maxDelay());
-        int maxAttempts = (int) RequestChecks.range("maxAttempts",
-                job.maxAttempts().orElse(settings.defaultMaxAttempts()), 1, settings.maxAttemptsLimit());
-        String idempotencyKey = job.idempotencyKey().map(RequestChecks::idempotencyKey).orElse("");
-        Object reply = scripts.run(Script.ENQUEUE, keys, null, List.of(keys.prefix(), payload,
-                Integer.toString(maxAttempts), Long.toString(delay.toMillis()), lane, idempotencyKey));
-        return Replies.enqueued(queue, reply);
+        List<String> args = new ArrayList<>(List.of(keys.prefix()));
+        args.addAll(scriptArguments(job, ""));
+        return Replies.enqueued(queue, scripts.run(Script.ENQUEUE, keys, null, args));
+    }
+
+    /**
+     * Submits several jobs atomically: every job is validated first, and then all are stored
+     * in one script call, or none is. A field error names the job, e.g. {@code jobs[3].lane}.
+     */
+    public List<Enqueued> enqueueBatch(String queue, List<NewJob> jobs) {
+        QueueKeys keys = keysOf(queue);
+        if (jobs == null || jobs.isEmpty() || jobs.size() > MAX_BATCH_JOBS) {
+            throw new InvalidRequestException("jobs", "must hold 1 to " + MAX_BATCH_JOBS + " jobs, held "
+                    + (jobs == null ? 0 : jobs.size()));
+        }
+        List<String> args = new ArrayList<>(2 + jobs.size() * 5);
+        args.add(keys.prefix());
+        args.add(Integer.toString(jobs.size()));
+        for (int i = 0; i < jobs.size(); i++) {
+            args.addAll(scriptArguments(jobs.get(i), "jobs[" + i + "]."));
+        }
+        return Replies.enqueuedBatch(queue, scripts.run(Script.ENQUEUE_BATCH, keys, null, args));
+    }
+
+    /** A job's five script arguments, after checking each field; {@code at} prefixes field names. */
+    private List<String> scriptArguments(NewJob job, String at) {
+        if (job == null) {
+            throw new InvalidRequestException(at.isEmpty() ? "job" : at.substring(0, at.length() - 1), "is required");
+        }
+        try {
+            String payload = RequestChecks.payload(job.payload(), settings.maxPayloadBytes());
+            String lane = RequestChecks.laneName(job.lane().orElse(DEFAULT_LANE));
+            Duration delay = RequestChecks.between("delay", job.delay().orElse(Duration.ZERO), Duration.ZERO, settings.maxDelay());
+            int maxAttempts = (int) RequestChecks.range("maxAttempts",
+                    job.maxAttempts().orElse(settings.defaultMaxAttempts()), 1, settings.maxAttemptsLimit());
+            String idempotencyKey = job.idempotencyKey().map(RequestChecks::idempotencyKey).orElse("");
+            return List.of(payload, Integer.toString(maxAttempts), Long.toString(delay.toMillis()), lane, idempotencyKey);
+        } catch (InvalidRequestException e) {
+            if (at.isEmpty()) {
+                throw e;
+            }
+            throw new InvalidRequestException(at + e.field(), e.getMessage().substring(e.field().length() + 2));
+        }
     }
 
     /**
@@ -145,16 +182,8 @@ public final class QueueClient {
      */
     public List<Map.Entry<String, Long>> idsInState(String queue, JobState state, long afterScore, int limit) {
         QueueKeys keys = keysOf(queue);
-        String set = switch (state) {
-            case DELAYED -> keys.delayed();
-            case ACTIVE -> keys.active();
-            case COMPLETED -> keys.completed();
-            case DEAD -> keys.dead();
-            case CANCELLED -> keys.cancelled();
-            case PENDING -> throw new InvalidRequestException("state", "pending jobs are held per lane; list them by lane");
-        };
         try {
-            return redis.zrangeByScoreWithScores(set, "(" + afterScore, "+inf", 0, limit).stream()
+            return redis.zrangeByScoreWithScores(JobPages.setOf(keys, state), "(" + afterScore, "+inf", 0, limit).stream()
                     .map(t -> Map.entry(t.getElement(), (long) t.getScore()))
                     .toList();
         } catch (JedisConnectionException e) {
@@ -196,25 +225,31 @@ public final class QueueClient {
     public Optional<JobView> job(String queue, String jobId) {
         QueueKeys keys = keysOf(queue);
         RequestChecks.jobId(jobId);
-        Map<String, String> fields;
         try {
-            fields = redis.hgetAll(keys.job(jobId));
+            return JobPages.view(queue, jobId, redis.hgetAll(keys.job(jobId)));
         } catch (JedisConnectionException e) {
             throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
         }
-        if (fields.isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of(new JobView(queue, jobId, JobState.fromWireName(fields.get("state")), fields.get("payload"),
-                fields.get("lane"), Long.parseLong(fields.get("attempts")), Long.parseLong(fields.get("max_attempts")),
-                Instant.ofEpochMilli(Long.parseLong(fields.get("created_at"))), instant(fields, "due_at"),
-                instant(fields, "claimed_at"), instant(fields, "lease_until"), Optional.ofNullable(fields.get("worker")),
-                Optional.ofNullable(fields.get("last_error")), instant(fields, "finished_at"),
-                Optional.ofNullable(fields.get("idem")), Optional.ofNullable(fields.get("note"))));
     }
 
-    private static Optional<Instant> instant(Map<String, String> fields, String name) {
-        return Optional.ofNullable(fields.get(name)).map(v -> Instant.ofEpochMilli(Long.parseLong(v)));
+    /** The most jobs one page lists. */
+    public static final int MAX_PAGE = 500;
+
+    /**
+     * A page of the queue's jobs in {@code state}, oldest first, after {@code cursor} (empty for
+     * the first page). Reads only; a job that changes state meanwhile may show on no page.
+     */
+    public JobPage jobs(String queue, JobState state, Optional<String> cursor, int limit) {
+        QueueKeys keys = keysOf(queue);
+        RequestChecks.range("limit", limit, 1, MAX_PAGE);
+        if (state == null) {
+            throw new InvalidRequestException("state", "is required");
+        }
+        try {
+            return new JobPages(redis, keys).page(state, cursor, limit);
+        } catch (JedisConnectionException e) {
+            throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
+        }
     }
 
     private static QueueKeys keysOf(String queue) {

@@ -121,6 +121,25 @@ class StateMachineTest {
         }
 
         @Test
+        void batchIsStoredWholeWithDuplicatesAnsweringTheFirstJob() {
+            List<Enqueued> batch = client.enqueueBatch(queue, List.of(
+                    NewJob.of("a").withIdempotencyKey("k"), NewJob.of("b").inLane("x"), NewJob.of("c").withIdempotencyKey("k")));
+
+            assertThat(batch).extracting(Enqueued::replayed).containsExactly(false, false, true);
+            assertThat(batch.get(2).id()).isEqualTo(batch.get(0).id());
+            assertThat(client.stats(queue).pending()).isEqualTo(2);
+        }
+
+        @Test
+        void batchWithOneBadJobStoresNothingAndNamesTheJob() {
+            assertThatThrownBy(() -> client.enqueueBatch(queue, List.of(NewJob.of("ok"), NewJob.of("bad").inLane("no:colons"))))
+                    .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("jobs[1].lane"));
+            assertThatThrownBy(() -> client.enqueueBatch(queue, List.of()))
+                    .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("jobs"));
+            assertThat(client.stats(queue).total()).isZero();
+        }
+
+        @Test
         void replayReportsTheFirstJobsCurrentState() {
             Enqueued first = client.enqueue(queue, NewJob.of("x").withIdempotencyKey("k"));
             client.complete(claimOne(LEASE).lease());
@@ -605,6 +624,53 @@ class StateMachineTest {
         private void assertField(String field, Runnable call) {
             assertThatThrownBy(call::run).isInstanceOfSatisfying(InvalidRequestException.class,
                     e -> assertThat(e.field()).isEqualTo(field));
+        }
+    }
+
+    @Nested
+    class Listing {
+        @Test
+        void pendingPagesWalkEveryLaneOldestFirst() {
+            List<String> ids = new java.util.ArrayList<>();
+            for (int i = 0; i < 7; i++) {
+                ids.add(client.enqueue(queue, NewJob.of("p" + i).inLane(i % 2 == 0 ? "even" : "odd")).id());
+            }
+            List<String> seen = new java.util.ArrayList<>();
+            java.util.Optional<String> cursor = java.util.Optional.empty();
+            int pages = 0;
+            do {
+                JobPage page = client.jobs(queue, JobState.PENDING, cursor, 3);
+                page.jobs().forEach(j -> seen.add(j.id()));
+                cursor = page.next();
+                pages++;
+            } while (cursor.isPresent());
+
+            assertThat(seen).containsExactlyElementsOf(ids);
+            assertThat(pages).isEqualTo(3);
+        }
+
+        @Test
+        void finishedPagesSurviveJobsFinishingInTheSameMillisecond() {
+            for (int i = 0; i < 25; i++) {
+                client.enqueue(queue, NewJob.of("x" + i));
+            }
+            client.claim(queue, LEASE, 25, "w").forEach(j -> client.complete(j.lease()));
+
+            List<String> seen = new java.util.ArrayList<>();
+            java.util.Optional<String> cursor = java.util.Optional.empty();
+            do {
+                JobPage page = client.jobs(queue, JobState.COMPLETED, cursor, 4);
+                page.jobs().forEach(j -> seen.add(j.id()));
+                cursor = page.next();
+            } while (cursor.isPresent());
+
+            assertThat(seen).hasSize(25).doesNotHaveDuplicates();
+        }
+
+        @Test
+        void aForeignCursorIsRefused() {
+            assertThatThrownBy(() -> client.jobs(queue, JobState.DEAD, java.util.Optional.of("garbage"), 10))
+                    .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("cursor"));
         }
     }
 

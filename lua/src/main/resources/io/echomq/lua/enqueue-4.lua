@@ -29,34 +29,6 @@ local lane, idem_key = ARGV[5], ARGV[6]
 
 -- #include now_ms
 -- #include push_pending
+-- #include enqueue_one
 
-if idem_key ~= '' then
-  local existing = rcall('HGET', idem, idem_key)
-  if existing then
-    local state = rcall('HGET', prefix .. 'job:' .. existing, 'state')
-    if state then
-      return {'DUPLICATE', existing, state}
-    end
-    -- The mapping outlived its job (retention removed the job); the key is free again.
-    rcall('HDEL', idem, idem_key)
-  end
-end
-
-local id = tostring(rcall('INCR', seq))
-local job = prefix .. 'job:' .. id
-local now = now_ms()
-rcall('HSET', job, 'id', id, 'payload', payload, 'lane', lane, 'attempts', 0,
-  'max_attempts', max_attempts, 'retry_budget', max_attempts, 'created_at', now)
-if idem_key ~= '' then
-  rcall('HSET', job, 'idem', idem_key)
-  rcall('HSET', idem, idem_key, id)
-end
-
-if delay_ms > 0 then
-  local due = now + delay_ms
-  rcall('HSET', job, 'state', 'delayed', 'due_at', due)
-  rcall('ZADD', delayed, due, id)
-  return {'CREATED', id, 'delayed'}
-end
-push_pending(prefix, ring, lane, id)
-return {'CREATED', id, 'pending'}
+return enqueue_one(prefix, seq, ring, delayed, idem, now_ms(), payload, max_attempts, delay_ms, lane, idem_key)

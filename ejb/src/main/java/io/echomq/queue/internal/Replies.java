@@ -36,6 +36,15 @@ public final class Replies {
         };
     }
 
+    public static List<Enqueued> enqueuedBatch(String queue, Object reply) {
+        List<Object> r = list(reply, "enqueue-batch");
+        List<Enqueued> jobs = new ArrayList<>(r.size() / 3);
+        for (int i = 0; i + 2 < r.size(); i += 3) {
+            jobs.add(enqueued(queue, List.of(r.get(i), r.get(i + 1), r.get(i + 2))));
+        }
+        return List.copyOf(jobs);
+    }
+
     public static List<ClaimedJob> claimed(String queue, Object reply) {
         List<Object> r = list(reply, "claim");
         if (r.isEmpty()) {

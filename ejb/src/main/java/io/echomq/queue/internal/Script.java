@@ -10,6 +10,7 @@ import java.util.function.BiFunction;
  */
 public enum Script {
     ENQUEUE("enqueue-4.lua", (k, id) -> List.of(k.seq(), k.ring(), k.delayed(), k.idempotency())),
+    ENQUEUE_BATCH("enqueue-batch-4.lua", (k, id) -> List.of(k.seq(), k.ring(), k.delayed(), k.idempotency())),
     CLAIM("claim-4.lua", (k, id) -> List.of(k.ring(), k.delayed(), k.active(), k.meta())),
     EXTEND("extend-2.lua", (k, id) -> List.of(k.job(id), k.active())),
     COMPLETE("complete-3.lua", (k, id) -> List.of(k.job(id), k.active(), k.completed())),

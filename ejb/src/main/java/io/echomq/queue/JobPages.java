@@ -1,0 +1,151 @@
+package io.echomq.queue;
+
+import io.echomq.queue.internal.QueueKeys;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.resps.Tuple;
+
+/**
+ * Reads pages of jobs (read-only, no script needed: nothing changes). Pending jobs live in one
+ * set per lane, scored by id, so a pending page merges the lanes by id; every other state has
+ * one set scored by time, paged by (score, member) in the set's own order.
+ */
+final class JobPages {
+
+    private final UnifiedJedis redis;
+    private final QueueKeys keys;
+
+    JobPages(UnifiedJedis redis, QueueKeys keys) {
+        this.redis = redis;
+        this.keys = keys;
+    }
+
+    JobPage page(JobState state, Optional<String> cursor, int limit) {
+        List<Tuple> members = state == JobState.PENDING
+                ? pendingAfter(cursor.map(JobPages::pendingCursor).orElse(0L), limit)
+                : scoredAfter(setOf(keys, state), cursor.map(ScoreCursor::parse), limit);
+        List<String> ids = members.stream().map(Tuple::getElement).toList();
+        Optional<String> next = Optional.empty();
+        if (members.size() == limit) {
+            Tuple last = members.get(members.size() - 1);
+            next = Optional.of(state == JobState.PENDING ? last.getElement() : new ScoreCursor((long) last.getScore(), last.getElement()).toString());
+        }
+        return new JobPage(keys.queue(), state, views(ids), next);
+    }
+
+    static String setOf(QueueKeys keys, JobState state) {
+        return switch (state) {
+            case DELAYED -> keys.delayed();
+            case ACTIVE -> keys.active();
+            case COMPLETED -> keys.completed();
+            case DEAD -> keys.dead();
+            case CANCELLED -> keys.cancelled();
+            case PENDING -> throw new InvalidRequestException("state", "pending jobs are held per lane; page them with jobs()");
+        };
+    }
+
+    /** The oldest pending jobs with an id above {@code afterId}, across every lane with work. */
+    private List<Tuple> pendingAfter(long afterId, int limit) {
+        List<Tuple> merged = new ArrayList<>();
+        for (String lane : redis.lrange(keys.ring(), 0, -1)) {
+            merged.addAll(redis.zrangeByScoreWithScores(keys.pending(lane), "(" + afterId, "+inf", 0, limit));
+        }
+        merged.sort(Comparator.comparingDouble(Tuple::getScore));
+        return merged.subList(0, Math.min(limit, merged.size()));
+    }
+
+    /** Members after the cursor in the set's order: by score, then by member as bytes. */
+    private List<Tuple> scoredAfter(String set, Optional<ScoreCursor> cursor, int limit) {
+        if (cursor.isEmpty()) {
+            return redis.zrangeWithScores(set, 0, limit - 1);
+        }
+        ScoreCursor after = cursor.get();
+        List<Tuple> out = new ArrayList<>(limit);
+        int offset = 0;
+        while (out.size() < limit) {
+            List<Tuple> batch = redis.zrangeByScoreWithScores(set, Long.toString(after.score()), "+inf", offset, limit);
+            for (Tuple t : batch) {
+                if ((long) t.getScore() > after.score() || t.getElement().compareTo(after.member()) > 0) {
+                    out.add(t);
+                    if (out.size() == limit) {
+                        break;
+                    }
+                }
+            }
+            if (batch.size() < limit) {
+                break;
+            }
+            offset += batch.size();
+        }
+        return out;
+    }
+
+    private List<JobView> views(List<String> ids) {
+        List<Response<Map<String, String>>> replies = new ArrayList<>(ids.size());
+        if (redis instanceof RedisClient client) {
+            try (Pipeline p = client.pipelined()) {
+                ids.forEach(id -> replies.add(p.hgetAll(keys.job(id))));
+                p.sync();
+            }
+            List<JobView> views = new ArrayList<>(ids.size());
+            for (int i = 0; i < ids.size(); i++) {
+                view(keys.queue(), ids.get(i), replies.get(i).get()).ifPresent(views::add);
+            }
+            return views;
+        }
+        List<JobView> views = new ArrayList<>(ids.size());
+        ids.forEach(id -> view(keys.queue(), id, redis.hgetAll(keys.job(id))).ifPresent(views::add));
+        return views;
+    }
+
+    /** A job hash as a view; empty when the job is gone (deleted by retention meanwhile). */
+    static Optional<JobView> view(String queue, String id, Map<String, String> fields) {
+        if (fields.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new JobView(queue, id, JobState.fromWireName(fields.get("state")), fields.get("payload"),
+                fields.get("lane"), Long.parseLong(fields.get("attempts")), Long.parseLong(fields.get("max_attempts")),
+                Instant.ofEpochMilli(Long.parseLong(fields.get("created_at"))), instant(fields, "due_at"),
+                instant(fields, "claimed_at"), instant(fields, "lease_until"), Optional.ofNullable(fields.get("worker")),
+                Optional.ofNullable(fields.get("last_error")), instant(fields, "finished_at"),
+                Optional.ofNullable(fields.get("idem")), Optional.ofNullable(fields.get("note"))));
+    }
+
+    private static Optional<Instant> instant(Map<String, String> fields, String name) {
+        return Optional.ofNullable(fields.get(name)).map(v -> Instant.ofEpochMilli(Long.parseLong(v)));
+    }
+
+    static long pendingCursor(String cursor) {
+        try {
+            return Long.parseLong(cursor);
+        } catch (NumberFormatException e) {
+            throw new InvalidRequestException("cursor", "is not a cursor this listing returned");
+        }
+    }
+
+    /** Where a page of a time-scored set ended: the last member's score and the member. */
+    record ScoreCursor(long score, String member) {
+
+        static ScoreCursor parse(String text) {
+            int dash = text.indexOf('-');
+            try {
+                return new ScoreCursor(Long.parseLong(text.substring(0, dash)), RequestChecks.jobId(text.substring(dash + 1)));
+            } catch (RuntimeException e) {
+                throw new InvalidRequestException("cursor", "is not a cursor this listing returned");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return score + "-" + member;
+        }
+    }
+}

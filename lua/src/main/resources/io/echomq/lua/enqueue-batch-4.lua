@@ -1,0 +1,40 @@
+--[[
+  enqueue-batch: stores several new jobs in one atomic step: all of them or none.
+
+  Invariant: as for enqueue, for each job. Nothing is checked here that could fail half-way:
+  the caller validated every job first, so the batch is applied whole (a server out of
+  memory refuses the script before its first write).
+
+  Input:
+    KEYS[1] seq       echomq:{q}:seq
+    KEYS[2] ring      echomq:{q}:lanes
+    KEYS[3] delayed   echomq:{q}:delayed
+    KEYS[4] idem      echomq:{q}:idem
+    ARGV[1] prefix    echomq:{q}:
+    ARGV[2] number of jobs n (>= 1)
+    ARGV[3] and on    five values per job, in order: payload, max attempts, delay in ms,
+                      lane, idempotency key ('' = none)
+
+  Output:
+    {status1, id1, state1, status2, id2, state2, ...}   status 'CREATED' or 'DUPLICATE'
+    (a later job with the key of an earlier one in the batch is a DUPLICATE of it)
+]]
+local rcall = redis.call
+local seq, ring, delayed, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local prefix, count = ARGV[1], tonumber(ARGV[2])
+
+-- #include now_ms
+-- #include push_pending
+-- #include enqueue_one
+
+local now = now_ms()
+local out = {}
+for i = 0, count - 1 do
+  local base = 3 + i * 5
+  local result = enqueue_one(prefix, seq, ring, delayed, idem, now, ARGV[base], tonumber(ARGV[base + 1]),
+    tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4])
+  out[#out + 1] = result[1]
+  out[#out + 1] = result[2]
+  out[#out + 1] = result[3]
+end
+return out

@@ -1,0 +1,33 @@
+-- Stores one new job, or answers the job an idempotency key already names. Returns
+-- {'CREATED'|'DUPLICATE', id, state}. Needs now (ms, server clock) and push_pending.
+local function enqueue_one(prefix, seq, ring, delayed, idem, now, payload, max_attempts, delay_ms, lane, idem_key)
+  if idem_key ~= '' then
+    local existing = redis.call('HGET', idem, idem_key)
+    if existing then
+      local state = redis.call('HGET', prefix .. 'job:' .. existing, 'state')
+      if state then
+        return {'DUPLICATE', existing, state}
+      end
+      -- The mapping outlived its job (retention removed the job); the key is free again.
+      redis.call('HDEL', idem, idem_key)
+    end
+  end
+
+  local id = tostring(redis.call('INCR', seq))
+  local job = prefix .. 'job:' .. id
+  redis.call('HSET', job, 'id', id, 'payload', payload, 'lane', lane, 'attempts', 0,
+    'max_attempts', max_attempts, 'retry_budget', max_attempts, 'created_at', now)
+  if idem_key ~= '' then
+    redis.call('HSET', job, 'idem', idem_key)
+    redis.call('HSET', idem, idem_key, id)
+  end
+
+  if delay_ms > 0 then
+    local due = now + delay_ms
+    redis.call('HSET', job, 'state', 'delayed', 'due_at', due)
+    redis.call('ZADD', delayed, due, id)
+    return {'CREATED', id, 'delayed'}
+  end
+  push_pending(prefix, ring, lane, id)
+  return {'CREATED', id, 'pending'}
+end
