@@ -4,13 +4,16 @@ import io.echomq.handler.HandlesQueue;
 import io.echomq.handler.JobContext;
 import io.echomq.handler.JobHandler;
 import io.echomq.handler.PermanentJobFailure;
+import jakarta.enterprise.context.ApplicationScoped;
 import org.jdbi.v3.core.Handle;
 
 /**
  * The demo effect that makes duplicates visible: each job writes one ledger row and moves the
  * account's balance. Run through the effect store it happens once per job; run any other way,
- * a redelivered job shows up as a second ledger row.
+ * a redelivered job shows up as a second ledger row. On by default; {@code echomq.demo.enabled=false}
+ * turns it off.
  */
+@ApplicationScoped
 @HandlesQueue(LedgerChargeHandler.QUEUE)
 public class LedgerChargeHandler implements JobHandler {
 

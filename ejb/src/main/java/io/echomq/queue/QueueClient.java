@@ -45,6 +45,16 @@ public final class QueueClient {
         return new QueueClient(redis, settings);
     }
 
+    /**
+     * Checks a queue name as every method here does, for callers that decide about a queue
+     * before touching it (an API answering "unknown queue").
+     *
+     * @throws InvalidRequestException naming the field {@code queue}
+     */
+    public static String checkQueueName(String queue) {
+        return RequestChecks.queueName(queue);
+    }
+
     public QueueSettings settings() {
         return settings;
     }

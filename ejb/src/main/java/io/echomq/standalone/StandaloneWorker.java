@@ -114,7 +114,7 @@ public final class StandaloneWorker {
     private static final class EventPrinter implements WorkerListener {
 
         @Override
-        public void effect(ClaimedJob job, EffectOutcome outcome) {
+        public void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
             String event = outcome instanceof EffectOutcome.AlreadyApplied ? "skipped" : "applied";
             OUT.println("echomq-worker event=" + event + " job=" + job.id() + " attempt=" + job.attempt());
         }

@@ -13,6 +13,7 @@ import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.Rejected;
 import io.echomq.queue.RetryOutcome;
 import io.echomq.queue.Settlement;
+import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -63,9 +64,10 @@ final class JobExecution {
         }, settings.jobTimeout().toMillis(), TimeUnit.MILLISECONDS);
         try {
             faults.at(CrashPoint.LEASE, job);
+            long effectStart = System.nanoTime();
             EffectOutcome outcome = effects.apply(job.lease(), tx -> handler.handle(
                     new JobContext(job.lease().queue(), job.id(), job.attempt(), job.lane(), job.payload(), tx)));
-            listener.effect(job, outcome);
+            listener.effect(job, outcome, Duration.ofNanos(System.nanoTime() - effectStart));
             faults.at(CrashPoint.EFFECT, job);
             watchdog.cancel(false);
             heartbeat.stop();

@@ -125,7 +125,10 @@ public final class QueueWorker {
 
     private List<ClaimedJob> claimOne() {
         try {
-            return queue.claim(queueName, settings.lease(), 1, workerId);
+            long start = System.nanoTime();
+            List<ClaimedJob> claimed = queue.claim(queueName, settings.lease(), 1, workerId);
+            listener.claimCall(queueName, Duration.ofNanos(System.nanoTime() - start), claimed.size());
+            return claimed;
         } catch (QueueUnavailableException e) {
             LOG.log(Level.WARNING, "worker {0}: cannot claim from queue ''{1}'': {2}", new Object[] {workerId, queueName, e.getMessage()});
             return List.of();

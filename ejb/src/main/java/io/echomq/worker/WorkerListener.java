@@ -4,6 +4,7 @@ import io.echomq.effect.EffectOutcome;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Rejected;
 import io.echomq.queue.RetryOutcome;
+import java.time.Duration;
 
 /**
  * What a worker reports as it goes: for metrics, logs, the console, and tests that wait on
@@ -17,8 +18,15 @@ public interface WorkerListener {
     default void claimed(ClaimedJob job) {
     }
 
-    /** The effect committed in this attempt, or an earlier attempt's effect was found. */
-    default void effect(ClaimedJob job, EffectOutcome outcome) {
+    /** One claim call: how long it took and how many jobs it brought (0 when the queue was empty). */
+    default void claimCall(String queue, Duration took, int jobs) {
+    }
+
+    /**
+     * The effect committed in this attempt, or an earlier attempt's effect was found;
+     * {@code took} is the effect transaction's duration.
+     */
+    default void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
     }
 
     default void completed(ClaimedJob job) {

@@ -26,7 +26,7 @@ final class RecordingListener implements WorkerListener {
     }
 
     @Override
-    public void effect(ClaimedJob job, EffectOutcome outcome) {
+    public void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
         effects.add(outcome);
     }
 

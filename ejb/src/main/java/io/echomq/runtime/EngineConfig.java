@@ -1,0 +1,171 @@
+package io.echomq.runtime;
+
+import io.echomq.effect.EffectSettings;
+import io.echomq.queue.Backoff;
+import io.echomq.queue.EvictionPolicyCheck;
+import io.echomq.queue.QueueSettings;
+import io.echomq.queue.Retention;
+import io.echomq.worker.Maintenance;
+import io.echomq.worker.WorkerSettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.eclipse.microprofile.config.Config;
+
+/**
+ * The engine's configuration, read once at deployment from MicroProfile Config (so environment
+ * variables work: {@code echomq.worker.lease-ms} is {@code ECHOMQ_WORKER_LEASE_MS}). Every value
+ * is checked here; a bad one fails the deployment with a message naming its key. The keys and
+ * defaults are listed in the README.
+ */
+public final class EngineConfig {
+
+    private static final Duration MIN_LEASE = Duration.ofMillis(100);
+    private static final Duration DAY = Duration.ofDays(1);
+
+    private final ConfigReader read;
+    private final String valkeyUrl;
+    private final int valkeyPoolSize;
+    private final String jdbcUrl;
+    private final Optional<String> jdbcUser;
+    private final Optional<String> jdbcPassword;
+    private final int jdbcPoolSize;
+    private final QueueSettings queueSettings;
+    private final WorkerSettings workerDefaults;
+    private final Duration shutdownGrace;
+    private final Maintenance.Settings maintenance;
+    private final EffectSettings effects;
+    private final List<String> declaredQueues;
+    private final boolean demoEnabled;
+    private final boolean devMode;
+
+    public EngineConfig(Config config) {
+        this.read = new ConfigReader(config);
+        valkeyUrl = read.required("echomq.valkey.url", "the Valkey server, e.g. redis://:password@127.0.0.1:6379");
+        valkeyPoolSize = read.integer("echomq.valkey.pool-size", 32, 1, 1_000);
+        jdbcUrl = read.required("echomq.jdbc.url", "the PostgreSQL database, e.g. jdbc:postgresql://127.0.0.1:5432/echomq");
+        if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
+            throw new ConfigurationException("echomq.jdbc.url", "must be a PostgreSQL JDBC URL (jdbc:postgresql://...), was '"
+                    + jdbcUrl.replaceAll("password=[^&]*", "password=***") + "'");
+        }
+        jdbcUser = read.optional("echomq.jdbc.user");
+        jdbcPassword = read.optional("echomq.jdbc.password");
+        jdbcPoolSize = read.integer("echomq.jdbc.pool-size", 16, 1, 1_000);
+        queueSettings = readQueueSettings();
+        workerDefaults = workerSettings("echomq.worker.", WorkerSettings.DEFAULT);
+        shutdownGrace = read.millis("echomq.worker.shutdown-grace-ms", Duration.ofSeconds(10), Duration.ZERO, Duration.ofMinutes(10));
+        maintenance = maintenanceSettings();
+        effects = new EffectSettings(
+                read.millis("echomq.effect.lock-timeout-ms", EffectSettings.DEFAULT.lockTimeout(), Duration.ofMillis(1), Duration.ofHours(1)),
+                read.millis("echomq.effect.idle-in-transaction-timeout-ms", EffectSettings.DEFAULT.idleInTransactionTimeout(),
+                        Duration.ofMillis(1), DAY));
+        declaredQueues = read.list("echomq.queues");
+        demoEnabled = read.flag("echomq.demo.enabled", true);
+        devMode = read.flag("echomq.dev-mode", false);
+    }
+
+    private QueueSettings readQueueSettings() {
+        QueueSettings defaults = QueueSettings.DEFAULT;
+        return new QueueSettings(
+                read.integer("echomq.queue.max-payload-bytes", defaults.maxPayloadBytes(), 1, 64 * QueueSettings.ONE_MIB),
+                read.integer("echomq.job.max-attempts", defaults.defaultMaxAttempts(), 1, defaults.maxAttemptsLimit()),
+                defaults.maxAttemptsLimit(), defaults.maxDelay(), defaults.promoteBatch(),
+                read.choice("echomq.queue.eviction-policy-check", EvictionPolicyCheck.class, defaults.evictionPolicyCheck()));
+    }
+
+    /** Worker settings under {@code prefix}, each absent key taking its value from {@code base}. */
+    private WorkerSettings workerSettings(String prefix, WorkerSettings base) {
+        Duration lease = read.millis(prefix + "lease-ms", base.lease(), MIN_LEASE, DAY);
+        Duration heartbeat = read.millis(prefix + "heartbeat-ms",
+                read.optional(prefix + "lease-ms").isPresent() ? lease.dividedBy(3) : base.heartbeatInterval(), Duration.ofMillis(10), DAY);
+        Duration baseDelay = read.millis(prefix + "backoff-base-ms", base.backoff().base(), Duration.ZERO, DAY);
+        Duration maxDelay = read.millis(prefix + "backoff-max-ms", base.backoff().cap(), Duration.ZERO, Duration.ofDays(7));
+        if (maxDelay.compareTo(baseDelay) < 0) {
+            throw new ConfigurationException(prefix + "backoff-max-ms", "must be at least " + prefix + "backoff-base-ms ("
+                    + baseDelay.toMillis() + "), was " + maxDelay.toMillis());
+        }
+        if (heartbeat.multipliedBy(2).compareTo(lease) > 0) {
+            throw new ConfigurationException(prefix + "heartbeat-ms", "must be at most half of " + prefix + "lease-ms ("
+                    + lease.toMillis() + "), was " + heartbeat.toMillis());
+        }
+        return new WorkerSettings(
+                read.integer(prefix + "concurrency", base.concurrency(), 1, 1_000),
+                lease, heartbeat,
+                read.millis(prefix + "job-timeout-ms", base.jobTimeout(), Duration.ofMillis(10), DAY),
+                new Backoff(baseDelay, maxDelay),
+                base.idlePoll());
+    }
+
+    private Maintenance.Settings maintenanceSettings() {
+        Retention defaults = Retention.DEFAULT;
+        Retention retention = new Retention(
+                read.integer("echomq.retention.completed-count", defaults.completedKeepCount(), 0, Integer.MAX_VALUE),
+                read.millis("echomq.retention.completed-age-ms", defaults.completedMaxAge(), Duration.ZERO, Duration.ofDays(3650)),
+                read.integer("echomq.retention.dead-count", defaults.deadKeepCount(), 0, Integer.MAX_VALUE),
+                read.millis("echomq.retention.dead-age-ms", defaults.deadMaxAge(), Duration.ZERO, Duration.ofDays(3650)),
+                defaults.batch());
+        Maintenance.Settings base = Maintenance.Settings.DEFAULT;
+        return new Maintenance.Settings(
+                read.millis("echomq.maintenance.interval-ms", base.interval(), Duration.ofMillis(10), Duration.ofMinutes(10)),
+                base.reapBatch(), retention, base.trimEvery(), base.reconcileBatch());
+    }
+
+    /** The worker settings of one queue: {@code echomq.queues.<queue>.*}, else the worker defaults. */
+    public WorkerSettings workerFor(String queue) {
+        return workerSettings("echomq.queues." + queue + ".", workerDefaults);
+    }
+
+    public String valkeyUrl() {
+        return valkeyUrl;
+    }
+
+    public int valkeyPoolSize() {
+        return valkeyPoolSize;
+    }
+
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
+    public Optional<String> jdbcUser() {
+        return jdbcUser;
+    }
+
+    public Optional<String> jdbcPassword() {
+        return jdbcPassword;
+    }
+
+    public int jdbcPoolSize() {
+        return jdbcPoolSize;
+    }
+
+    public QueueSettings queueSettings() {
+        return queueSettings;
+    }
+
+    public Duration shutdownGrace() {
+        return shutdownGrace;
+    }
+
+    public Maintenance.Settings maintenance() {
+        return maintenance;
+    }
+
+    public EffectSettings effects() {
+        return effects;
+    }
+
+    /** Queues that accept submissions though no handler here consumes them (workers elsewhere). */
+    public List<String> declaredQueues() {
+        return declaredQueues;
+    }
+
+    public boolean demoEnabled() {
+        return demoEnabled;
+    }
+
+    /** Dev mode: generated credentials are printed at start. Never for production. */
+    public boolean devMode() {
+        return devMode;
+    }
+}

@@ -1,0 +1,33 @@
+package io.echomq.web.api;
+
+import io.echomq.demo.LedgerSummary;
+import io.echomq.runtime.EchoMqEngine;
+import io.echomq.web.security.Roles;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+/** The demo ledger, so anyone can check exactly-once from outside: duplicates stays 0. */
+@Path("demo")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+@RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
+@Tag(name = "demo")
+public class DemoResource {
+
+    @Inject
+    EchoMqEngine engine;
+
+    @GET
+    @Path("ledger")
+    @Operation(summary = "The demo ledger of queue 'payments': entries, distinct jobs, duplicates, total")
+    public LedgerSummary ledger() {
+        return engine.demoLedger();
+    }
+}

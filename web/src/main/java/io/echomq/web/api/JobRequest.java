@@ -1,0 +1,31 @@
+package io.echomq.web.api;
+
+import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.NewJob;
+import jakarta.json.JsonValue;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * A job as submitted: {@code {"payload": <any JSON>, "lane": "…", "delayMs": n,
+ * "maxAttempts": n, "idempotencyKey": "…"}}; all but the payload are optional (the key is
+ * usually given as the {@code Idempotency-Key} header; in a batch, per job).
+ */
+public record JobRequest(JsonValue payload, String lane, Long delayMs, Integer maxAttempts, String idempotencyKey) {
+
+    /** The engine's job; the payload is kept as the JSON text it arrived as. */
+    NewJob toNewJob(Optional<String> headerKey) {
+        if (payload == null || payload.getValueType() == JsonValue.ValueType.NULL) {
+            throw new InvalidRequestException("payload", "is required (any JSON value)");
+        }
+        NewJob job = NewJob.of(payload.toString()).inLane(lane);
+        if (delayMs != null) {
+            job = job.delayedBy(Duration.ofMillis(delayMs));
+        }
+        if (maxAttempts != null) {
+            job = job.withMaxAttempts(maxAttempts);
+        }
+        Optional<String> key = headerKey.or(() -> Optional.ofNullable(idempotencyKey));
+        return key.map(job::withIdempotencyKey).orElse(job);
+    }
+}

@@ -1,0 +1,128 @@
+package io.echomq.web.api;
+
+import io.echomq.queue.Enqueued;
+import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.JobPage;
+import io.echomq.queue.JobState;
+import io.echomq.queue.ManualTransition;
+import io.echomq.runtime.EchoMqEngine;
+import io.echomq.web.metrics.QueueMetrics;
+import io.echomq.web.problem.Problem;
+import io.echomq.web.security.Roles;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.util.Locale;
+import java.util.Optional;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+/** One queue's jobs: submit, list, inspect, cancel, retry. Validates, hands off, returns. */
+@Path("queues/{queue}/jobs")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+@RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
+@Tag(name = "jobs")
+public class JobsResource {
+
+    @Inject
+    EchoMqEngine engine;
+
+    @Inject
+    QueueMetrics metrics;
+
+    @PathParam("queue")
+    String queue;
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Submit a job. With an Idempotency-Key, a repeat answers the first job (200) instead of making a second")
+    public Response submit(@HeaderParam("Idempotency-Key") String idempotencyKey, JobRequest body, @Context UriInfo uri) {
+        KnownQueues.require(engine, queue);
+        if (body == null) {
+            throw new InvalidRequestException("body", "a JSON object with at least \"payload\" is required");
+        }
+        Enqueued job = engine.queue().enqueue(queue, body.toNewJob(Optional.ofNullable(idempotencyKey)));
+        if (job.replayed()) {
+            return Response.ok(Views.JobCreated.of(job)).build();
+        }
+        metrics.enqueued(queue, 1);
+        return Response.created(uri.getAbsolutePathBuilder().path(job.id()).build()).entity(Views.JobCreated.of(job)).build();
+    }
+
+    @GET
+    @Operation(summary = "A page of the queue's jobs in one state, oldest first; pass 'next' back as cursor")
+    public Views.JobList list(@QueryParam("state") @DefaultValue("pending") String state, @QueryParam("cursor") String cursor,
+            @QueryParam("limit") @DefaultValue("50") int limit) {
+        KnownQueues.require(engine, queue);
+        JobPage page = engine.queue().jobs(queue, parseState(state), Optional.ofNullable(cursor).filter(c -> !c.isEmpty()), limit);
+        return new Views.JobList(queue, page.state().wireName(), page.jobs().stream().map(Views.JobSummary::of).toList(),
+                page.next().orElse(null));
+    }
+
+    @GET
+    @Path("{id}")
+    @Operation(summary = "One job: its state, attempts, lease, last error, and its effect (applied by attempt k at t, or not yet)")
+    public Views.JobDetail one(@PathParam("id") String id) {
+        KnownQueues.require(engine, queue);
+        return engine.queue().job(queue, id)
+                .map(job -> Views.JobDetail.of(job, engine.effects().find(queue, id)))
+                .orElseThrow(() -> notFound(id));
+    }
+
+    @POST
+    @Path("{id}/cancel")
+    @RolesAllowed(Roles.ADMIN)
+    @Operation(summary = "Withdraw a pending or delayed job")
+    public Views.Transition cancel(@PathParam("id") String id) {
+        KnownQueues.require(engine, queue);
+        return transition(engine.queue().cancel(queue, id));
+    }
+
+    @POST
+    @Path("{id}/retry")
+    @RolesAllowed(Roles.ADMIN)
+    @Operation(summary = "Give a dead job a fresh budget of attempts")
+    public Views.Transition retry(@PathParam("id") String id) {
+        KnownQueues.require(engine, queue);
+        return transition(engine.queue().requeue(queue, id));
+    }
+
+    private Views.Transition transition(ManualTransition outcome) {
+        if (outcome instanceof ManualTransition.Moved moved) {
+            return Views.Transition.of(moved);
+        }
+        ManualTransition.Refused refused = (ManualTransition.Refused) outcome;
+        if (refused.current().isEmpty()) {
+            throw notFound(refused.jobId());
+        }
+        throw new WebApplicationException(Problem.of(Response.Status.CONFLICT, refused.why()).toResponse());
+    }
+
+    private WebApplicationException notFound(String id) {
+        return new WebApplicationException(Problem.of(Response.Status.NOT_FOUND,
+                "queue '" + queue + "' has no job " + id + " (never submitted, or deleted by retention)").withField("id").toResponse());
+    }
+
+    private static JobState parseState(String state) {
+        try {
+            return JobState.valueOf(state.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRequestException("state", "must be one of pending, delayed, active, completed, dead, cancelled");
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package io.echomq.web.api;
+
+import io.echomq.queue.Enqueued;
+import io.echomq.queue.NewJob;
+import io.echomq.runtime.EchoMqEngine;
+import io.echomq.web.metrics.QueueMetrics;
+import io.echomq.web.security.Roles;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+/** Queues: their counts, pausing, and batch submission. Validates, hands off, returns. */
+@Path("queues")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+@RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
+@Tag(name = "queues")
+public class QueuesResource {
+
+    @Inject
+    EchoMqEngine engine;
+
+    @Inject
+    QueueMetrics metrics;
+
+    @GET
+    @Operation(summary = "Every queue this deployment serves, with its counts per state")
+    public List<Views.QueueView> all() {
+        return engine.queues().stream().map(q -> Views.QueueView.of(engine.queue().stats(q))).toList();
+    }
+
+    @GET
+    @Path("{queue}")
+    @Operation(summary = "One queue's counts per state, and whether it is paused")
+    public Views.QueueView one(@PathParam("queue") String queue) {
+        return Views.QueueView.of(engine.queue().stats(KnownQueues.require(engine, queue)));
+    }
+
+    @POST
+    @Path("{queue}/pause")
+    @RolesAllowed(Roles.ADMIN)
+    @Operation(summary = "Stop handing out this queue's jobs (submissions and running jobs go on)")
+    public Views.QueueView pause(@PathParam("queue") String queue) {
+        engine.queue().pause(KnownQueues.require(engine, queue));
+        return one(queue);
+    }
+
+    @POST
+    @Path("{queue}/resume")
+    @RolesAllowed(Roles.ADMIN)
+    @Operation(summary = "Hand out this queue's jobs again")
+    public Views.QueueView resume(@PathParam("queue") String queue) {
+        engine.queue().resume(KnownQueues.require(engine, queue));
+        return one(queue);
+    }
+
+    @POST
+    @Path("{queue}/jobs:batch")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Submit several jobs at once: all are accepted, or none")
+    public Response submitBatch(@PathParam("queue") String queue, List<JobRequest> body) {
+        KnownQueues.require(engine, queue);
+        if (body == null) {
+            throw new io.echomq.queue.InvalidRequestException("jobs", "the body must be a JSON array of jobs");
+        }
+        List<NewJob> jobs = new ArrayList<>(body.size());
+        for (int i = 0; i < body.size(); i++) {
+            if (body.get(i) == null) {
+                throw new io.echomq.queue.InvalidRequestException("jobs[" + i + "]", "is required");
+            }
+            jobs.add(body.get(i).toNewJob(Optional.empty()));
+        }
+        List<Enqueued> accepted = engine.queue().enqueueBatch(queue, jobs);
+        metrics.enqueued(queue, accepted.stream().filter(e -> !e.replayed()).count());
+        return Response.status(Response.Status.CREATED).entity(accepted.stream().map(Views.JobCreated::of).toList()).build();
+    }
+}

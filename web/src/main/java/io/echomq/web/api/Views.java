@@ -1,0 +1,88 @@
+package io.echomq.web.api;
+
+import io.echomq.effect.EffectRecord;
+import io.echomq.queue.Enqueued;
+import io.echomq.queue.JobView;
+import io.echomq.queue.ManualTransition;
+import io.echomq.queue.QueueStats;
+import jakarta.json.Json;
+import jakarta.json.JsonException;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
+import java.io.StringReader;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The API's response bodies, built from the engine's records. */
+final class Views {
+
+    private Views() {
+    }
+
+    public record JobCreated(String id, String queue, String state, boolean replayed) {
+        static JobCreated of(Enqueued e) {
+            return new JobCreated(e.id(), e.queue(), e.state().wireName(), e.replayed());
+        }
+    }
+
+    public record QueueView(String name, boolean paused, Map<String, Long> counts, long total, int lanesWithWork) {
+        static QueueView of(QueueStats s) {
+            Map<String, Long> counts = new LinkedHashMap<>();
+            counts.put("pending", s.pending());
+            counts.put("delayed", s.delayed());
+            counts.put("active", s.active());
+            counts.put("completed", s.completed());
+            counts.put("dead", s.dead());
+            counts.put("cancelled", s.cancelled());
+            return new QueueView(s.queue(), s.paused(), counts, s.total(), s.lanesWithWork());
+        }
+    }
+
+    public record JobSummary(String id, String state, String lane, long attempts, long maxAttempts, Instant createdAt,
+            Instant finishedAt, String lastError) {
+        static JobSummary of(JobView j) {
+            return new JobSummary(j.id(), j.state().wireName(), j.lane(), j.attempts(), j.maxAttempts(), j.createdAt(),
+                    j.finishedAt().orElse(null), j.lastError().orElse(null));
+        }
+    }
+
+    public record JobList(String queue, String state, List<JobSummary> jobs, String next) {
+    }
+
+    /** How the job's effect stands: applied by attempt k at time t, or not yet (null). */
+    public record EffectView(long appliedByAttempt, Instant appliedAt) {
+        static EffectView of(EffectRecord r) {
+            return new EffectView(r.attempt(), r.appliedAt());
+        }
+    }
+
+    public record JobDetail(String id, String queue, String state, JsonValue payload, String lane, long attempts,
+            long maxAttempts, Instant createdAt, Instant dueAt, Instant claimedAt, Instant leaseUntil, String worker,
+            String lastError, Instant finishedAt, String idempotencyKey, String note, EffectView effect) {
+        static JobDetail of(JobView j, Optional<EffectRecord> effect) {
+            return new JobDetail(j.id(), j.queue(), j.state().wireName(), json(j.payload()), j.lane(), j.attempts(),
+                    j.maxAttempts(), j.createdAt(), j.dueAt().orElse(null), j.claimedAt().orElse(null),
+                    j.leaseUntil().orElse(null), j.worker().orElse(null), j.lastError().orElse(null),
+                    j.finishedAt().orElse(null), j.idempotencyKey().orElse(null), j.note().orElse(null),
+                    effect.map(EffectView::of).orElse(null));
+        }
+    }
+
+    public record Transition(String id, String queue, String from, String to) {
+        static Transition of(ManualTransition.Moved m) {
+            return new Transition(m.jobId(), m.queue(), m.from().wireName(), m.to().wireName());
+        }
+    }
+
+    /** A stored payload as JSON; one that is not JSON (submitted by other clients) as a string. */
+    static JsonValue json(String payload) {
+        try (JsonReader reader = Json.createReader(new StringReader(payload))) {
+            return reader.readValue();
+        } catch (JsonException e) {
+            return Json.createValue(payload);
+        }
+    }
+}

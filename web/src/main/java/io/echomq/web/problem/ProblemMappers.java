@@ -1,0 +1,153 @@
+package io.echomq.web.problem;
+
+import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.QueueUnavailableException;
+import jakarta.json.bind.JsonbException;
+import jakarta.ws.rs.ProcessingException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Turns every failure into a problem body. The engine's exceptions are the only source of
+ * detail text; an unexpected failure is logged in full and answered without internals.
+ */
+public final class ProblemMappers {
+
+    private static final Logger LOG = Logger.getLogger(ProblemMappers.class.getName());
+
+    /** The engine names some inputs differently from the API's JSON; the API's name wins. */
+    private static final Map<String, String> API_FIELD_NAMES = Map.of("delay", "delayMs", "jobId", "id");
+
+    private ProblemMappers() {
+    }
+
+    static String apiField(String engineField) {
+        for (Map.Entry<String, String> rename : API_FIELD_NAMES.entrySet()) {
+            if (engineField.equals(rename.getKey()) || engineField.endsWith("." + rename.getKey())) {
+                return engineField.substring(0, engineField.length() - rename.getKey().length()) + rename.getValue();
+            }
+        }
+        return engineField;
+    }
+
+    @Provider
+    public static final class InvalidRequest implements ExceptionMapper<InvalidRequestException> {
+        @Override
+        public Response toResponse(InvalidRequestException e) {
+            String field = apiField(e.field());
+            String detail = field + e.getMessage().substring(e.field().length());
+            return Problem.of(Response.Status.BAD_REQUEST, detail).withField(field).toResponse();
+        }
+    }
+
+    @Provider
+    public static final class Unavailable implements ExceptionMapper<QueueUnavailableException> {
+        @Override
+        public Response toResponse(QueueUnavailableException e) {
+            LOG.log(Level.WARNING, "EchoMQ API: {0}", e.getMessage());
+            return Problem.of(Response.Status.SERVICE_UNAVAILABLE, e.getMessage() + ". Nothing was accepted; try again later.")
+                    .toResponse();
+        }
+    }
+
+    @Provider
+    public static final class Web implements ExceptionMapper<WebApplicationException> {
+        @Override
+        public Response toResponse(WebApplicationException e) {
+            Response original = e.getResponse();
+            if (original.hasEntity() && Problem.PROBLEM_JSON.isCompatible(original.getMediaType())) {
+                return original;
+            }
+            int status = original.getStatus();
+            String detail = switch (status) {
+                case 401 -> "log in: this API uses HTTP Basic authentication";
+                case 403 -> "your user lacks the role this needs (submitting and reading: submitter; steering: admin)";
+                case 404 -> "there is nothing at this address";
+                case 405 -> "this address does not accept that method";
+                case 406 -> "this API answers application/json";
+                case 415 -> "send the body as application/json";
+                default -> String.valueOf(e.getMessage());
+            };
+            return Problem.of(status, original.getStatusInfo().getReasonPhrase(), detail).toResponse();
+        }
+    }
+
+    /** A body JSON-B cannot read: broken JSON, or a value of the wrong type. */
+    @Provider
+    public static final class UnreadableBody implements ExceptionMapper<JsonbException> {
+        @Override
+        public Response toResponse(JsonbException e) {
+            return Problem.of(Response.Status.BAD_REQUEST, "the body is not the JSON this address expects: " + rootMessage(e))
+                    .withField("body").toResponse();
+        }
+    }
+
+    @Provider
+    public static final class Processing implements ExceptionMapper<ProcessingException> {
+        @Override
+        public Response toResponse(ProcessingException e) {
+            if (causedBy(e, BodyTooLargeException.class)) {
+                return ((BodyTooLargeException) cause(e, BodyTooLargeException.class)).toResponse();
+            }
+            if (causedBy(e, JsonbException.class) || causedBy(e, jakarta.json.JsonException.class)) {
+                return Problem.of(Response.Status.BAD_REQUEST, "the body is not the JSON this address expects: " + rootMessage(e))
+                        .withField("body").toResponse();
+            }
+            LOG.log(Level.SEVERE, "EchoMQ API: request processing failed", e);
+            return Problem.of(Response.Status.BAD_REQUEST, "the request could not be read").toResponse();
+        }
+    }
+
+    @Provider
+    public static final class TooLarge implements ExceptionMapper<BodyTooLargeException> {
+        @Override
+        public Response toResponse(BodyTooLargeException e) {
+            return e.toResponse();
+        }
+    }
+
+    @Provider
+    public static final class Unexpected implements ExceptionMapper<RuntimeException> {
+        @Override
+        public Response toResponse(RuntimeException e) {
+            if (causedBy(e, BodyTooLargeException.class)) {
+                return ((BodyTooLargeException) cause(e, BodyTooLargeException.class)).toResponse();
+            }
+            if (causedBy(e, JsonbException.class)) {
+                return new UnreadableBody().toResponse((JsonbException) cause(e, JsonbException.class));
+            }
+            LOG.log(Level.SEVERE, "EchoMQ API: unexpected failure", e);
+            return Problem.of(Response.Status.INTERNAL_SERVER_ERROR,
+                    "an unexpected error occurred; the server log has the details").toResponse();
+        }
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        return cause(e, type) != null;
+    }
+
+    private static Throwable cause(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = String.valueOf(root.getMessage());
+        // Parser messages can quote the input; keep them short and on one line.
+        message = message.replaceAll("[\\r\\n\\t]+", " ");
+        return message.length() > 200 ? message.substring(0, 200) + "…" : message;
+    }
+}

@@ -1,0 +1,40 @@
+package io.echomq.web.security;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.security.enterprise.authentication.mechanism.http.BasicAuthenticationMechanismDefinition;
+import jakarta.security.enterprise.credential.UsernamePasswordCredential;
+import jakarta.security.enterprise.identitystore.CredentialValidationResult;
+import jakarta.security.enterprise.identitystore.IdentityStore;
+import jakarta.security.enterprise.identitystore.Pbkdf2PasswordHash;
+
+/**
+ * Checks API credentials against the {@link UserDirectory}; the user's roles become groups.
+ * Declares the HTTP Basic mechanism here because Jakarta Security finds the definition on CDI
+ * beans only.
+ */
+@ApplicationScoped
+@BasicAuthenticationMechanismDefinition(realmName = "EchoMQ")
+public class EchoMqIdentityStore implements IdentityStore {
+
+    @Inject
+    UserDirectory users;
+
+    @Inject
+    Pbkdf2PasswordHash hashes;
+
+    public CredentialValidationResult validate(UsernamePasswordCredential credential) {
+        return users.find(credential.getCaller())
+                .filter(user -> verifies(credential, user))
+                .map(user -> new CredentialValidationResult(user.name(), user.roles()))
+                .orElse(CredentialValidationResult.INVALID_RESULT);
+    }
+
+    private boolean verifies(UsernamePasswordCredential credential, User user) {
+        try {
+            return hashes.verify(credential.getPassword().getValue(), user.passwordHash());
+        } catch (RuntimeException malformedHash) {
+            return false;
+        }
+    }
+}
