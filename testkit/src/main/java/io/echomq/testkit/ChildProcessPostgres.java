@@ -103,7 +103,7 @@ final class ChildProcessPostgres {
     }
 
     /** The account must own the directory it initializes and reads the password file from. */
-    private static void handOver(Path directory, ChildProcessLauncher.OsUser osUser) throws IOException, InterruptedException {
+    static void handOver(Path directory, ChildProcessLauncher.OsUser osUser) throws IOException, InterruptedException {
         Process chown = new ProcessBuilder("chown", "-R", osUser.uid() + ":" + osUser.gid(), directory.toString())
                 .redirectErrorStream(true).start();
         String out = new String(chown.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);

@@ -58,6 +58,19 @@ final class PostgresProbe {
         }
     }
 
+    /** {@code SHOW name}: a server setting (some, such as {@code data_directory}, only for superusers). */
+    static String setting(String jdbcUrl, String user, String password, String name) throws SQLException {
+        if (!name.matches("[a-z_]+")) {
+            throw new IllegalArgumentException("not a setting name: " + name);
+        }
+        try (Connection connection = connect(jdbcUrl, user, password);
+             Statement statement = connection.createStatement();
+             ResultSet result = statement.executeQuery("SHOW " + name)) {
+            result.next();
+            return result.getString(1);
+        }
+    }
+
     static void execute(String jdbcUrl, String user, String password, String sql) throws SQLException {
         try (Connection connection = connect(jdbcUrl, user, password);
              Statement statement = connection.createStatement()) {

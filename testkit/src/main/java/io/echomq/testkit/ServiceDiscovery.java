@@ -102,6 +102,13 @@ final class ServiceDiscovery {
     }
 
     static <T> T firstThatStarts(String service, String environmentNote, List<Source<T>> sources, List<String> fixes) {
+        return firstThatStarts(service, "No " + service + " for the tests, and tests never skip for a missing service.",
+                environmentNote, sources, fixes);
+    }
+
+    /** As above, with the failure's first line given (the dev launcher is not a test run). */
+    static <T> T firstThatStarts(String service, String headline, String environmentNote, List<Source<T>> sources,
+                                 List<String> fixes) {
         List<String> tried = new ArrayList<>();
         tried.add(environmentNote);
         Exception lastFailure = null;
@@ -116,12 +123,11 @@ final class ServiceDiscovery {
                 TestkitConsole.info(service + ": " + source.name() + " failed, trying the next way: " + firstLine(e.getMessage()));
             }
         }
-        throw new ServiceUnavailableException(failureMessage(service, tried, fixes), lastFailure);
+        throw new ServiceUnavailableException(failureMessage(service, headline, tried, fixes), lastFailure);
     }
 
-    static String failureMessage(String service, List<String> tried, List<String> fixes) {
-        StringBuilder message = new StringBuilder("No ").append(service)
-                .append(" for the tests, and tests never skip for a missing service. Tried, in order:\n");
+    static String failureMessage(String service, String headline, List<String> tried, List<String> fixes) {
+        StringBuilder message = new StringBuilder(headline).append(" Tried, in order:\n");
         for (int i = 0; i < tried.size(); i++) {
             message.append("  ").append(i + 1).append(". ").append(tried.get(i).replace("\n", "\n       ")).append('\n');
         }
@@ -144,14 +150,14 @@ final class ServiceDiscovery {
         }
     }
 
-    private static void requireDocker() throws SourceUnavailable {
+    static void requireDocker() throws SourceUnavailable {
         DockerEngine.Availability docker = DockerEngine.availability();
         if (!docker.available()) {
             throw new SourceUnavailable(docker.explanation());
         }
     }
 
-    private static Path onPath(String program) throws SourceUnavailable {
+    static Path onPath(String program) throws SourceUnavailable {
         return ExecutableOnPath.find(program).orElseThrow(() -> new SourceUnavailable("not found on PATH"));
     }
 

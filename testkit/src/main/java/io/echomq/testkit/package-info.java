@@ -18,5 +18,9 @@
  * </ol>
  * If nothing works the test fails with a message listing what was tried and how to fix it; it
  * never skips.
+ *
+ * <p>Also here: {@link io.echomq.testkit.PayaraMicroServer}, the packaged WAR on a real Payara Micro
+ * in a child JVM for end-to-end tests; and {@link io.echomq.testkit.DevServices}, a program that
+ * finds or starts the same two servers for {@code bin/echomq-dev}, durable and kept in a folder.
  */
 package io.echomq.testkit;

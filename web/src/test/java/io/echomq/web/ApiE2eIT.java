@@ -1,0 +1,253 @@
+package io.echomq.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.echomq.testkit.PostgresService;
+import io.echomq.testkit.ValkeyService;
+import io.echomq.testkit.WithRealServices;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import java.io.StringReader;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The product over HTTP, deployed on a real Payara Micro against real Valkey and PostgreSQL:
+ * submissions, idempotency, exactly-once on the demo ledger, the auth matrix, bad input.
+ */
+@WithRealServices
+class ApiE2eIT {
+
+    private static final String JOBS = "/api/queues/payments/jobs";
+    private static E2eDeployment app;
+
+    @BeforeAll
+    static void deploy(ValkeyService valkey, PostgresService postgres) {
+        app = new E2eDeployment(valkey, postgres, 2, Map.of("ECHOMQ_WORKER_CONCURRENCY", "8"));
+    }
+
+    @AfterAll
+    static void undeploy() {
+        if (app != null) {
+            app.close();
+        }
+    }
+
+    static JsonObject json(E2eHttp.Response response) {
+        try (JsonReader reader = Json.createReader(new StringReader(response.body()))) {
+            return reader.readObject();
+        }
+    }
+
+    static String charge(String account, int cents) {
+        return "{\"payload\":{\"account\":\"" + account + "\",\"amountCents\":" + cents + "}}";
+    }
+
+    static JsonObject ledger() {
+        return json(app.submitter.get("/api/demo/ledger"));
+    }
+
+    static long count(String state) {
+        return json(app.submitter.get("/api/queues/payments")).getJsonObject("counts").getJsonNumber(state).longValue();
+    }
+
+    static void awaitCompleted(long expected, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (count("completed") < expected && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    class ExactlyOnceOverHttp {
+        @Test
+        void thousandDemoJobsAllCompleteAndTheLedgerIsExact() throws Exception {
+            long before = count("completed");
+            long entriesBefore = ledger().getJsonNumber("entries").longValue();
+            ExecutorService clients = Executors.newFixedThreadPool(4);
+            List<Future<Integer>> statuses = new ArrayList<>();
+            for (int i = 0; i < 1_000; i++) {
+                String body = charge("acct-" + (i % 7), 100);
+                statuses.add(clients.submit(() -> app.submitter.post(JOBS, body).status()));
+            }
+            for (Future<Integer> status : statuses) {
+                assertThat(status.get()).isEqualTo(201);
+            }
+            clients.shutdown();
+
+            awaitCompleted(before + 1_000, Duration.ofMinutes(2));
+
+            assertThat(count("completed")).isEqualTo(before + 1_000);
+            JsonObject ledger = ledger();
+            assertThat(ledger.getJsonNumber("entries").longValue() - entriesBefore).isEqualTo(1_000);
+            assertThat(ledger.getJsonNumber("duplicates").longValue()).isZero();
+            assertThat(ledger.getJsonNumber("entries").longValue()).isEqualTo(ledger.getJsonNumber("distinctJobs").longValue());
+        }
+
+        @Test
+        void theSameKeyPostedTenTimesConcurrentlyMakesOneJob() throws Exception {
+            ExecutorService clients = Executors.newFixedThreadPool(10);
+            List<Callable<E2eHttp.Response>> posts = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                posts.add(() -> app.submitter.post(JOBS, charge("once", 700), Map.of("Idempotency-Key", "order-once")));
+            }
+            List<E2eHttp.Response> answers = new ArrayList<>();
+            for (Future<E2eHttp.Response> answer : clients.invokeAll(posts)) {
+                answers.add(answer.get());
+            }
+            clients.shutdown();
+
+            assertThat(answers).extracting(E2eHttp.Response::status).containsOnly(200, 201).filteredOn(s -> s == 201).hasSize(1);
+            assertThat(answers).extracting(a -> json(a).getString("id")).containsOnly(json(answers.get(0)).getString("id"));
+            String id = json(answers.get(0)).getString("id");
+            awaitJob(id, "completed");
+            assertThat(json(app.submitter.get(JOBS + "/" + id)).getJsonObject("effect").getInt("appliedByAttempt")).isEqualTo(1);
+        }
+
+        @Test
+        void aJobsDetailShowsItsEffect() throws Exception {
+            E2eHttp.Response created = app.submitter.post(JOBS, charge("detail", 250));
+            assertThat(created.status()).isEqualTo(201);
+            assertThat(created.header("Location")).hasValueSatisfying(l -> assertThat(l).endsWith(JOBS + "/" + json(created).getString("id")));
+            String id = json(created).getString("id");
+
+            JsonObject job = awaitJob(id, "completed");
+
+            assertThat(job.getJsonObject("payload").getString("account")).isEqualTo("detail");
+            assertThat(job.getInt("attempts")).isEqualTo(1);
+            assertThat(job.getJsonObject("effect").getInt("appliedByAttempt")).isEqualTo(1);
+        }
+
+        private JsonObject awaitJob(String id, String state) throws InterruptedException {
+            for (int i = 0; i < 200; i++) {
+                JsonObject job = json(app.submitter.get(JOBS + "/" + id));
+                if (job.getString("state").equals(state)) {
+                    return job;
+                }
+                Thread.sleep(100);
+            }
+            throw new AssertionError("job " + id + " never became " + state + ": " + app.submitter.get(JOBS + "/" + id));
+        }
+    }
+
+    @Nested
+    class AuthMatrix {
+        /** Every route, with what a submitter may do: true = allowed. */
+        private final List<Object[]> routes = List.of(
+                new Object[] {"GET", "/api/queues", null, true},
+                new Object[] {"GET", "/api/queues/payments", null, true},
+                new Object[] {"POST", "/api/queues/payments/pause", null, false},
+                new Object[] {"POST", "/api/queues/payments/resume", null, false},
+                new Object[] {"POST", JOBS, charge("auth", 1), true},
+                new Object[] {"POST", "/api/queues/payments/jobs:batch", "[" + charge("auth", 1) + "]", true},
+                new Object[] {"GET", JOBS + "?state=completed", null, true},
+                new Object[] {"GET", JOBS + "/1", null, true},
+                new Object[] {"POST", JOBS + "/999999/cancel", null, false},
+                new Object[] {"POST", JOBS + "/999999/retry", null, false},
+                new Object[] {"GET", "/api/demo/ledger", null, true});
+
+        @Test
+        void anonymousCallersAreAskedToLogInOnEveryRoute() {
+            for (Object[] route : routes) {
+                E2eHttp.Response answer = app.anonymous.send((String) route[0], (String) route[1], (String) route[2]);
+                assertThat(answer.status()).as("%s %s", route[0], route[1]).isEqualTo(401);
+                assertThat(answer.header("WWW-Authenticate")).as("%s %s", route[0], route[1]).isPresent();
+                assertThat(answer.header("Content-Type")).hasValue("application/problem+json");
+            }
+        }
+
+        @Test
+        void wrongPasswordsAreRefused() {
+            assertThat(app.anonymous.as(E2eUsers.ADMIN, "not-the-password").get("/api/queues").status()).isEqualTo(401);
+            assertThat(app.anonymous.as("nobody", "x").get("/api/queues").status()).isEqualTo(401);
+        }
+
+        @Test
+        void submittersAreRefusedOnlyWhereAdminIsNeeded() {
+            for (Object[] route : routes) {
+                E2eHttp.Response answer = app.submitter.send((String) route[0], (String) route[1], (String) route[2]);
+                if ((boolean) route[3]) {
+                    assertThat(answer.status()).as("%s %s: %s", route[0], route[1], answer).isNotIn(401, 403);
+                } else {
+                    assertThat(answer.status()).as("%s %s", route[0], route[1]).isEqualTo(403);
+                    assertThat(answer.header("Content-Type")).hasValue("application/problem+json");
+                }
+            }
+        }
+
+        @Test
+        void adminsMayCallEveryRoute() {
+            for (Object[] route : routes) {
+                E2eHttp.Response answer = app.admin.send((String) route[0], (String) route[1], (String) route[2]);
+                assertThat(answer.status()).as("%s %s: %s", route[0], route[1], answer).isNotIn(401, 403, 500);
+            }
+            app.admin.post("/api/queues/payments/resume", null);
+        }
+
+        @Test
+        void aboutIsPublic() {
+            assertThat(app.anonymous.get("/api/about").status()).isEqualTo(200);
+        }
+    }
+
+    @Nested
+    class BadInput {
+        private long total() {
+            return json(app.submitter.get("/api/queues/payments")).getJsonNumber("total").longValue();
+        }
+
+        private void assertRefused(E2eHttp.Response answer, int status, String field) {
+            assertThat(answer.status()).as("%s", answer).isEqualTo(status);
+            assertThat(answer.header("Content-Type")).hasValue("application/problem+json");
+            JsonObject problem = json(answer);
+            assertThat(problem.getInt("status")).isEqualTo(status);
+            assertThat(problem.getString("detail")).isNotBlank();
+            if (field != null) {
+                assertThat(problem.getString("field")).isEqualTo(field);
+            }
+        }
+
+        @Test
+        void eachBadRequestGetsAProblemAndEnqueuesNothing() {
+            long before = total();
+
+            assertRefused(app.submitter.post(JOBS, "{\"payload\": {\"account\": "), 400, "body");
+            assertRefused(app.submitter.post(JOBS, "{\"lane\":\"x\"}"), 400, "payload");
+            assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"delayMs\":-1}"), 400, "delayMs");
+            assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"maxAttempts\":\"many\"}"), 400, "body");
+            assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"lane\":\"a{b}\"}"), 400, "lane");
+            assertRefused(app.submitter.post("/api/queues/nosuchqueue/jobs", charge("x", 1)), 404, "queue");
+            assertRefused(app.submitter.post("/api/queues/bad:name/jobs", charge("x", 1)), 400, "queue");
+            assertRefused(app.submitter.send("POST", JOBS, "payload=1", Map.of("Content-Type", "text/plain")), 415, null);
+            assertRefused(app.submitter.post("/api/queues/payments/jobs:batch", "[" + charge("x", 1) + ",{\"payload\":1,\"lane\":\"b:c\"}]"),
+                    400, "jobs[1].lane");
+            assertRefused(app.submitter.get(JOBS + "?state=sleeping"), 400, "state");
+            assertRefused(app.submitter.get(JOBS + "/12x"), 400, "id");
+
+            assertThat(total()).as("nothing was enqueued").isEqualTo(before);
+        }
+
+        @Test
+        void aBodyOverTheLimitIsRefusedWithoutBeingRead() {
+            long before = total();
+            String huge = "{\"payload\":\"" + "a".repeat(3 * 1024 * 1024) + "\"}";
+
+            assertRefused(app.submitter.post(JOBS, huge), 413, "body");
+            assertRefused(app.submitter.sendChunked("POST", JOBS, huge), 413, "body");
+            assertThat(total()).isEqualTo(before);
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.echomq.web;
+
+import io.echomq.testkit.PayaraMicroServer;
+import io.echomq.testkit.PostgresService;
+import io.echomq.testkit.ValkeyService;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The WAR deployed for one test class: Payara Micro against the run's Valkey (in a database
+ * index of the class's own, since the demo queue's keys are fixed) and a fresh PostgreSQL
+ * database, with the test users configured.
+ */
+final class E2eDeployment implements AutoCloseable {
+
+    final PayaraMicroServer payara;
+    final PostgresService.Database database;
+    final E2eHttp anonymous;
+    final E2eHttp admin;
+    final E2eHttp submitter;
+
+    E2eDeployment(ValkeyService valkey, PostgresService postgres, int valkeyDatabase, Map<String, String> settings) {
+        database = postgres.createDatabase("e2e");
+        Map<String, String> env = new HashMap<>(E2eUsers.environment());
+        env.put("ECHOMQ_VALKEY_URL", valkey.url() + "/" + valkeyDatabase);
+        env.put("ECHOMQ_JDBC_URL", database.jdbcUrl());
+        env.put("ECHOMQ_JDBC_USER", database.user());
+        env.put("ECHOMQ_JDBC_PASSWORD", database.password());
+        env.putAll(settings);
+        payara = PayaraMicroServer.forWar(E2eWar.path()).env(env).start();
+        anonymous = new E2eHttp(payara.baseUrl());
+        admin = anonymous.as(E2eUsers.ADMIN, E2eUsers.ADMIN_PASSWORD);
+        submitter = anonymous.as(E2eUsers.SUBMITTER, E2eUsers.SUBMITTER_PASSWORD);
+    }
+
+    @Override
+    public void close() {
+        payara.stop();
+    }
+}

@@ -1,0 +1,143 @@
+package io.echomq.web;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A small JSON-over-HTTP client for end-to-end tests against a deployed WAR.
+ *
+ * <pre>{@code
+ * E2eHttp http = new E2eHttp(payara.baseUrl());
+ * E2eHttp.Response about = http.get("/api/about");
+ * E2eHttp.Response created = http.as("submitter", password).post("/api/queues/q/jobs", "{\"payload\":...}");
+ * E2eHttp.Response again = http.as("submitter", password).post(path, body, Map.of("Idempotency-Key", "order-7"));
+ * }</pre>
+ *
+ * Requests send {@code Accept: application/json}, and {@code Content-Type: application/json} when
+ * they carry a body. Any status is returned (a 401 is an answer, not an exception); only a failed
+ * connection throws.
+ */
+final class E2eHttp {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
+
+    private final String baseUrl;
+    private final Optional<String> authorization;
+
+    E2eHttp(String baseUrl) {
+        this(baseUrl, Optional.empty());
+    }
+
+    private E2eHttp(String baseUrl, Optional<String> authorization) {
+        this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+        this.authorization = authorization;
+    }
+
+    /** The same client, sending HTTP basic credentials with every request. */
+    E2eHttp as(String user, String password) {
+        String token = Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+        return new E2eHttp(baseUrl, Optional.of("Basic " + token));
+    }
+
+    /** The same client without credentials. */
+    E2eHttp anonymous() {
+        return new E2eHttp(baseUrl, Optional.empty());
+    }
+
+    Response get(String path) {
+        return send("GET", path, null);
+    }
+
+    Response post(String path, String jsonBody) {
+        return send("POST", path, jsonBody);
+    }
+
+    /** A POST with extra headers (e.g. {@code Idempotency-Key}); they replace the defaults of the same name. */
+    Response post(String path, String jsonBody, Map<String, String> headers) {
+        return send("POST", path, jsonBody, headers);
+    }
+
+    Response put(String path, String jsonBody) {
+        return send("PUT", path, jsonBody);
+    }
+
+    Response delete(String path) {
+        return send("DELETE", path, null);
+    }
+
+    /**
+     * @param path     relative to the base URL, e.g. {@code /api/about}
+     * @param jsonBody the request body, or {@code null} for none
+     */
+    Response send(String method, String path, String jsonBody) {
+        return send(method, path, jsonBody, Map.of());
+    }
+
+    /**
+     * @param headers sent after the defaults, replacing those of the same name (e.g. another
+     *                {@code Content-Type})
+     */
+    Response send(String method, String path, String body, Map<String, String> headers) {
+        return send(method, path, body == null
+                ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8), body != null, headers);
+    }
+
+    /** The body with {@code Transfer-Encoding: chunked}, i.e. without a {@code Content-Length} the server could check up front. */
+    Response sendChunked(String method, String path, String body) {
+        HttpRequest.BodyPublisher unknownLength = HttpRequest.BodyPublishers.fromPublisher(
+                HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        return send(method, path, unknownLength, true, Map.of());
+    }
+
+    private Response send(String method, String path, HttpRequest.BodyPublisher body, boolean hasBody, Map<String, String> headers) {
+        URI uri = URI.create(baseUrl + (path.startsWith("/") ? path : "/" + path));
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri)
+                .timeout(TIMEOUT)
+                .header("Accept", "application/json")
+                .method(method, body);
+        if (hasBody) {
+            request.header("Content-Type", "application/json");
+        }
+        authorization.ifPresent(value -> request.header("Authorization", value));
+        headers.forEach(request::setHeader);
+        try {
+            HttpResponse<String> response = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            return new Response(response.statusCode(), response.headers(), response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(method + " " + uri + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted during " + method + " " + uri, e);
+        }
+    }
+
+    /** Status, headers and body of one answer. */
+    record Response(int status, HttpHeaders headers, String body) {
+
+        /** The first value of a header (names are case-insensitive). */
+        Optional<String> header(String name) {
+            return headers.firstValue(name);
+        }
+
+        @Override
+        public String toString() {
+            return "HTTP " + status + " " + body;
+        }
+    }
+}
