@@ -128,14 +128,15 @@ public final class QueueClient {
         QueueKeys keys = keysOf(lease);
         RequestChecks.lease(length);
         Object reply = scripts.run(Script.EXTEND, keys, lease.jobId(),
-                List.of(lease.jobId(), Long.toString(lease.token()), Long.toString(length.toMillis())));
+                List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token()), Long.toString(length.toMillis())));
         return Replies.extended(lease, reply);
     }
 
     /** The acknowledgement. A stale lease is {@link Rejected} and changes nothing. */
     public Settlement complete(Lease lease) {
         QueueKeys keys = keysOf(lease);
-        Object reply = scripts.run(Script.COMPLETE, keys, lease.jobId(), List.of(lease.jobId(), Long.toString(lease.token())));
+        Object reply = scripts.run(Script.COMPLETE, keys, lease.jobId(),
+                List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token())));
         return Replies.completed(lease, reply);
     }
 
@@ -164,6 +165,29 @@ public final class QueueClient {
         RequestChecks.jobId(jobId);
         Object reply = scripts.run(Script.CANCEL, keys, jobId, List.of(keys.prefix(), jobId));
         return Replies.moved(queue, jobId, JobState.CANCELLED, reply, "only pending or delayed jobs can be cancelled");
+    }
+
+    /** Deletes a finished (completed, dead or cancelled) job and its history now. */
+    public ManualTransition remove(String queue, String jobId) {
+        QueueKeys keys = keysOf(queue);
+        RequestChecks.jobId(jobId);
+        Object reply = scripts.run(Script.REMOVE, keys, jobId, List.of(keys.prefix(), jobId));
+        return Replies.moved(queue, jobId, null, reply, "only completed, dead or cancelled jobs can be deleted");
+    }
+
+    /**
+     * A job's history, oldest first: each claim (attempt, worker, lease deadline), heartbeat,
+     * settlement, refusal of a stale worker, reap and operator action, as the scripts recorded
+     * them on the server clock. Empty when there is no such job.
+     */
+    public List<JobEvent> history(String queue, String jobId) {
+        QueueKeys keys = keysOf(queue);
+        RequestChecks.jobId(jobId);
+        try {
+            return redis.lrange(keys.history(jobId), 0, -1).stream().map(JobEvent::parse).toList();
+        } catch (JedisConnectionException e) {
+            throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
+        }
     }
 
     /** Gives a dead job a fresh budget of attempts and makes it pending again. */

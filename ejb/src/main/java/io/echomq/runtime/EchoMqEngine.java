@@ -4,6 +4,7 @@ import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.demo.LedgerSummary;
 import io.echomq.effect.EffectStore;
 import io.echomq.effect.Migrations;
+import io.echomq.lab.GuaranteesLab;
 import io.echomq.queue.QueueClient;
 import io.echomq.worker.FaultInjector;
 import io.echomq.worker.Maintenance;
@@ -141,6 +142,12 @@ public class EchoMqEngine {
     public EngineConfig config() {
         running();
         return config;
+    }
+
+    /** The guarantees lab, which runs one demo job per call on a throwaway queue. */
+    public GuaranteesLab lab() {
+        EngineResources r = running();
+        return new GuaranteesLab(r.queue, r.effects, r.jdbi);
     }
 
     /** The demo ledger's totals, for checking exactly-once from outside. */

@@ -92,7 +92,7 @@ class StateMachinePropertyTest {
         Arbitrary<Action> fail = Combinators.combine(worker, pick, Arbitraries.of(0, 10), Arbitraries.of(false, false, true))
                 .as(Fail::new);
         Arbitrary<Action> operator = Arbitraries.oneOf(
-                pick.map(Cancel::new), pick.map(Requeue::new), pick.map(Reconcile::new), Arbitraries.just(new Trim()),
+                pick.map(Cancel::new), pick.map(Requeue::new), pick.map(Reconcile::new), pick.map(Remove::new), Arbitraries.just(new Trim()),
                 Arbitraries.of(true, false).map(Pause::new));
         Arbitrary<Action> time = Arbitraries.oneOf(Arbitraries.just(new Reap()), Arbitraries.of(1, 5, 15, 30).map(Sleep::new));
         return Arbitraries.frequencyOf(
@@ -104,8 +104,8 @@ class StateMachinePropertyTest {
     }
 
     /** One step of a scenario. */
-    sealed interface Action permits Enqueue, Claim, Extend, Complete, Fail, Cancel, Requeue, Reconcile, Trim, Pause, Reap,
-            Sleep {
+    sealed interface Action permits Enqueue, Claim, Extend, Complete, Fail, Cancel, Requeue, Reconcile, Remove, Trim, Pause,
+            Reap, Sleep {
         void applyTo(Run run);
     }
 
@@ -178,6 +178,22 @@ class StateMachinePropertyTest {
     record Reconcile(int pick) implements Action {
         public void applyTo(Run run) {
             run.operate(pick, id -> client.reconcile(run.queue, id, "effect seen"), Set.of("pending", "delayed", "dead", "cancelled"));
+        }
+    }
+
+    record Remove(int pick) implements Action {
+        public void applyTo(Run run) {
+            if (run.jobs.isEmpty()) {
+                return;
+            }
+            String id = List.copyOf(run.jobs).get(pick % run.jobs.size());
+            String before = redis.hget(run.keys.job(id), "state");
+            ManualTransition outcome = client.remove(run.queue, id);
+            boolean finished = Set.of("completed", "dead", "cancelled").contains(before);
+            assertThat(outcome instanceof ManualTransition.Removed).as("%s from %s", outcome, before).isEqualTo(finished);
+            if (finished) {
+                run.forget(id);
+            }
         }
     }
 

@@ -523,6 +523,45 @@ class StateMachineTest {
         }
 
         @Test
+        void historyTellsWhyAJobRanTwice() {
+            Enqueued job = client.enqueue(queue, NewJob.of("x"));
+            ClaimedJob zombie = claimOne(SHORT_LEASE);
+            sleep(SHORT_LEASE.multipliedBy(2));
+            client.reap(queue, 10);
+            ClaimedJob successor = claimOne(LEASE);
+            client.extend(successor.lease(), LEASE);
+            client.extend(successor.lease(), LEASE);
+            client.complete(zombie.lease());
+            client.complete(successor.lease());
+
+            List<JobEvent> history = client.history(queue, job.id());
+
+            assertThat(history).extracting(JobEvent::event)
+                    .containsExactly("enqueued", "claimed", "reaped", "claimed", "extended", "rejected", "completed");
+            assertThat(history.get(1).attempt()).contains(1L);
+            assertThat(history.get(1).worker()).contains("worker-a");
+            assertThat(history.get(1).leaseUntil()).isPresent();
+            assertThat(history.get(4).detail()).isEqualTo("2 heartbeats");
+            assertThat(history.get(5).detail()).contains("token 1").contains("attempt 2");
+            assertThat(history.get(6).attempt()).contains(2L);
+        }
+
+        @Test
+        void finishedJobsCanBeDeletedWithTheirHistory() {
+            Enqueued pending = client.enqueue(queue, NewJob.of("p"));
+            Enqueued done = client.enqueue(queue, NewJob.of("d").withIdempotencyKey("key"));
+            client.cancel(queue, done.id());
+
+            assertThat(client.remove(queue, done.id())).isEqualTo(new ManualTransition.Removed(queue, done.id(), JobState.CANCELLED));
+            assertThat(client.job(queue, done.id())).isEmpty();
+            assertThat(client.history(queue, done.id())).isEmpty();
+            assertThat(client.enqueue(queue, NewJob.of("again").withIdempotencyKey("key")).replayed()).isFalse();
+            assertThat(client.remove(queue, pending.id())).isInstanceOfSatisfying(ManualTransition.Refused.class,
+                    r -> assertThat(r.current()).contains(JobState.PENDING));
+            assertThat(client.remove(queue, "777777")).isInstanceOf(ManualTransition.Refused.class);
+        }
+
+        @Test
         void onlyDeadJobsCanBeRequeued() {
             Enqueued job = client.enqueue(queue, NewJob.of("x"));
             assertThat(client.requeue(queue, job.id())).isInstanceOfSatisfying(ManualTransition.Refused.class,

@@ -24,6 +24,7 @@ local prefix, id = ARGV[1], ARGV[2]
 -- #include now_ms
 -- #include remove_pending
 -- #include unqueue
+-- #include log_event
 
 local fields = rcall('HMGET', job, 'state', 'lane')
 local state, lane = fields[1], fields[2]
@@ -36,4 +37,5 @@ end
 local now = now_ms()
 rcall('ZADD', cancelled, now, id)
 rcall('HSET', job, 'state', 'cancelled', 'finished_at', now)
+log_event(prefix, id, now, 'cancelled', nil, nil, nil, 'was ' .. state)
 return {'OK', state}

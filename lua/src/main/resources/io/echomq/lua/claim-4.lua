@@ -33,6 +33,7 @@ local worker, promote_limit = ARGV[4], tonumber(ARGV[5])
 
 -- #include now_ms
 -- #include push_pending
+-- #include log_event
 
 local now = now_ms()
 
@@ -43,6 +44,7 @@ if promote_limit > 0 then
     rcall('ZREM', delayed, id)
     rcall('HDEL', job, 'due_at')
     push_pending(prefix, ring, rcall('HGET', job, 'lane'), id)
+    log_event(prefix, id, now, 'promoted', nil, nil, nil, 'due')
   end
 end
 
@@ -68,6 +70,7 @@ for _ = 1, max_jobs do
     local token = rcall('HINCRBY', job, 'attempts', 1)
     rcall('HSET', job, 'state', 'active', 'lease_until', deadline, 'claimed_at', now, 'worker', worker)
     rcall('ZADD', active, deadline, id)
+    log_event(prefix, id, now, 'claimed', token, worker, deadline, '')
     local payload = rcall('HGET', job, 'payload')
     out[#out + 1] = id
     out[#out + 1] = payload

@@ -9,8 +9,9 @@
     KEYS[1] job        echomq:{q}:job:<id>
     KEYS[2] active     echomq:{q}:active
     KEYS[3] completed  echomq:{q}:completed   zset id -> completion time (for retention)
-    ARGV[1] job id
-    ARGV[2] token
+    ARGV[1] prefix     echomq:{q}:          for the job's history
+    ARGV[2] job id
+    ARGV[3] token
 
   Output:
     {'OK', finished_at}
@@ -20,12 +21,13 @@
 ]]
 local rcall = redis.call
 local job, active, completed = KEYS[1], KEYS[2], KEYS[3]
-local id, token = ARGV[1], ARGV[2]
+local prefix, id, token = ARGV[1], ARGV[2], ARGV[3]
 
 -- #include now_ms
+-- #include log_event
 -- #include fence
 
-local rejected = fence(job, token)
+local rejected = fence(prefix, id, job, token, 'complete')
 if rejected then
   return rejected
 end
@@ -34,4 +36,5 @@ rcall('ZREM', active, id)
 rcall('ZADD', completed, now, id)
 rcall('HSET', job, 'state', 'completed', 'finished_at', now)
 rcall('HDEL', job, 'lease_until')
+log_event(prefix, id, now, 'completed', token, rcall('HGET', job, 'worker'), nil, '')
 return {'OK', now}

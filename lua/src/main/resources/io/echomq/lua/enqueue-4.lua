@@ -29,6 +29,7 @@ local lane, idem_key = ARGV[5], ARGV[6]
 
 -- #include now_ms
 -- #include push_pending
+-- #include log_event
 -- #include enqueue_one
 
 return enqueue_one(prefix, seq, ring, delayed, idem, now_ms(), payload, max_attempts, delay_ms, lane, idem_key)

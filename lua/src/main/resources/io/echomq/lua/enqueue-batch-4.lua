@@ -25,6 +25,7 @@ local prefix, count = ARGV[1], tonumber(ARGV[2])
 
 -- #include now_ms
 -- #include push_pending
+-- #include log_event
 -- #include enqueue_one
 
 local now = now_ms()

@@ -3,14 +3,15 @@
   now + lease_ms (server clock).
 
   Invariant: fenced by the token. A stale token (the job was leased again since), an unknown
-  job, or a job that is no longer active changes nothing and says so.
+  job, or a job that is no longer active changes nothing (but the job's history) and says so.
 
   Input:
     KEYS[1] job       echomq:{q}:job:<id>
     KEYS[2] active    echomq:{q}:active
-    ARGV[1] job id
-    ARGV[2] token     the attempts value minted by the claim
-    ARGV[3] lease length in ms (> 0)
+    ARGV[1] prefix    echomq:{q}:          for the job's history
+    ARGV[2] job id
+    ARGV[3] token     the attempts value minted by the claim
+    ARGV[4] lease length in ms (> 0)
 
   Output:
     {'OK', deadline}                     the new lease deadline (ms, server clock)
@@ -20,16 +21,19 @@
 ]]
 local rcall = redis.call
 local job, active = KEYS[1], KEYS[2]
-local id, token, lease_ms = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local prefix, id, token, lease_ms = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 
 -- #include now_ms
+-- #include log_event
 -- #include fence
 
-local rejected = fence(job, token)
+local rejected = fence(prefix, id, job, token, 'extend')
 if rejected then
   return rejected
 end
-local deadline = now_ms() + lease_ms
+local now = now_ms()
+local deadline = now + lease_ms
 rcall('ZADD', active, 'XX', deadline, id)
 rcall('HSET', job, 'lease_until', deadline)
+log_event(prefix, id, now, 'extended', token, rcall('HGET', job, 'worker'), deadline, '1 heartbeat')
 return {'OK', deadline}

@@ -25,6 +25,7 @@ local prefix, limit = ARGV[1], tonumber(ARGV[2])
 
 -- #include now_ms
 -- #include push_pending
+-- #include log_event
 
 local now = now_ms()
 local expired = rcall('ZRANGEBYSCORE', active, '-inf', now, 'LIMIT', 0, limit)
@@ -36,12 +37,15 @@ for _, id in ipairs(expired) do
   rcall('ZREM', active, id)
   rcall('HDEL', job, 'lease_until')
   rcall('HSET', job, 'last_error', 'lease expired during attempt ' .. attempts)
+  local worker = rcall('HGET', job, 'worker')
   if attempts >= max_attempts then
     rcall('ZADD', dead, now, id)
     rcall('HSET', job, 'state', 'dead', 'finished_at', now)
+    log_event(prefix, id, now, 'dead', attempts, worker, nil, 'lease expired, no attempts left')
     to_dead = to_dead + 1
   else
     push_pending(prefix, ring, fields[3], id)
+    log_event(prefix, id, now, 'reaped', attempts, worker, nil, 'lease expired: back to pending')
     to_pending = to_pending + 1
   end
 end

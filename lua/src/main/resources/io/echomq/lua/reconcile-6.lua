@@ -30,6 +30,7 @@ local prefix, id, reason = ARGV[1], ARGV[2], ARGV[3]
 -- #include now_ms
 -- #include remove_pending
 -- #include unqueue
+-- #include log_event
 
 local fields = rcall('HMGET', job, 'state', 'lane')
 local state, lane = fields[1], fields[2]
@@ -45,4 +46,5 @@ end
 local now = now_ms()
 rcall('ZADD', completed, now, id)
 rcall('HSET', job, 'state', 'completed', 'finished_at', now, 'note', reason)
+log_event(prefix, id, now, 'reconciled', nil, nil, nil, reason)
 return {'OK', state}

@@ -20,7 +20,9 @@ local rcall = redis.call
 local job, dead, ring = KEYS[1], KEYS[2], KEYS[3]
 local prefix, id = ARGV[1], ARGV[2]
 
+-- #include now_ms
 -- #include push_pending
+-- #include log_event
 
 local fields = rcall('HMGET', job, 'state', 'lane', 'attempts', 'retry_budget')
 local state, lane = fields[1], fields[2]
@@ -34,4 +36,5 @@ rcall('ZREM', dead, id)
 rcall('HSET', job, 'max_attempts', tonumber(fields[3]) + tonumber(fields[4]))
 rcall('HDEL', job, 'finished_at')
 push_pending(prefix, ring, lane, id)
+log_event(prefix, id, now_ms(), 'requeued', nil, nil, nil, 'fresh budget: up to attempt ' .. (tonumber(fields[3]) + tonumber(fields[4])))
 return {'OK', state}

@@ -36,9 +36,10 @@ local base_ms, cap_ms, terminal = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] 
 
 -- #include now_ms
 -- #include push_pending
+-- #include log_event
 -- #include fence
 
-local rejected = fence(job, token)
+local rejected = fence(prefix, id, job, token, 'retry')
 if rejected then
   return rejected
 end
@@ -49,18 +50,22 @@ rcall('ZREM', active, id)
 rcall('HSET', job, 'last_error', err)
 rcall('HDEL', job, 'lease_until')
 
+local worker = rcall('HGET', job, 'worker')
 if terminal or attempts >= max_attempts then
   rcall('ZADD', dead, now, id)
   rcall('HSET', job, 'state', 'dead', 'finished_at', now)
+  log_event(prefix, id, now, 'dead', token, worker, nil, err)
   return {'DEAD', attempts}
 end
 
 local delay = math.min(cap_ms, base_ms * (2 ^ (attempts - 1)))
 if delay <= 0 then
   push_pending(prefix, ring, rcall('HGET', job, 'lane'), id)
+  log_event(prefix, id, now, 'retried', token, worker, nil, err)
   return {'RETRY', 'pending', now}
 end
 local due = now + math.floor(delay)
 rcall('ZADD', delayed, due, id)
 rcall('HSET', job, 'state', 'delayed', 'due_at', due)
+log_event(prefix, id, now, 'retried', token, worker, nil, err .. ' (next attempt at ' .. due .. ')')
 return {'RETRY', 'delayed', due}

@@ -36,7 +36,7 @@ local function delete_job(set, id)
   if idem_key and rcall('HGET', idem, idem_key) == id then
     rcall('HDEL', idem, idem_key)
   end
-  rcall('DEL', job)
+  rcall('DEL', job, job .. ':log')
   rcall('ZREM', set, id)
 end
 

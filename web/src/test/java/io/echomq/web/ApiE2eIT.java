@@ -157,7 +157,12 @@ class ApiE2eIT {
                 new Object[] {"GET", JOBS + "/1", null, true},
                 new Object[] {"POST", JOBS + "/999999/cancel", null, false},
                 new Object[] {"POST", JOBS + "/999999/retry", null, false},
-                new Object[] {"GET", "/api/demo/ledger", null, true});
+                new Object[] {"POST", JOBS + "/999999/delete", null, false},
+                new Object[] {"GET", "/api/demo/ledger", null, true},
+                new Object[] {"GET", "/api/session", null, true},
+                new Object[] {"GET", "/api/workers", null, true},
+                new Object[] {"GET", "/api/stats/history", null, true},
+                new Object[] {"POST", "/api/lab/runs", "{\"mode\":\"effect-store\",\"crashPoint\":\"done\"}", false});
 
         @Test
         void anonymousCallersAreAskedToLogInOnEveryRoute() {
@@ -200,6 +205,87 @@ class ApiE2eIT {
         @Test
         void aboutIsPublic() {
             assertThat(app.anonymous.get("/api/about").status()).isEqualTo(200);
+        }
+    }
+
+    @Nested
+    class ForTheConsole {
+        @Test
+        void aJobsDetailCarriesItsHistory() throws Exception {
+            String id = json(app.submitter.post(JOBS, charge("history", 5))).getString("id");
+            for (int i = 0; i < 100 && !json(app.submitter.get(JOBS + "/" + id)).getString("state").equals("completed"); i++) {
+                Thread.sleep(100);
+            }
+            JsonObject job = json(app.submitter.get(JOBS + "/" + id));
+
+            assertThat(job.getJsonArray("history").stream().map(e -> e.asJsonObject().getString("event")).toList())
+                    .containsExactly("enqueued", "claimed", "completed");
+        }
+
+        @Test
+        void stateChangesFromABrowserNeedTheSessionsCsrfToken() {
+            String origin = app.payara.baseUrl().replaceAll("(https?://[^/]+).*", "$1");
+            String token = json(app.admin.get("/api/session")).getString("csrfToken");
+
+            E2eHttp.Response foreign = app.admin.post("/api/queues/payments/resume", null, Map.of("Origin", "http://evil.example"));
+            E2eHttp.Response tokenless = app.admin.post("/api/queues/payments/resume", null, Map.of("Origin", origin));
+            E2eHttp.Response forged = app.admin.post("/api/queues/payments/resume", null, Map.of("Origin", origin, "X-CSRF-Token", "forged"));
+            E2eHttp.Response proper = app.admin.post("/api/queues/payments/resume", null, Map.of("Origin", origin, "X-CSRF-Token", token));
+
+            assertThat(foreign.status()).isEqualTo(403);
+            assertThat(tokenless.status()).isEqualTo(403);
+            assertThat(forged.status()).isEqualTo(403);
+            assertThat(proper.status()).as("%s", proper).isEqualTo(200);
+            assertThat(app.submitter.post("/api/queues/payments/jobs", charge("script", 1)).status())
+                    .as("scripts (no browser headers) need no token").isEqualTo(201);
+        }
+
+        @Test
+        void theLabReadoutsMatchTheSeedsVerdicts() {
+            JsonObject atMostOnce = lab("at-most-once");
+            JsonObject atLeastOnce = lab("at-least-once");
+            JsonObject effectStore = lab("effect-store");
+
+            assertThat(atMostOnce.getInt("lost")).isEqualTo(1);
+            assertThat(atMostOnce.getInt("effectsApplied")).isZero();
+            assertThat(atLeastOnce.getInt("lost")).isZero();
+            assertThat(atLeastOnce.getInt("effectsApplied")).isEqualTo(2);
+            assertThat(effectStore.getInt("lost")).isZero();
+            assertThat(effectStore.getInt("deliveries")).isEqualTo(2);
+            assertThat(effectStore.getInt("effectsApplied")).isEqualTo(1);
+        }
+
+        private JsonObject lab(String mode) {
+            E2eHttp.Response run = app.admin.post("/api/lab/runs", "{\"mode\":\"" + mode + "\",\"crashPoint\":\"effect\"}");
+            assertThat(run.status()).as("%s", run).isEqualTo(200);
+            return json(run);
+        }
+
+        @Test
+        void eventsStreamTheQueueCounts() throws Exception {
+            java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(java.net.URI.create(app.payara.baseUrl() + "/api/events"))
+                    .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                            (E2eUsers.SUBMITTER + ":" + E2eUsers.SUBMITTER_PASSWORD).getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                    .header("Accept", "text/event-stream").build();
+            java.net.http.HttpResponse<java.util.stream.Stream<String>> response = java.net.http.HttpClient.newHttpClient()
+                    .send(request, java.net.http.HttpResponse.BodyHandlers.ofLines());
+            try (java.util.stream.Stream<String> lines = response.body()) {
+                List<String> first = lines.limit(2).toList();
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(first.get(0)).isEqualTo("event: stats");
+                assertThat(first.get(1)).startsWith("data: [").contains("\"name\":\"payments\"");
+            }
+        }
+
+        @Test
+        void finishedJobsCanBeDeletedAndLiveOnesCannot() throws Exception {
+            String id = json(app.submitter.post(JOBS, charge("to-delete", 5))).getString("id");
+            for (int i = 0; i < 100 && !json(app.submitter.get(JOBS + "/" + id)).getString("state").equals("completed"); i++) {
+                Thread.sleep(100);
+            }
+            assertThat(app.admin.post(JOBS + "/" + id + "/delete", null).status()).isEqualTo(200);
+            assertThat(app.submitter.get(JOBS + "/" + id).status()).isEqualTo(404);
+            assertThat(app.admin.post(JOBS + "/" + id + "/delete", null).status()).isEqualTo(404);
         }
     }
 

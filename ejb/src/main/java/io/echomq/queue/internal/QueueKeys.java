@@ -31,6 +31,11 @@ public final class QueueKeys {
         return prefix + "job:" + id;
     }
 
+    /** List: one job's history, oldest event first (the last 64). */
+    public String history(String id) {
+        return prefix + "job:" + id + ":log";
+    }
+
     /** Counter that mints job ids in order. */
     public String seq() {
         return prefix + "seq";

@@ -90,10 +90,12 @@ public final class Replies {
         return new ReapResult(queue, (int) number(r.get(0)), (int) number(r.get(1)), ids);
     }
 
+    /** A transition to {@code to}, or a removal when {@code to} is null. */
     public static ManualTransition moved(String queue, String jobId, JobState to, Object reply, String refusal) {
         List<Object> r = list(reply, "manual transition");
         return switch (text(r.get(0))) {
-            case "OK" -> new ManualTransition.Moved(queue, jobId, state(r.get(1)), to);
+            case "OK" -> to == null ? new ManualTransition.Removed(queue, jobId, state(r.get(1)))
+                    : new ManualTransition.Moved(queue, jobId, state(r.get(1)), to);
             case "NOT_FOUND" -> new ManualTransition.Refused(queue, jobId, Optional.empty(), "job " + jobId + " does not exist");
             case "REFUSED" -> {
                 JobState current = state(r.get(1));

@@ -21,6 +21,7 @@ public enum Script {
     STATS("stats-7.lua", (k, id) -> List.of(k.ring(), k.delayed(), k.active(), k.completed(), k.dead(), k.cancelled(), k.meta())),
     TRIM("trim-4.lua", (k, id) -> List.of(k.completed(), k.cancelled(), k.dead(), k.idempotency())),
     SET_PAUSED("set-paused-1.lua", (k, id) -> List.of(k.meta())),
+    REMOVE("remove-5.lua", (k, id) -> List.of(k.job(id), k.completed(), k.dead(), k.cancelled(), k.idempotency())),
     RECONCILE("reconcile-6.lua", (k, id) -> List.of(k.job(id), k.delayed(), k.dead(), k.cancelled(), k.completed(), k.ring()));
 
     /** Where the scripts live on the class path (the {@code echomq-lua} jar). */

@@ -1,5 +1,5 @@
 -- Stores one new job, or answers the job an idempotency key already names. Returns
--- {'CREATED'|'DUPLICATE', id, state}. Needs now (ms, server clock) and push_pending.
+-- {'CREATED'|'DUPLICATE', id, state}. Needs now (ms, server clock), push_pending and log_event.
 local function enqueue_one(prefix, seq, ring, delayed, idem, now, payload, max_attempts, delay_ms, lane, idem_key)
   if idem_key ~= '' then
     local existing = redis.call('HGET', idem, idem_key)
@@ -26,8 +26,10 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now, payload, max_a
     local due = now + delay_ms
     redis.call('HSET', job, 'state', 'delayed', 'due_at', due)
     redis.call('ZADD', delayed, due, id)
+    log_event(prefix, id, now, 'enqueued', 0, nil, nil, 'delayed until ' .. due)
     return {'CREATED', id, 'delayed'}
   end
   push_pending(prefix, ring, lane, id)
+  log_event(prefix, id, now, 'enqueued', 0, nil, nil, 'lane ' .. lane)
   return {'CREATED', id, 'pending'}
 end

@@ -80,7 +80,7 @@ public class JobsResource {
     public Views.JobDetail one(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
         return engine.queue().job(queue, id)
-                .map(job -> Views.JobDetail.of(job, engine.effects().find(queue, id)))
+                .map(job -> Views.JobDetail.of(job, engine.effects().find(queue, id), engine.queue().history(queue, id)))
                 .orElseThrow(() -> notFound(id));
     }
 
@@ -102,9 +102,21 @@ public class JobsResource {
         return transition(engine.queue().requeue(queue, id));
     }
 
+    @POST
+    @Path("{id}/delete")
+    @RolesAllowed(Roles.ADMIN)
+    @Operation(summary = "Delete a finished (completed, dead or cancelled) job and its history now")
+    public Views.Transition delete(@PathParam("id") String id) {
+        KnownQueues.require(engine, queue);
+        return transition(engine.queue().remove(queue, id));
+    }
+
     private Views.Transition transition(ManualTransition outcome) {
         if (outcome instanceof ManualTransition.Moved moved) {
             return Views.Transition.of(moved);
+        }
+        if (outcome instanceof ManualTransition.Removed removed) {
+            return Views.Transition.of(removed);
         }
         ManualTransition.Refused refused = (ManualTransition.Refused) outcome;
         if (refused.current().isEmpty()) {

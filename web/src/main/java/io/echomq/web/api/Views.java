@@ -2,6 +2,7 @@ package io.echomq.web.api;
 
 import io.echomq.effect.EffectRecord;
 import io.echomq.queue.Enqueued;
+import io.echomq.queue.JobEvent;
 import io.echomq.queue.JobView;
 import io.echomq.queue.ManualTransition;
 import io.echomq.queue.QueueStats;
@@ -59,21 +60,34 @@ final class Views {
         }
     }
 
+    /** One entry of a job's history (see {@link JobEvent}). */
+    public record HistoryEntry(Instant at, String event, Long attempt, String worker, Instant leaseUntil, String detail) {
+        static HistoryEntry of(JobEvent e) {
+            return new HistoryEntry(e.at(), e.event(), e.attempt().orElse(null), e.worker().orElse(null),
+                    e.leaseUntil().orElse(null), e.detail());
+        }
+    }
+
     public record JobDetail(String id, String queue, String state, JsonValue payload, String lane, long attempts,
             long maxAttempts, Instant createdAt, Instant dueAt, Instant claimedAt, Instant leaseUntil, String worker,
-            String lastError, Instant finishedAt, String idempotencyKey, String note, EffectView effect) {
-        static JobDetail of(JobView j, Optional<EffectRecord> effect) {
+            String lastError, Instant finishedAt, String idempotencyKey, String note, EffectView effect,
+            List<HistoryEntry> history) {
+        static JobDetail of(JobView j, Optional<EffectRecord> effect, List<JobEvent> history) {
             return new JobDetail(j.id(), j.queue(), j.state().wireName(), json(j.payload()), j.lane(), j.attempts(),
                     j.maxAttempts(), j.createdAt(), j.dueAt().orElse(null), j.claimedAt().orElse(null),
                     j.leaseUntil().orElse(null), j.worker().orElse(null), j.lastError().orElse(null),
                     j.finishedAt().orElse(null), j.idempotencyKey().orElse(null), j.note().orElse(null),
-                    effect.map(EffectView::of).orElse(null));
+                    effect.map(EffectView::of).orElse(null), history.stream().map(HistoryEntry::of).toList());
         }
     }
 
     public record Transition(String id, String queue, String from, String to) {
         static Transition of(ManualTransition.Moved m) {
             return new Transition(m.jobId(), m.queue(), m.from().wireName(), m.to().wireName());
+        }
+
+        static Transition of(ManualTransition.Removed r) {
+            return new Transition(r.jobId(), r.queue(), r.from().wireName(), "deleted");
         }
     }
 

@@ -33,6 +33,13 @@ public class QueueMetrics implements WorkerListener {
     @Inject
     MetricRegistry registry;
 
+    private final Throughput throughput = new Throughput();
+
+    /** Completed and failed jobs per queue and minute over the last hour, for the console's charts. */
+    public Throughput throughput() {
+        return throughput;
+    }
+
     public void enqueued(String queue, long jobs) {
         registry.counter("echomq.jobs.enqueued", tag(queue)).inc(jobs);
     }
@@ -53,12 +60,14 @@ public class QueueMetrics implements WorkerListener {
     @Override
     public void completed(ClaimedJob job) {
         registry.counter("echomq.jobs.completed", tag(job.lease().queue())).inc();
+        throughput.completed(job.lease().queue());
     }
 
     @Override
     public void retried(ClaimedJob job, RetryOutcome outcome, String error) {
         String name = outcome instanceof RetryOutcome.DeadLettered ? "echomq.jobs.dead" : "echomq.jobs.retried";
         registry.counter(name, tag(job.lease().queue())).inc();
+        throughput.failed(job.lease().queue());
     }
 
     private static long micros(Duration d) {

@@ -1,0 +1,29 @@
+-- Appends one event to a job's history (echomq:{q}:job:<id>:log), newest last, keeping the
+-- last 64. Fields are joined by the unit separator (0x1f): at, event, attempt, worker, lease
+-- deadline, detail. Consecutive heartbeats of one attempt fold into one 'extended' entry, so a
+-- long job does not push its own claim out of the history.
+local function log_event(prefix, id, at, event, attempt, worker, lease, detail)
+  local log = prefix .. 'job:' .. id .. ':log'
+  local sep = string.char(31)
+  local text = string.gsub(tostring(detail or ''), sep, ' ')
+  local entry = table.concat({tostring(at), event, tostring(attempt or ''), tostring(worker or ''),
+    tostring(lease or ''), text}, sep)
+  if event == 'extended' then
+    local last = redis.call('LINDEX', log, -1)
+    if last then
+      local fields = {}
+      for field in string.gmatch(last .. sep, '([^' .. sep .. ']*)' .. sep) do
+        fields[#fields + 1] = field
+      end
+      if fields[2] == 'extended' and fields[3] == tostring(attempt) then
+        local times = (tonumber(string.match(fields[6] or '', '^(%d+)')) or 1) + 1
+        entry = table.concat({tostring(at), event, tostring(attempt), tostring(worker or ''), tostring(lease or ''),
+          times .. ' heartbeats'}, sep)
+        redis.call('LSET', log, -1, entry)
+        return
+      end
+    end
+  end
+  redis.call('RPUSH', log, entry)
+  redis.call('LTRIM', log, -64, -1)
+end

@@ -1,0 +1,40 @@
+--[[
+  remove: deletes one finished job (completed, dead or cancelled) and its history at once,
+  the operator's way to clear the dead-letter set without waiting for retention.
+
+  Invariant: only finished jobs are ever deleted (no worker holds them and none ever will);
+  the job's idempotency key is released with it.
+
+  Input:
+    KEYS[1] job        echomq:{q}:job:<id>
+    KEYS[2] completed  echomq:{q}:completed
+    KEYS[3] dead       echomq:{q}:dead
+    KEYS[4] cancelled  echomq:{q}:cancelled
+    KEYS[5] idem       echomq:{q}:idem
+    ARGV[1] prefix     echomq:{q}:
+    ARGV[2] job id
+
+  Output:
+    {'OK', previous_state}
+    {'NOT_FOUND'}
+    {'REFUSED', state}        pending, delayed or active: not finished
+]]
+local rcall = redis.call
+local job, completed, dead, cancelled, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local prefix, id = ARGV[1], ARGV[2]
+
+local fields = rcall('HMGET', job, 'state', 'idem')
+local state, idem_key = fields[1], fields[2]
+if not state then
+  return {'NOT_FOUND'}
+end
+local finished = {completed = completed, dead = dead, cancelled = cancelled}
+if not finished[state] then
+  return {'REFUSED', state}
+end
+rcall('ZREM', finished[state], id)
+if idem_key and rcall('HGET', idem, idem_key) == id then
+  rcall('HDEL', idem, idem_key)
+end
+rcall('DEL', job, prefix .. 'job:' .. id .. ':log')
+return {'OK', state}

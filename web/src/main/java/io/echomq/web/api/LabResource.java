@@ -1,0 +1,53 @@
+package io.echomq.web.api;
+
+import io.echomq.lab.GuaranteesLab;
+import io.echomq.queue.InvalidRequestException;
+import io.echomq.runtime.EchoMqEngine;
+import io.echomq.web.security.Roles;
+import io.echomq.worker.CrashPoint;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.util.Locale;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+/** The guarantees lab: one demo job through the real engine with a crash injected. */
+@Path("lab")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+@RolesAllowed(Roles.ADMIN)
+@Tag(name = "lab")
+public class LabResource {
+
+    public record LabRequest(String mode, String crashPoint) {
+    }
+
+    @Inject
+    EchoMqEngine engine;
+
+    @POST
+    @Path("runs")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Run one demo job in a delivery mode with a crash at a point; read back lost, deliveries, effects")
+    public GuaranteesLab.Readout run(LabRequest request) throws InterruptedException {
+        if (request == null) {
+            throw new InvalidRequestException("body", "send {\"mode\": ..., \"crashPoint\": ...}");
+        }
+        GuaranteesLab.Mode mode = GuaranteesLab.Mode.fromWireName(String.valueOf(request.mode()));
+        return engine.lab().run(mode, crashPoint(request.crashPoint()));
+    }
+
+    private static CrashPoint crashPoint(String name) {
+        try {
+            return CrashPoint.valueOf(String.valueOf(name).toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRequestException("crashPoint", "must be lease, effect, ack or done");
+        }
+    }
+}
