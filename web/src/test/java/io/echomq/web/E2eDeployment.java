@@ -11,15 +11,15 @@ import java.util.Map;
  * index of the class's own, since the demo queue's keys are fixed) and a fresh PostgreSQL
  * database, with the test users configured.
  */
-final class E2eDeployment implements AutoCloseable {
+public final class E2eDeployment implements AutoCloseable {
 
-    final PayaraMicroServer payara;
-    final PostgresService.Database database;
+    public final PayaraMicroServer payara;
+    public final PostgresService.Database database;
     final E2eHttp anonymous;
     final E2eHttp admin;
     final E2eHttp submitter;
 
-    E2eDeployment(ValkeyService valkey, PostgresService postgres, int valkeyDatabase, Map<String, String> settings) {
+    public E2eDeployment(ValkeyService valkey, PostgresService postgres, int valkeyDatabase, Map<String, String> settings) {
         database = postgres.createDatabase("e2e");
         Map<String, String> env = new HashMap<>(E2eUsers.environment());
         env.put("ECHOMQ_VALKEY_URL", valkey.url() + "/" + valkeyDatabase);

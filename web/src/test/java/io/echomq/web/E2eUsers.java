@@ -8,17 +8,17 @@ import java.util.Map;
  * The users the end-to-end tests log in as, configured the way an operator would: names,
  * PBKDF2 hashes and roles in environment variables (no dev mode).
  */
-final class E2eUsers {
+public final class E2eUsers {
 
-    static final String ADMIN = "ops";
-    static final String ADMIN_PASSWORD = "ops-password-for-tests";
-    static final String SUBMITTER = "alice";
-    static final String SUBMITTER_PASSWORD = "alice-password-for-tests";
+    public static final String ADMIN = "ops";
+    public static final String ADMIN_PASSWORD = "ops-password-for-tests";
+    public static final String SUBMITTER = "alice";
+    public static final String SUBMITTER_PASSWORD = "alice-password-for-tests";
 
     private E2eUsers() {
     }
 
-    static Map<String, String> environment() {
+    public static Map<String, String> environment() {
         try {
             Map<String, String> env = new HashMap<>();
             env.put("ECHOMQ_DEV_MODE", "false");

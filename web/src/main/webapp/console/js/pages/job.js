@@ -1,0 +1,215 @@
+// One job: its fields, payload (as text), actions, the effect row, and a per-attempt timeline that
+// answers "why did this run twice?" at a glance.
+import { get, post, enc, isAdmin } from '../api.js';
+import { h, replace, timeEl, duration, confirmAction, notify, describeError } from '../dom.js';
+
+const ENDINGS = {
+  completed: 'completed',
+  retried: 'failed; retried',
+  dead: 'failed; dead-lettered',
+  reaped: 'lease expired; taken back by the reaper',
+  rejected: 'late settlement refused (a newer lease holds the job)',
+  cancelled: 'cancelled',
+  requeued: 'requeued by an operator',
+  reconciled: 'completed by the reconciler (its effect had committed)',
+};
+
+const EVENT_WORDS = {
+  enqueued: 'submitted',
+  promoted: 'due: moved to pending',
+  claimed: 'claimed',
+  extended: 'lease extended (heartbeat)',
+  completed: 'completed',
+  retried: 'failed, will be retried',
+  dead: 'dead-lettered',
+  reaped: 'lease expired, reaped',
+  rejected: 'settlement refused: stale token',
+  cancelled: 'cancelled',
+  requeued: 'requeued with a fresh budget',
+  reconciled: 'completed by the reconciler',
+};
+
+const ms = (iso) => (iso ? new Date(iso).getTime() : NaN);
+
+/**
+ * Splits the history (time order) into groups: one per attempt (token), in order of the attempt's
+ * first event, and, between them, the events that concern no attempt (submission, promotion,
+ * operator actions), where they happened.
+ */
+export function groupHistory(history) {
+  const groups = [];
+  const byAttempt = new Map();
+  for (const e of history || []) {
+    const k = e.attempt === null || e.attempt === undefined || Number(e.attempt) === 0 ? null : Number(e.attempt);
+    if (k === null) {
+      const last = groups[groups.length - 1];
+      if (last && last.attempt === null) last.events.push(e);
+      else groups.push({ attempt: null, first: byAttempt.size === 0, events: [e] });
+    } else if (byAttempt.has(k)) {
+      byAttempt.get(k).events.push(e);
+    } else {
+      const group = { attempt: k, events: [e] };
+      byAttempt.set(k, group);
+      groups.push(group);
+    }
+  }
+  return groups;
+}
+
+function ending(events) {
+  const ends = events.filter((e) => e.event in ENDINGS && e.event !== 'requeued');
+  return ends.length ? ends[ends.length - 1] : null;
+}
+
+function eventRow(e, claimedAt) {
+  const details = [];
+  if (e.leaseUntil) details.push(h('span', {}, 'lease until ', timeEl(e.leaseUntil, true)));
+  if (e.worker) details.push(h('span', {}, 'worker ', h('span', { class: 'mono' }, e.worker)));
+  if (e.detail) details.push(h('span', { class: e.event === 'retried' || e.event === 'dead' ? 'error-text' : '' }, e.detail));
+  const since = claimedAt && e.event !== 'claimed' ? h('span', { class: 'muted small' }, `+${duration(ms(e.at) - ms(claimedAt))}`) : null;
+  return h('li', { class: ['event', `event-${e.event}`], 'data-event': e.event },
+    h('span', { class: 'event-time' }, timeEl(e.at, true)),
+    h('span', { class: 'event-name' }, EVENT_WORDS[e.event] || e.event),
+    h('span', { class: 'event-detail' }, details.flatMap((d, i) => (i ? [' · ', d] : [d])), since ? [' ', since] : null));
+}
+
+function timeline(job) {
+  if (!Array.isArray(job.history)) {
+    return h('p', { class: 'muted' }, 'This server does not report a job history; the fields above show the latest attempt only.');
+  }
+  const groups = groupHistory(job.history);
+  const effect = job.effect;
+  const list = h('ol', { class: 'timeline', 'data-testid': 'timeline' });
+  const words = [];
+  let attemptCount = 0;
+  for (const group of groups) {
+    if (group.attempt === null) {
+      const operator = group.events.filter((e) => e.event !== 'enqueued' && e.event !== 'promoted');
+      if (!group.first && operator.length) words.push(operator.map((e) => EVENT_WORDS[e.event] || e.event).join(', '));
+      list.append(h('li', { class: ['attempt', 'attempt-none'] },
+        h('h3', {}, group.first ? 'Before any claim' : 'Between attempts'),
+        h('ol', { class: 'events' }, group.events.map((e) => eventRow(e, null)))));
+      continue;
+    }
+    attemptCount++;
+    const k = group.attempt;
+    const events = group.events;
+    const claimed = events.find((e) => e.event === 'claimed');
+    const extensions = events.filter((e) => e.event === 'extended');
+    const lastLease = [...events].reverse().find((e) => e.leaseUntil);
+    const end = ending(events);
+    const worker = (claimed && claimed.worker) || (events.find((e) => e.worker) || {}).worker;
+    const applied = effect && Number(effect.appliedByAttempt) === k;
+    const heartbeats = extensions.reduce((n, e) => n + (parseInt(e.detail, 10) || 1), 0);
+    const outcome = end ? ENDINGS[end.event] : (job.state === 'active' && k === Number(job.attempts) ? 'running now' : 'no ending recorded');
+    words.push(`attempt ${k}: ${outcome}${applied ? ', effect applied' : ''}${end && end.detail && end.event !== 'completed' ? ` (${end.detail})` : ''}`);
+    list.append(h('li', { class: ['attempt', end ? `ended-${end.event}` : 'ended-none', applied ? 'applied' : ''], 'data-testid': 'attempt', 'data-attempt': String(k) },
+      h('div', { class: 'attempt-head' },
+        h('h3', {}, `Attempt ${k}`),
+        h('span', { class: ['badge', `badge-${end ? end.event : 'open'}`], 'data-testid': 'attempt-outcome' }, outcome)),
+      h('dl', { class: 'facts' },
+        h('div', {}, h('dt', {}, 'Token'), h('dd', { class: 'mono' }, String(k))),
+        h('div', {}, h('dt', {}, 'Worker'), h('dd', { class: 'mono' }, worker || '—')),
+        h('div', {}, h('dt', {}, 'Claimed at'), h('dd', {}, claimed ? timeEl(claimed.at) : '—')),
+        h('div', {}, h('dt', {}, 'Lease deadline (server clock)'), h('dd', {}, lastLease ? timeEl(lastLease.leaseUntil) : '—')),
+        h('div', {}, h('dt', {}, 'Extensions'), h('dd', {}, heartbeats ? `${heartbeats} heartbeat(s)` : 'none')),
+        h('div', {}, h('dt', {}, 'Effect'), h('dd', { class: applied ? 'effect-yes' : 'muted' },
+          applied ? ['applied by this attempt at ', timeEl(effect.appliedAt)] : 'not applied by this attempt'))),
+      h('ol', { class: 'events' }, events.map((e) => eventRow(e, claimed ? claimed.at : null)))));
+  }
+  const summary = attemptCount > 1
+    ? h('p', { class: 'why', 'data-testid': 'why-summary' }, `Delivered ${attemptCount} times: `, words.join('; then '), '.')
+    : (attemptCount === 1 ? h('p', { class: 'why', 'data-testid': 'why-summary' }, `Delivered once: ${words.join('; then ')}.`)
+      : h('p', { class: 'why muted', 'data-testid': 'why-summary' }, 'Not delivered yet.'));
+  return [summary, list];
+}
+
+function fact(label, value, testid) {
+  return h('div', {}, h('dt', {}, label), h('dd', testid ? { 'data-testid': testid } : {}, value));
+}
+
+export function jobPage(view, queue, id) {
+  let stopped = false;
+  const load = async () => {
+    let job;
+    try {
+      job = await get(`/queues/${enc(queue)}/jobs/${enc(id)}`);
+    } catch (e) {
+      if (!stopped) replace(view, crumbs(queue, id), h('h1', {}, `Job #${id}`), h('p', { class: 'error', 'data-testid': 'job-error' }, describeError(e)));
+      return;
+    }
+    if (stopped) return;
+    render(job);
+  };
+
+  const crumbs = () => h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Queues'), ' / ',
+    h('a', { href: `#/queues/${enc(queue)}` }, queue), ' / ');
+
+  const action = (label, path, question, confirmLabel, danger) => {
+    const b = h('button', { type: 'button', class: ['button', danger ? 'danger' : ''], 'data-testid': `job-${path}` }, label);
+    b.addEventListener('click', async () => {
+      if (!(await confirmAction(question, confirmLabel))) return;
+      b.disabled = true;
+      try {
+        const moved = await post(`/queues/${enc(queue)}/jobs/${enc(id)}/${path}`);
+        if (moved.to === 'deleted') location.hash = `#/queues/${enc(queue)}/${moved.from}`;
+        else load();
+        notify(`Job #${id}: ${moved.from} → ${moved.to}.`, 'ok');
+      } catch (e) {
+        notify(describeError(e), 'error');
+        b.disabled = false;
+      }
+    });
+    return b;
+  };
+
+  const render = (job) => {
+    const actions = [];
+    if (job.state === 'pending' || job.state === 'delayed') {
+      actions.push(action('Cancel job', 'cancel', `Cancel job #${id}? It will not run.`, 'Cancel job', true));
+    }
+    if (job.state === 'dead') {
+      actions.push(action('Retry job', 'retry', `Retry dead job #${id}? It goes back to pending with a fresh budget of attempts and runs again.`, 'Retry job', false));
+    }
+    if (['dead', 'completed', 'cancelled'].includes(job.state)) {
+      actions.push(action('Delete job', 'delete', `Delete ${job.state} job #${id} for good? This cannot be undone.`, 'Delete job', true));
+    }
+    const refresh = h('button', { type: 'button', class: 'button', 'data-testid': 'job-refresh' }, 'Refresh');
+    refresh.addEventListener('click', load);
+    const payloadText = typeof job.payload === 'string' ? job.payload : JSON.stringify(job.payload, null, 2);
+    replace(view,
+      crumbs(),
+      h('div', { class: 'page-head' },
+        h('h1', {}, 'Job ', h('span', { class: 'mono' }, `#${job.id}`), ' ',
+          h('span', { class: ['badge', `state-badge`, `state-${job.state}`], 'data-testid': 'job-state' }, job.state)),
+        h('div', { class: 'page-tools' }, refresh, actions)),
+      h('section', { class: 'card' },
+        h('dl', { class: 'facts facts-wide' },
+          fact('Queue', h('span', { class: 'mono' }, job.queue)),
+          fact('Lane', h('span', { class: 'mono' }, job.lane ?? '—')),
+          fact('Attempts', `${job.attempts} of ${job.maxAttempts}`, 'job-attempts'),
+          fact('Created', timeEl(job.createdAt)),
+          fact('Due', timeEl(job.dueAt)),
+          fact('Claimed', timeEl(job.claimedAt)),
+          fact('Lease until', timeEl(job.leaseUntil)),
+          fact('Worker', h('span', { class: 'mono' }, job.worker ?? '—')),
+          fact('Finished', timeEl(job.finishedAt)),
+          fact('Idempotency key', h('span', { class: 'mono' }, job.idempotencyKey ?? '—')),
+          fact('Last error', h('span', { class: 'error-text' }, job.lastError ?? '—'), 'job-last-error'),
+          fact('Note', job.note ?? '—')),
+        h('p', { class: ['effect-row', job.effect ? 'effect-yes' : 'effect-no'], 'data-testid': 'effect-row' },
+          job.effect
+            ? ['Effect: applied by attempt ', String(job.effect.appliedByAttempt), ' at ', timeEl(job.effect.appliedAt), '.']
+            : 'Effect: not applied (no effect recorded for this job).')),
+      h('h2', { class: 'section-title' }, 'Attempts'),
+      h('section', { class: 'card' }, timeline(job)),
+      h('h2', { class: 'section-title' }, 'Payload'),
+      h('pre', { class: 'payload', 'data-testid': 'payload', tabindex: '0' }, payloadText));
+    if (!isAdmin()) for (const b of actions) b.title = 'needs the admin role';
+  };
+
+  replace(view, crumbs(), h('h1', {}, `Job #${id}`), h('p', { class: 'muted' }, 'Loading…'));
+  load();
+  return () => { stopped = true; };
+}
+

@@ -1,0 +1,120 @@
+// Overview: every queue's counts per state, live over Server-Sent Events; throughput over the last hour.
+import { get, openEvents, enc } from '../api.js';
+import { h, replace, number, describeError, time } from '../dom.js';
+import { lineChart } from '../charts.js';
+
+export const STATES = ['pending', 'delayed', 'active', 'completed', 'dead', 'cancelled'];
+
+function queueCard(q) {
+  return h('article', { class: 'card queue-card', 'data-testid': 'queue-card', 'data-queue': q.name },
+    h('header', { class: 'card-head' },
+      h('h2', {}, h('a', { href: `#/queues/${enc(q.name)}`, 'data-testid': 'queue-link' }, q.name)),
+      q.paused
+        ? h('span', { class: ['badge', 'badge-paused'], 'data-testid': 'queue-paused' }, 'paused')
+        : h('span', { class: ['badge', 'badge-running'], 'data-testid': 'queue-running' }, 'running')),
+    h('dl', { class: 'counts' }, STATES.map((state) => h('div', { class: ['count', `state-${state}`] },
+      h('dt', {}, h('a', { href: `#/queues/${enc(q.name)}/${state}` }, state)),
+      h('dd', { 'data-testid': `count-${state}` }, number(q.counts ? q.counts[state] : 0))))),
+    h('p', { class: 'muted small' }, `${number(q.total)} jobs in all · ${number(q.lanesWithWork)} lane(s) with work`));
+}
+
+export function overviewPage(view) {
+  const live = h('span', { class: ['live', 'live-off'], 'data-testid': 'live-status' }, 'connecting…');
+  const updated = h('span', { class: 'muted small' });
+  const cards = h('div', { class: 'cards', 'data-testid': 'queue-cards', 'aria-live': 'off' }, h('p', { class: 'muted' }, 'Loading queues…'));
+  const charts = h('div', { class: 'charts', 'data-testid': 'charts' }, h('p', { class: 'muted' }, 'Loading the last hour…'));
+  replace(view,
+    h('div', { class: 'page-head' }, h('h1', {}, 'Queues'), h('div', { class: 'page-tools' }, live, ' ', updated)),
+    cards,
+    h('h2', { class: 'section-title' }, 'Throughput and failures, last 60 minutes'),
+    charts);
+
+  let stopped = false;
+  const render = (queues) => {
+    if (stopped) return;
+    if (!Array.isArray(queues) || queues.length === 0) {
+      replace(cards, h('p', { class: 'muted' }, 'No queues are served by this deployment.'));
+    } else {
+      // Same queues as shown: update the cards in place, so keyboard focus and selection survive the live updates.
+      const shown = [...cards.querySelectorAll('[data-testid=queue-card]')];
+      const same = shown.length === queues.length && shown.every((card, i) => card.dataset.queue === queues[i].name);
+      if (same) {
+        queues.forEach((q, i) => {
+          const fresh = queueCard(q);
+          const card = shown[i];
+          for (const state of STATES) {
+            card.querySelector(`[data-testid=count-${state}]`).textContent = fresh.querySelector(`[data-testid=count-${state}]`).textContent;
+          }
+          const badge = card.querySelector('.badge');
+          badge.replaceWith(fresh.querySelector('.badge'));
+          card.querySelector('p.small').textContent = fresh.querySelector('p.small').textContent;
+        });
+      } else {
+        replace(cards, queues.map(queueCard));
+      }
+    }
+    updated.textContent = `updated ${time(new Date().toISOString())}`;
+  };
+  const loadOnce = () => get('/queues').then(render).catch((e) => {
+    if (!stopped) replace(cards, h('p', { class: 'error' }, describeError(e)));
+  });
+  loadOnce();
+
+  // Live counts: SSE; when the stream is unavailable, poll every 5 s instead.
+  let source = null;
+  let poll = null;
+  const startPolling = () => {
+    if (poll || stopped) return;
+    live.textContent = 'polling every 5 s';
+    live.className = 'live live-poll';
+    poll = setInterval(loadOnce, 5000);
+  };
+  try {
+    source = openEvents();
+    source.addEventListener('stats', (event) => {
+      try {
+        render(JSON.parse(event.data));
+        live.textContent = 'live';
+        live.className = 'live live-on';
+        if (poll) { clearInterval(poll); poll = null; }
+      } catch (ignored) { /* a malformed frame: keep the last good view */ }
+    });
+    source.addEventListener('error', () => {
+      if (source.readyState === EventSource.CLOSED) startPolling();
+      else { live.textContent = 'reconnecting…'; live.className = 'live live-off'; }
+    });
+    source.addEventListener('open', () => { live.textContent = 'live'; live.className = 'live live-on'; });
+  } catch (e) {
+    startPolling();
+  }
+
+  const loadHistory = () => get('/stats/history').then((history) => {
+    if (stopped) return;
+    const names = Object.keys(history || {}).sort();
+    if (!names.length) {
+      replace(charts, h('p', { class: 'muted' }, 'No history yet.'));
+      return;
+    }
+    replace(charts, names.map((name) => {
+      const rows = history[name] || [];
+      const minutes = rows.map((r) => r.minute);
+      return h('section', { class: 'card chart-card', 'data-testid': 'chart', 'data-queue': name },
+        h('h3', {}, name),
+        lineChart(`Queue ${name}: jobs completed and failed per minute, last hour`, minutes, [
+          { name: 'completed', cls: 'series-completed', values: rows.map((r) => r.completed || 0) },
+          { name: 'failed', cls: 'series-failed', values: rows.map((r) => r.failed || 0) },
+        ]));
+    }));
+  }).catch((e) => {
+    if (!stopped) replace(charts, h('p', { class: 'muted' }, `Charts unavailable: ${describeError(e)}`));
+  });
+  loadHistory();
+  const historyTimer = setInterval(loadHistory, 30000);
+
+  return () => {
+    stopped = true;
+    if (source) source.close();
+    if (poll) clearInterval(poll);
+    clearInterval(historyTimer);
+  };
+}

@@ -1,0 +1,186 @@
+// One queue: jobs by state (tabs), paging, open by id, bulk retry / delete of dead jobs, pause / resume.
+import { get, post, enc, isAdmin } from '../api.js';
+import { h, replace, number, timeEl, confirmAction, notify, describeError } from '../dom.js';
+import { STATES } from './overview.js';
+
+const PAGE = 50;
+
+export function queuePage(view, queue, state) {
+  if (!STATES.includes(state)) state = 'pending';
+  let stopped = false;
+
+  const status = h('span', { 'data-testid': 'queue-status' });
+  const pauseButton = h('button', { type: 'button', class: 'button', 'data-testid': 'pause-toggle', disabled: true }, 'Pause');
+  const tabs = h('nav', { class: 'tabs', 'aria-label': 'Job states' });
+  const openForm = h('form', { class: 'inline-form', 'data-testid': 'open-job-form' },
+    h('label', { for: 'open-job-id' }, 'Open job by id'),
+    h('input', { id: 'open-job-id', name: 'id', type: 'text', inputmode: 'numeric', autocomplete: 'off', required: true, size: 10 }),
+    h('button', { type: 'submit', class: 'button' }, 'Open'));
+  openForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const id = openForm.elements.id.value.trim();
+    if (id) location.hash = `#/jobs/${enc(queue)}/${enc(id)}`;
+  });
+
+  const bulkBar = h('div', { class: 'bulk-bar', hidden: state !== 'dead' });
+  const tbody = h('tbody', { 'data-testid': 'job-rows' });
+  const selectAll = h('input', { type: 'checkbox', 'aria-label': 'Select all jobs on this page', 'data-testid': 'select-all' });
+  const table = h('table', { class: 'jobs', 'data-testid': 'jobs-table' },
+    h('caption', { class: 'visually-hidden' }, `${state} jobs of queue ${queue}`),
+    h('thead', {}, h('tr', {},
+      state === 'dead' ? h('th', { scope: 'col', class: 'select' }, selectAll) : null,
+      h('th', { scope: 'col' }, 'Job'), h('th', { scope: 'col' }, 'Lane'), h('th', { scope: 'col' }, 'Attempts'),
+      h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col' }, 'Finished'), h('th', { scope: 'col' }, 'Last error'))),
+    tbody);
+  const more = h('button', { type: 'button', class: 'button', hidden: true, 'data-testid': 'load-more' }, 'Load more');
+  const empty = h('p', { class: 'muted', hidden: true, 'data-testid': 'no-jobs' }, `No ${state} jobs.`);
+
+  replace(view,
+    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Queues'), ' / '),
+    h('div', { class: 'page-head' }, h('h1', {}, 'Queue ', h('span', { class: 'mono' }, queue)),
+      h('div', { class: 'page-tools' }, status, pauseButton)),
+    tabs,
+    h('div', { class: 'toolbar' }, openForm, bulkBar),
+    table, empty, more);
+
+  // ---- header: counts in the tabs, paused or not --------------------------------------------
+  let paused = false;
+  const renderQueue = (q) => {
+    paused = !!q.paused;
+    replace(status, q.paused
+      ? h('span', { class: ['badge', 'badge-paused'] }, 'paused: no jobs are handed out')
+      : h('span', { class: ['badge', 'badge-running'] }, 'running'));
+    pauseButton.textContent = q.paused ? 'Resume' : 'Pause';
+    pauseButton.disabled = false;
+    if (tabs.children.length === STATES.length) {
+      // Refresh the counts in place: a focused tab keeps its focus.
+      STATES.forEach((st, i) => { tabs.children[i].querySelector('.tab-count').textContent = number(q.counts ? q.counts[st] : 0); });
+      return;
+    }
+    replace(tabs, STATES.map((st) => h('a', {
+      href: `#/queues/${enc(queue)}/${st}`, class: ['tab', `state-${st}`],
+      'aria-current': st === state ? 'page' : null, 'data-testid': `tab-${st}`,
+    }, st, ' ', h('span', { class: 'tab-count' }, number(q.counts ? q.counts[st] : 0)))));
+  };
+  const loadQueue = () => get(`/queues/${enc(queue)}`).then((q) => { if (!stopped) renderQueue(q); })
+    .catch((e) => { if (!stopped) replace(status, h('span', { class: 'error' }, describeError(e))); });
+  loadQueue();
+  const queueTimer = setInterval(loadQueue, 5000);
+
+  pauseButton.addEventListener('click', async () => {
+    const action = paused ? 'resume' : 'pause';
+    if (action === 'pause' && !(await confirmAction(
+      `Pause queue "${queue}"? Workers stop receiving its jobs until it is resumed; submissions and running jobs go on.`, 'Pause queue'))) return;
+    pauseButton.disabled = true;
+    try {
+      renderQueue(await post(`/queues/${enc(queue)}/${action}`));
+      notify(action === 'pause' ? `Queue ${queue} paused.` : `Queue ${queue} resumed.`, 'ok');
+    } catch (e) {
+      notify(describeError(e), 'error');
+      pauseButton.disabled = false;
+    }
+  });
+
+  // ---- the job list ----------------------------------------------------------------------
+  const selected = new Set();
+  const checkboxes = new Map();
+  let next = null;
+  const bulkCount = h('span', { class: 'muted', 'data-testid': 'selected-count' }, '0 selected');
+  const retryButton = h('button', { type: 'button', class: 'button', disabled: true, 'data-testid': 'bulk-retry' }, 'Retry selected');
+  const deleteButton = h('button', { type: 'button', class: ['button', 'danger'], disabled: true, 'data-testid': 'bulk-delete' }, 'Delete selected');
+  replace(bulkBar, bulkCount, retryButton, deleteButton);
+  const updateBulk = () => {
+    bulkCount.textContent = `${selected.size} selected`;
+    retryButton.disabled = selected.size === 0;
+    deleteButton.disabled = selected.size === 0;
+    const all = checkboxes.size > 0 && selected.size === checkboxes.size;
+    selectAll.checked = all;
+    selectAll.indeterminate = selected.size > 0 && !all;
+  };
+  selectAll.addEventListener('change', () => {
+    for (const [id, box] of checkboxes) {
+      box.checked = selectAll.checked;
+      if (selectAll.checked) selected.add(id); else selected.delete(id);
+    }
+    updateBulk();
+  });
+
+  const row = (job) => {
+    const cells = [];
+    if (state === 'dead') {
+      const box = h('input', { type: 'checkbox', 'aria-label': `Select job ${job.id}`, 'data-testid': 'select-job', 'data-id': job.id });
+      box.addEventListener('change', () => { if (box.checked) selected.add(job.id); else selected.delete(job.id); updateBulk(); });
+      checkboxes.set(job.id, box);
+      cells.push(h('td', { class: 'select' }, box));
+    }
+    cells.push(
+      h('td', {}, h('a', { href: `#/jobs/${enc(queue)}/${enc(job.id)}`, class: 'mono', 'data-testid': 'job-link', 'data-id': job.id }, `#${job.id}`)),
+      h('td', { class: 'mono' }, job.lane ?? '—'),
+      h('td', {}, `${job.attempts} / ${job.maxAttempts}`),
+      h('td', {}, timeEl(job.createdAt)),
+      h('td', {}, timeEl(job.finishedAt)),
+      h('td', { class: 'error-text' }, job.lastError ?? ''));
+    return h('tr', { 'data-id': job.id }, cells);
+  };
+
+  const loadPage = async (cursor) => {
+    more.disabled = true;
+    try {
+      const params = new URLSearchParams({ state, limit: String(PAGE) });
+      if (cursor) params.set('cursor', cursor);
+      const page = await get(`/queues/${enc(queue)}/jobs?${params}`);
+      if (stopped) return;
+      for (const job of page.jobs || []) tbody.append(row(job));
+      next = page.next || null;
+      more.hidden = !next;
+      empty.hidden = tbody.children.length > 0;
+      updateBulk();
+    } catch (e) {
+      if (!stopped) notify(describeError(e), 'error');
+    } finally {
+      more.disabled = false;
+    }
+  };
+  const reload = () => {
+    replace(tbody);
+    selected.clear();
+    checkboxes.clear();
+    return loadPage(null);
+  };
+  more.addEventListener('click', () => loadPage(next));
+  reload();
+
+  // ---- bulk actions on dead jobs: the per-job endpoints, one after another ------------------
+  const bulk = async (verb, path, past) => {
+    const ids = [...selected];
+    if (!ids.length) return;
+    const ok = await confirmAction(verb === 'retry'
+      ? `Retry ${ids.length} dead job(s) of "${queue}"? Each goes back to pending with a fresh budget of attempts, and may run again.`
+      : `Delete ${ids.length} dead job(s) of "${queue}" for good? This cannot be undone.`,
+    verb === 'retry' ? `Retry ${ids.length}` : `Delete ${ids.length}`);
+    if (!ok) return;
+    retryButton.disabled = true;
+    deleteButton.disabled = true;
+    let done = 0;
+    const failures = [];
+    for (const id of ids) {
+      try {
+        await post(`/queues/${enc(queue)}/jobs/${enc(id)}/${path}`);
+        done++;
+      } catch (e) {
+        failures.push(`#${id}: ${describeError(e)}`);
+      }
+    }
+    if (done) notify(`${done} job(s) ${past}.`, 'ok');
+    if (failures.length) notify(`${failures.length} failed: ${failures.slice(0, 5).join('; ')}`, 'error');
+    await reload();
+    loadQueue();
+  };
+  retryButton.addEventListener('click', () => bulk('retry', 'retry', 'sent back to pending'));
+  deleteButton.addEventListener('click', () => bulk('delete', 'delete', 'deleted'));
+  if (!isAdmin()) {
+    pauseButton.title = 'needs the admin role';
+  }
+
+  return () => { stopped = true; clearInterval(queueTimer); };
+}

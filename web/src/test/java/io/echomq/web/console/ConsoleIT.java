@@ -1,0 +1,372 @@
+package io.echomq.web.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.echomq.testkit.PayaraMicroServer;
+import io.echomq.testkit.PostgresService;
+import io.echomq.testkit.ValkeyService;
+import io.echomq.testkit.WithRealServices;
+import io.echomq.web.E2eDeployment;
+import io.echomq.web.E2eUsers;
+import jakarta.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.NoAlertPresentException;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The admin console in a real headless Chromium, against the packaged WAR on Payara Micro with real
+ * Valkey and PostgreSQL: what an operator sees and does. Screenshots of each page go to
+ * {@code target/screenshots/}; the overview and the lab are copied to {@code docs/}.
+ */
+@WithRealServices
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ConsoleIT {
+
+    private static final String ADMIN = E2eUsers.ADMIN;
+    private static final String ADMIN_PASSWORD = E2eUsers.ADMIN_PASSWORD;
+    private static final String SUBMITTER = E2eUsers.SUBMITTER;
+    private static final String SUBMITTER_PASSWORD = E2eUsers.SUBMITTER_PASSWORD;
+    /** A queue that accepts jobs but that no handler consumes here: its counts only move when we submit. */
+    private static final String IDLE = "console-idle";
+    private static final String VALID = "{\"account\":\"a-1\",\"amountCents\":500}";
+    private static final String INVALID = "{\"account\":\"a\",\"amountCents\":-1}";
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private static final Path TARGET = Path.of(System.getProperty("java.io.tmpdir", "target"));
+    private static final Path SCREENSHOTS = Path.of("target", "screenshots");
+    private static final Path DOCS = Path.of("..", "docs");
+
+    private static PayaraMicroServer payara;
+    private static ChromeDriver browser;
+    private static ConsoleApi submitter;
+    private static ConsoleApi admin;
+    private static String console;
+
+    @BeforeAll
+    static void deployAndSignIn(ValkeyService valkey, PostgresService postgres) throws Exception {
+        // The browser first: a machine without one fails here, before a server is started.
+        browser = ConsoleBrowser.start(TARGET.resolve("console-it"));
+        payara = new E2eDeployment(valkey, postgres, 5, Map.of("ECHOMQ_QUEUES", IDLE)).payara;
+        submitter = new ConsoleApi(payara.baseUrl(), SUBMITTER, SUBMITTER_PASSWORD);
+        admin = new ConsoleApi(payara.baseUrl(), ADMIN, ADMIN_PASSWORD);
+        console = payara.baseUrl().replaceAll("/$", "") + "/console/";
+
+        // Credentials in the URL of the first navigation: the API's Basic challenge is answered with
+        // them, and Chromium keeps them for the realm, as after a typed-in login prompt.
+        String withCredentials = payara.baseUrl().replaceFirst("^http://", "http://" + ADMIN + ":" + ADMIN_PASSWORD + "@");
+        browser.get(withCredentials.replaceAll("/$", "") + "/api/session");
+        browser.get(console);
+    }
+
+    @AfterAll
+    static void screenshotTheOverviewAndStop() throws IOException {
+        try {
+            if (browser != null && payara != null) {
+                open("/");
+                waitFor(By.cssSelector("[data-testid=chart][data-queue=payments] svg"));
+                Path overview = ConsoleBrowser.screenshot(browser, SCREENSHOTS, "overview-end");
+                copyToDocs(overview, "console-overview.png");
+            }
+        } finally {
+            if (browser != null) {
+                browser.quit();
+            }
+            if (payara != null) {
+                payara.stop();
+            }
+        }
+    }
+
+    @AfterEach
+    void noScriptErrors() {
+        List<String> severe = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(entry -> entry.getLevel().intValue() >= java.util.logging.Level.SEVERE.intValue())
+                .map(entry -> entry.getMessage())
+                // A 404/409 answered to a request the test provoked is logged by the browser too; CSP or script errors are not tolerated.
+                .filter(message -> message.contains("Content Security Policy") || message.contains("Uncaught"))
+                .toList();
+        assertThat(severe).as("CSP violations or uncaught script errors in the console").isEmpty();
+    }
+
+    @Test
+    @Order(1)
+    void signingInShowsTheOverviewWithEveryQueue() {
+        open("/");
+        WebElement payments = waitFor(By.cssSelector("[data-testid=queue-card][data-queue=payments]"));
+        assertThat(payments.findElement(By.cssSelector("[data-testid=queue-link]")).getText()).isEqualTo("payments");
+        assertThat(browser.findElements(By.cssSelector("[data-testid=queue-card][data-queue=" + IDLE + "]"))).hasSize(1);
+        assertThat(waitFor(By.cssSelector("[data-testid=session-user]")).getText()).isEqualTo(ADMIN);
+        // Charts appear per queue once it has finished a job this hour; until then the section says so.
+        waitUntil(d -> !text(By.cssSelector("[data-testid=charts]")).startsWith("Loading"));
+        screenshot("overview");
+    }
+
+    @Test
+    @Order(2)
+    void countsMoveLiveWhenJobsAreSubmitted() {
+        open("/");
+        waitUntil(d -> "live".equals(text(By.cssSelector("[data-testid=live-status]"))));
+        By pending = By.cssSelector("[data-queue=" + IDLE + "] [data-testid=count-pending]");
+        long before = Long.parseLong(text(pending).replace(",", ""));
+        for (int i = 0; i < 3; i++) {
+            submitter.submit(IDLE, "{\"n\":" + i + "}");
+        }
+        // No reload and no navigation: the Server-Sent Events stream brings the new counts.
+        waitUntil(d -> text(pending).replace(",", "").equals(String.valueOf(before + 3)));
+        assertThat(browser.getCurrentUrl()).endsWith("#/");
+    }
+
+    @Test
+    @Order(3)
+    void aJobsDetailShowsItsAttemptsAndItsEffect() throws Exception {
+        String id = submitter.submit("payments", VALID);
+        submitter.awaitState("payments", id, "completed", WAIT);
+
+        open("/jobs/payments/" + id);
+        assertThat(waitFor(By.cssSelector("[data-testid=job-state]")).getText()).isEqualTo("completed");
+        assertThat(text(By.cssSelector("[data-testid=job-attempts]"))).isEqualTo("1 of 5");
+        assertThat(text(By.cssSelector("[data-testid=effect-row]"))).startsWith("Effect: applied by attempt 1 at ");
+        WebElement attempt = waitFor(By.cssSelector("[data-testid=attempt][data-attempt='1']"));
+        assertThat(attempt.findElement(By.cssSelector("[data-testid=attempt-outcome]")).getText()).isEqualTo("completed");
+        assertThat(attempt.getText().toLowerCase(java.util.Locale.ROOT))
+                .contains("applied by this attempt").contains("claimed at").contains("lease deadline (server clock)").contains("vm-");
+        assertThat(text(By.cssSelector("[data-testid=why-summary]"))).isEqualTo("Delivered once: attempt 1: completed, effect applied.");
+        assertThat(text(By.cssSelector("[data-testid=payload]"))).contains("\"amountCents\": 500");
+        screenshot("job-completed");
+    }
+
+    @Test
+    @Order(4)
+    void aDeadJobIsRetriedFromTheConsole() throws Exception {
+        String id = submitter.submit("payments", INVALID);
+        JsonObject dead = submitter.awaitState("payments", id, "dead", WAIT);
+        assertThat(dead.getInt("attempts")).isEqualTo(1);
+
+        open("/queues/payments/dead");
+        WebElement box = waitFor(By.cssSelector("[data-testid=select-job][data-id='" + id + "']"));
+        screenshot("queue-dead");
+        box.click();
+        assertThat(text(By.cssSelector("[data-testid=selected-count]"))).isEqualTo("1 selected");
+        click(By.cssSelector("[data-testid=bulk-retry]"));
+        WebElement dialog = waitFor(By.id("confirm-dialog"));
+        assertThat(dialog.getText()).contains("Retry 1 dead job(s)");
+        screenshot("queue-confirm-retry");
+        click(By.id("confirm-ok"));
+        awaitNotice("1 job(s) sent back to pending.");
+
+        // The invalid payload fails again: a second attempt, dead again, both attempts in the timeline.
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        JsonObject job = submitter.job("payments", id);
+        while ((job.getInt("attempts") < 2 || !"dead".equals(job.getString("state"))) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            job = submitter.job("payments", id);
+        }
+        assertThat(job.getInt("attempts")).isEqualTo(2);
+        open("/jobs/payments/" + id);
+        waitFor(By.cssSelector("[data-testid=attempt][data-attempt='2']"));
+        assertThat(text(By.cssSelector("[data-testid=why-summary]"))).startsWith("Delivered 2 times: attempt 1: failed; dead-lettered")
+                .contains("; then requeued with a fresh budget; then attempt 2: failed; dead-lettered");
+        assertThat(browser.findElements(By.cssSelector("[data-event=requeued]"))).hasSize(1);
+        screenshot("job-dead-twice");
+    }
+
+    @Test
+    @Order(4)
+    void aDeadJobIsDeletedFromItsPageAfterConfirming() throws Exception {
+        String id = submitter.submit("payments", INVALID);
+        submitter.awaitState("payments", id, "dead", WAIT);
+        open("/jobs/payments/" + id);
+        click(By.cssSelector("[data-testid=job-delete]"));
+        waitFor(By.id("confirm-dialog"));
+        click(By.id("confirm-cancel"));
+        assertThat(submitter.get("/api/queues/payments/jobs/" + id).status()).as("cancelled dialog: nothing deleted").isEqualTo(200);
+
+        click(By.cssSelector("[data-testid=job-delete]"));
+        waitFor(By.id("confirm-dialog"));
+        click(By.id("confirm-ok"));
+        awaitNotice("Job #" + id + ": dead → deleted.");
+        waitUntil(d -> d.getCurrentUrl().endsWith("#/queues/payments/dead"));
+        assertThat(submitter.get("/api/queues/payments/jobs/" + id).status()).isEqualTo(404);
+    }
+
+    @Test
+    @Order(4)
+    void aQueueIsPausedAfterConfirmingAndResumed() {
+        open("/queues/" + IDLE);
+        click(By.cssSelector("[data-testid=pause-toggle]"));
+        waitFor(By.id("confirm-dialog"));
+        click(By.id("confirm-ok"));
+        waitUntil(d -> "Resume".equals(text(By.cssSelector("[data-testid=pause-toggle]"))));
+        assertThat(admin.get("/api/queues/" + IDLE).object().getBoolean("paused")).isTrue();
+        screenshot("queue-paused");
+        click(By.cssSelector("[data-testid=pause-toggle]"));
+        waitUntil(d -> "Pause".equals(text(By.cssSelector("[data-testid=pause-toggle]"))));
+        assertThat(admin.get("/api/queues/" + IDLE).object().getBoolean("paused")).isFalse();
+    }
+
+    @Test
+    @Order(5)
+    void theConsoleIsUsableFromTheKeyboardWithAVisibleFocus() {
+        open("/");
+        WebElement lab = browser.findElement(By.cssSelector("[data-nav=lab]"));
+        // Start where a keyboard user starts: the top of the page (the skip link).
+        ((JavascriptExecutor) browser).executeScript("document.querySelector('.skip-link').focus()");
+        WebElement focused = browser.switchTo().activeElement();
+        for (int i = 0; i < 8 && !lab.equals(focused); i++) {
+            new org.openqa.selenium.interactions.Actions(browser).sendKeys(org.openqa.selenium.Keys.TAB).perform();
+            focused = browser.switchTo().activeElement();
+        }
+        assertThat(focused).as("the lab link is reached with Tab").isEqualTo(lab);
+        assertThat(focused.getCssValue("outline-style")).as("a visible focus ring").isNotEqualTo("none");
+        focused.sendKeys(org.openqa.selenium.Keys.ENTER);
+        waitFor(By.cssSelector("[data-testid=lab-form]"));
+        assertThat(browser.getCurrentUrl()).endsWith("#/lab");
+    }
+
+    @Test
+    @Order(5)
+    void aPayloadWithMarkupIsShownAsText() {
+        String markup = "<script>alert(1)</script><img src=x id=injected>";
+        String id = submitter.submit(IDLE, "{\"note\":\"" + markup.replace("\"", "\\\"") + "\"}");
+        open("/jobs/" + IDLE + "/" + id);
+        WebElement payload = waitFor(By.cssSelector("[data-testid=payload]"));
+        assertThat(payload.getText()).contains("<script>alert(1)</script><img src=x id=injected>");
+        assertThat(payload.findElements(By.xpath(".//*"))).as("no element parsed from the payload").isEmpty();
+        assertThat(browser.findElements(By.id("injected"))).isEmpty();
+        assertThat(((JavascriptExecutor) browser).executeScript("return document.scripts.length")).isEqualTo(1L);
+        assertNoAlert();
+        screenshot("job-markup-payload");
+    }
+
+    @Test
+    @Order(6)
+    void theWorkersPageListsTheLeasesHeldNow() {
+        open("/workers");
+        waitUntil(d -> !d.findElements(By.cssSelector("[data-testid=workers-table], [data-testid=no-leases]")).isEmpty());
+        assertThat(text(By.cssSelector("[data-testid=workers-updated]"))).startsWith("updated ");
+        screenshot("workers");
+    }
+
+    /**
+     * Blank cells are not part of the expectation for that mode. At-most-once acknowledges before
+     * the work, so its job is lost with no effect applied even though the queue records it completed.
+     */
+    @ParameterizedTest(name = "{0}, crash at effect: lost {1}, deliveries {2}, effects applied {3}, completed {4}")
+    @Order(7)
+    @CsvSource({
+        "at-most-once,  1,  , 0,  ",
+        "at-least-once, 0,  , 2,  ",
+        "effect-store,  0, 2, 1, 1",
+    })
+    void theLabShowsWhatACrashAtTheEffectCosts(String mode, Integer lost, Integer deliveries, Integer effects, Integer completed)
+            throws IOException {
+        open("/lab");
+        click(By.cssSelector("[data-testid=lab-mode-" + mode + "]"));
+        click(By.cssSelector("[data-testid=lab-crashPoint-effect]"));
+        click(By.cssSelector("[data-testid=lab-run]"));
+        WebElement verdict = new WebDriverWait(browser, Duration.ofSeconds(60))
+                .until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("[data-testid=lab-verdict]")));
+        assertThat(verdict.getText()).isNotBlank();
+        assertReadout("lab-lost", lost);
+        assertReadout("lab-deliveries", deliveries);
+        assertReadout("lab-effects", effects);
+        assertReadout("lab-completed", completed);
+        assertThat(browser.findElements(By.cssSelector("[data-testid=lab-timeline] li"))).isNotEmpty();
+        browser.manage().window().setSize(new Dimension(1280, 1180));
+        Path shot = screenshot("lab-" + mode);
+        browser.manage().window().setSize(new Dimension(1280, 900));
+        if ("effect-store".equals(mode)) {
+            copyToDocs(shot, "console-lab.png");
+        }
+    }
+
+    // ---- helpers --------------------------------------------------------------------------
+
+    private static void open(String route) {
+        String target = console + "#" + route;
+        if (target.equals(browser.getCurrentUrl())) {
+            browser.navigate().refresh(); // the same address is no navigation: load the page afresh
+        } else {
+            browser.get(target);
+        }
+        waitFor(By.cssSelector("main .page"));
+    }
+
+    /** Waits for a success notice with this text (earlier notices may still be showing). */
+    private static void awaitNotice(String message) {
+        waitUntil(d -> d.findElements(By.cssSelector("[data-testid=notice-ok]")).stream().anyMatch(n -> n.getText().contains(message)));
+    }
+
+    private static WebElement waitFor(By by) {
+        return new WebDriverWait(browser, WAIT).until(ExpectedConditions.visibilityOfElementLocated(by));
+    }
+
+    private static void waitUntil(Function<WebDriver, Boolean> condition) {
+        new WebDriverWait(browser, WAIT).ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+                .ignoring(org.openqa.selenium.NoSuchElementException.class).until(condition::apply);
+    }
+
+    private static void click(By by) {
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.elementToBeClickable(by)).click();
+    }
+
+    private static String text(By by) {
+        return browser.findElement(by).getText().trim();
+    }
+
+    private static void assertReadout(String testid, Integer expected) {
+        if (expected != null) {
+            String shown = text(By.cssSelector("[data-testid=" + testid + "]"));
+            // "completed" may be a count or a yes/no.
+            String asCount = switch (shown) {
+                case "yes" -> "1";
+                case "no" -> "0";
+                default -> shown;
+            };
+            assertThat(asCount).as(testid + " (shown: " + shown + ")").isEqualTo(String.valueOf(expected));
+        }
+    }
+
+    private static void assertNoAlert() {
+        try {
+            String alert = browser.switchTo().alert().getText();
+            throw new AssertionError("an alert opened: " + alert);
+        } catch (NoAlertPresentException expected) {
+            // nothing ran
+        }
+    }
+
+    private static Path screenshot(String name) {
+        return ConsoleBrowser.screenshot(browser, SCREENSHOTS, name);
+    }
+
+    private static void copyToDocs(Path screenshot, String name) throws IOException {
+        if (Files.isDirectory(DOCS)) {
+            Files.copy(screenshot, DOCS.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+}
