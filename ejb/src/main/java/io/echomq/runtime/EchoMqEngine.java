@@ -183,7 +183,7 @@ public class EchoMqEngine {
         handlers.forEach(h -> all.add(h.queue()));
         for (String declared : config.declaredQueues()) {
             try {
-                resources.queue.stats(declared);
+                QueueClient.checkQueueName(declared);
             } catch (io.echomq.queue.InvalidRequestException e) {
                 throw new ConfigurationException("echomq.queues", "'" + declared + "' is not a valid queue name: " + e.getMessage());
             }
