@@ -66,8 +66,7 @@ public final class EffectStore {
                         "SELECT job_id, attempt, applied_at FROM echomq.effect WHERE queue = :queue AND job_id = ANY(:ids)")
                 .bind("queue", queue)
                 .bind("ids", ids)
-                .map((rs, ctx) -> new EffectRecord(queue, Long.toString(rs.getLong("job_id")), rs.getLong("attempt"),
-                        rs.getTimestamp("applied_at").toInstant()))
+                .map((rs, ctx) -> record(queue, rs))
                 .collectToMap(EffectRecord::jobId, r -> r));
     }
 
@@ -111,12 +110,16 @@ public final class EffectStore {
     }
 
     private static Optional<EffectRecord> recorded(Handle handle, String queue, String jobId) {
-        return handle.createQuery("SELECT attempt, applied_at FROM echomq.effect WHERE queue = :queue AND job_id = :jobId")
+        return handle.createQuery("SELECT job_id, attempt, applied_at FROM echomq.effect WHERE queue = :queue AND job_id = :jobId")
                 .bind("queue", queue)
                 .bind("jobId", Long.parseLong(jobId))
-                .map((rs, ctx) -> new EffectRecord(queue, jobId, rs.getLong("attempt"),
-                        rs.getTimestamp("applied_at").toInstant()))
+                .map((rs, ctx) -> record(queue, rs))
                 .findOne();
+    }
+
+    private static EffectRecord record(String queue, java.sql.ResultSet row) throws SQLException {
+        return new EffectRecord(queue, Long.toString(row.getLong("job_id")), row.getLong("attempt"),
+                row.getTimestamp("applied_at").toInstant());
     }
 
     private static String sqlState(Throwable e) {

@@ -172,7 +172,7 @@ public final class QueueClient {
         QueueKeys keys = keysOf(queue);
         RequestChecks.jobId(jobId);
         Object reply = scripts.run(Script.REMOVE, keys, jobId, List.of(keys.prefix(), jobId));
-        return Replies.moved(queue, jobId, null, reply, "only completed, dead or cancelled jobs can be deleted");
+        return Replies.removed(queue, jobId, reply, "only completed, dead or cancelled jobs can be deleted");
     }
 
     /**

@@ -65,7 +65,9 @@ public class EchoMqEngine {
     Instance<WorkerListener> listeners;
 
     private EngineConfig config;
-    private EngineResources resources;
+    /** Set once started, cleared on stop; read on every API call, so read without a lock. */
+    private volatile EngineResources resources;
+    private GuaranteesLab lab;
     private final List<QueueWorker> workers = new ArrayList<>();
     private Maintenance maintenance;
     private Set<String> queues = Set.of();
@@ -81,9 +83,9 @@ public class EchoMqEngine {
             return;
         }
         config = new EngineConfig(mpConfig);
-        resources = new EngineResources(config);
+        EngineResources opened = new EngineResources(config);
         try {
-            Migrations.migrate(resources.dataSource);
+            Migrations.migrate(opened.dataSource);
             List<HandlerBinding> handlers = HandlerDiscovery.discover(beans, config.demoEnabled());
             queues = knownQueues(handlers);
             workerId = workerId();
@@ -91,17 +93,21 @@ public class EchoMqEngine {
             ManagedScheduledExecutorService timers = lookup(ManagedScheduledExecutorService.class, TIMER_EXECUTOR);
             ManagedExecutorService executor = lookup(ManagedExecutorService.class, WORKER_EXECUTOR);
             for (HandlerBinding binding : handlers) {
-                QueueWorker worker = new QueueWorker(binding.queue(), binding.handler(), resources.queue, resources.effects,
+                QueueWorker worker = new QueueWorker(binding.queue(), binding.handler(), opened.queue, opened.effects,
                         config.workerFor(binding.queue()), workerId, timers, FaultInjector.NONE, listener);
                 worker.start(executor);
                 workers.add(worker);
             }
-            maintenance = new Maintenance(resources.queue, resources.effects, List.copyOf(queues), config.maintenance());
+            lab = new GuaranteesLab(opened.queue, opened.effects, opened.jdbi);
+            maintenance = new Maintenance(opened.queue, opened.effects, List.copyOf(queues), config.maintenance());
             maintenance.start(timers);
+            // Published last: a caller that sees the engine running sees all of it set up.
+            resources = opened;
             LOG.info("EchoMQ started: worker " + workerId + ", queues " + queues + ", handlers "
                     + handlers.stream().map(h -> h.queue() + "=" + h.beanClass().getSimpleName()).toList());
         } catch (RuntimeException e) {
             stop();
+            opened.close();
             throw e;
         }
     }
@@ -146,8 +152,8 @@ public class EchoMqEngine {
 
     /** The guarantees lab, which runs one demo job per call on a throwaway queue. */
     public GuaranteesLab lab() {
-        EngineResources r = running();
-        return new GuaranteesLab(r.queue, r.effects, r.jdbi);
+        running();
+        return lab;
     }
 
     /** The demo ledger's totals, for checking exactly-once from outside. */
@@ -171,11 +177,12 @@ public class EchoMqEngine {
         }
     }
 
-    private synchronized EngineResources running() {
-        if (resources == null) {
+    private EngineResources running() {
+        EngineResources r = resources;
+        if (r == null) {
             throw new IllegalStateException("the EchoMQ engine is not running (deployment failed or undeployed)");
         }
-        return resources;
+        return r;
     }
 
     private Set<String> knownQueues(List<HandlerBinding> handlers) {

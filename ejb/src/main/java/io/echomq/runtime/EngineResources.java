@@ -1,12 +1,10 @@
 package io.echomq.runtime;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.echomq.effect.EffectStore;
 import io.echomq.queue.QueueClient;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.jdbi.v3.core.Jdbi;
-import org.postgresql.ds.PGSimpleDataSource;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.RedisClient;
 
@@ -30,7 +28,7 @@ final class EngineResources implements AutoCloseable {
         RedisClient client = RedisClient.builder().fromURI(config.valkeyUrl()).poolConfig(pool).build();
         HikariDataSource pg = null;
         try {
-            pg = dataSource(config);
+            pg = PostgresPool.open("echomq", config.jdbcUrl(), config.jdbcUser(), config.jdbcPassword(), config.jdbcPoolSize());
             this.redis = client;
             this.dataSource = pg;
             this.jdbi = Jdbi.create(pg);
@@ -43,22 +41,6 @@ final class EngineResources implements AutoCloseable {
             }
             throw e;
         }
-    }
-
-    private static HikariDataSource dataSource(EngineConfig config) {
-        // The driver's own DataSource, not DriverManager: on an application server the driver sits
-        // in the WAR, where DriverManager (loaded by the server) cannot see it.
-        PGSimpleDataSource driver = new PGSimpleDataSource();
-        driver.setURL(config.jdbcUrl());
-        config.jdbcUser().ifPresent(driver::setUser);
-        config.jdbcPassword().ifPresent(driver::setPassword);
-        HikariConfig pool = new HikariConfig();
-        pool.setPoolName("echomq");
-        pool.setDataSource(driver);
-        pool.setMaximumPoolSize(config.jdbcPoolSize());
-        // Fail deployment fast with the driver's own message when the database is unreachable.
-        pool.setInitializationFailTimeout(10_000);
-        return new HikariDataSource(pool);
     }
 
     @Override

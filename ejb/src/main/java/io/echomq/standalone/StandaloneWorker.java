@@ -1,6 +1,5 @@
 package io.echomq.standalone;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.EffectOutcome;
@@ -10,6 +9,7 @@ import io.echomq.effect.Migrations;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.runtime.PostgresPool;
 import io.echomq.worker.FaultInjector;
 import io.echomq.worker.Maintenance;
 import io.echomq.worker.QueueWorker;
@@ -21,6 +21,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -56,7 +57,9 @@ public final class StandaloneWorker {
         String workerId = "standalone-" + ProcessHandle.current().pid();
 
         RedisClient redis = RedisClient.builder().fromURI(required("ECHOMQ_VALKEY_URL")).build();
-        HikariDataSource pool = pool(concurrency + 2);
+        HikariDataSource pool = PostgresPool.open("echomq-standalone", required("ECHOMQ_JDBC_URL"),
+                Optional.ofNullable(setting("ECHOMQ_JDBC_USER", null)), Optional.ofNullable(setting("ECHOMQ_JDBC_PASSWORD", null)),
+                concurrency + 2);
         Migrations.migrate(pool);
         QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
         EffectStore effects = new EffectStore(Jdbi.create(pool), EffectSettings.DEFAULT);
@@ -85,16 +88,6 @@ public final class StandaloneWorker {
         worker.start(loops);
         OUT.println("echomq-worker event=started worker=" + workerId + " queue=" + queueName);
         stopped.await();
-    }
-
-    private static HikariDataSource pool(int size) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(required("ECHOMQ_JDBC_URL"));
-        config.setUsername(setting("ECHOMQ_JDBC_USER", null));
-        config.setPassword(setting("ECHOMQ_JDBC_PASSWORD", null));
-        config.setMaximumPoolSize(size);
-        config.setPoolName("echomq-standalone");
-        return new HikariDataSource(config);
     }
 
     private static String required(String name) {

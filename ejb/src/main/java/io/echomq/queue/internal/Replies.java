@@ -90,12 +90,20 @@ public final class Replies {
         return new ReapResult(queue, (int) number(r.get(0)), (int) number(r.get(1)), ids);
     }
 
-    /** A transition to {@code to}, or a removal when {@code to} is null. */
     public static ManualTransition moved(String queue, String jobId, JobState to, Object reply, String refusal) {
+        return manual(queue, jobId, reply, refusal, from -> new ManualTransition.Moved(queue, jobId, from, to));
+    }
+
+    public static ManualTransition removed(String queue, String jobId, Object reply, String refusal) {
+        return manual(queue, jobId, reply, refusal, from -> new ManualTransition.Removed(queue, jobId, from));
+    }
+
+    /** The replies of operator scripts: OK with the previous state, NOT_FOUND, or REFUSED with the state. */
+    private static ManualTransition manual(String queue, String jobId, Object reply, String refusal,
+            java.util.function.Function<JobState, ManualTransition> done) {
         List<Object> r = list(reply, "manual transition");
         return switch (text(r.get(0))) {
-            case "OK" -> to == null ? new ManualTransition.Removed(queue, jobId, state(r.get(1)))
-                    : new ManualTransition.Moved(queue, jobId, state(r.get(1)), to);
+            case "OK" -> done.apply(state(r.get(1)));
             case "NOT_FOUND" -> new ManualTransition.Refused(queue, jobId, Optional.empty(), "job " + jobId + " does not exist");
             case "REFUSED" -> {
                 JobState current = state(r.get(1));

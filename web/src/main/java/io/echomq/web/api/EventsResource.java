@@ -2,6 +2,7 @@ package io.echomq.web.api;
 
 import io.echomq.runtime.EchoMqEngine;
 import io.echomq.web.security.Roles;
+import jakarta.annotation.PreDestroy;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -14,12 +15,12 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.sse.Sse;
+import jakarta.ws.rs.sse.SseBroadcaster;
 import jakarta.ws.rs.sse.SseEventSink;
-import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -27,8 +28,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Live queue counts as server-sent events: event {@code stats}, the same JSON as
- * {@code GET /api/queues}, once a second. A stream ends after 10 minutes (browsers reconnect
- * by themselves) and at most 64 are open at once, so idle consoles cannot pile up threads.
+ * {@code GET /api/queues}, once a second. One tick reads the counts once and broadcasts them to
+ * every open stream, so each console that opens one adds no load on Valkey. The tick starts with
+ * the first stream and runs until undeploy; the broadcaster drops streams whose client left.
  */
 @Path("events")
 @ApplicationScoped
@@ -36,54 +38,49 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Tag(name = "queues")
 public class EventsResource {
 
-    private static final int MAX_STREAMS = 64;
-    private static final long TICKS_PER_STREAM = 600;
+    private static final Logger LOG = Logger.getLogger(EventsResource.class.getName());
 
     @Inject
     EchoMqEngine engine;
 
-    private final AtomicInteger open = new AtomicInteger();
     private final Jsonb jsonb = JsonbBuilder.create();
+    private SseBroadcaster broadcaster;
+    private ScheduledFuture<?> ticking;
 
     @GET
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @Operation(summary = "Queue counts, pushed once a second (text/event-stream, event 'stats')")
     public void stream(@Context SseEventSink sink, @Context Sse sse) {
-        if (open.incrementAndGet() > MAX_STREAMS) {
-            open.decrementAndGet();
-            sink.send(sse.newEventBuilder().name("error").data("too many open event streams; retry later").build());
-            sink.close();
-            return;
-        }
-        AtomicReference<ScheduledFuture<?>> ticking = new AtomicReference<>();
-        AtomicInteger ticks = new AtomicInteger();
-        Runnable tick = () -> {
-            if (sink.isClosed() || ticks.incrementAndGet() > TICKS_PER_STREAM) {
-                stop(sink, ticking.get());
-                return;
-            }
-            try {
-                List<Views.QueueView> queues = engine.queues().stream()
-                        .map(q -> Views.QueueView.of(engine.queue().stats(q))).toList();
-                sink.send(sse.newEventBuilder().name("stats").mediaType(MediaType.APPLICATION_JSON_TYPE)
-                        .data(jsonb.toJson(queues)).build())
-                        .whenComplete((done, failure) -> {
-                            if (failure != null) {
-                                stop(sink, ticking.get());
-                            }
-                        });
-            } catch (RuntimeException e) {
-                stop(sink, ticking.get());
-            }
-        };
-        ticking.set(scheduler().scheduleWithFixedDelay(tick, 0, 1, TimeUnit.SECONDS));
+        broadcasterFor(sse).register(sink);
     }
 
-    private void stop(SseEventSink sink, ScheduledFuture<?> ticking) {
-        if (ticking != null && ticking.cancel(false)) {
-            open.decrementAndGet();
+    private synchronized SseBroadcaster broadcasterFor(Sse sse) {
+        if (broadcaster == null) {
+            broadcaster = sse.newBroadcaster();
+            broadcaster.onError((failed, error) -> failed.close());
+            ticking = scheduler().scheduleWithFixedDelay(() -> tick(sse), 0, 1, TimeUnit.SECONDS);
         }
-        sink.close();
+        return broadcaster;
+    }
+
+    private void tick(Sse sse) {
+        try {
+            broadcaster.broadcast(sse.newEventBuilder().name("stats").mediaType(MediaType.APPLICATION_JSON_TYPE)
+                    .data(jsonb.toJson(Views.QueueView.all(engine))).build());
+        } catch (RuntimeException e) {
+            // Valkey away for a moment: skip this second, the streams stay open.
+            LOG.log(Level.FINE, "EchoMQ events: no stats this second: {0}", e.getMessage());
+        }
+    }
+
+    @PreDestroy
+    synchronized void close() {
+        if (ticking != null) {
+            ticking.cancel(false);
+        }
+        if (broadcaster != null) {
+            broadcaster.close();
+        }
     }
 
     private static ManagedScheduledExecutorService scheduler() {

@@ -39,7 +39,7 @@ public class QueuesResource {
     @GET
     @Operation(summary = "Every queue this deployment serves, with its counts per state")
     public List<Views.QueueView> all() {
-        return engine.queues().stream().map(q -> Views.QueueView.of(engine.queue().stats(q))).toList();
+        return Views.QueueView.all(engine);
     }
 
     @GET

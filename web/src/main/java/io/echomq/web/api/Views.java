@@ -30,6 +30,11 @@ final class Views {
     }
 
     public record QueueView(String name, boolean paused, Map<String, Long> counts, long total, int lanesWithWork) {
+        /** Every queue the deployment serves, one stats call each. */
+        static List<QueueView> all(io.echomq.runtime.EchoMqEngine engine) {
+            return engine.queues().stream().map(q -> of(engine.queue().stats(q))).toList();
+        }
+
         static QueueView of(QueueStats s) {
             Map<String, Long> counts = new LinkedHashMap<>();
             counts.put("pending", s.pending());

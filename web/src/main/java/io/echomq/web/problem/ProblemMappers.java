@@ -82,8 +82,7 @@ public final class ProblemMappers {
     public static final class UnreadableBody implements ExceptionMapper<JsonbException> {
         @Override
         public Response toResponse(JsonbException e) {
-            return Problem.of(Response.Status.BAD_REQUEST, "the body is not the JSON this address expects: " + rootMessage(e))
-                    .withField("body").toResponse();
+            return unreadable(e);
         }
     }
 
@@ -91,15 +90,10 @@ public final class ProblemMappers {
     public static final class Processing implements ExceptionMapper<ProcessingException> {
         @Override
         public Response toResponse(ProcessingException e) {
-            if (causedBy(e, BodyTooLargeException.class)) {
-                return ((BodyTooLargeException) cause(e, BodyTooLargeException.class)).toResponse();
-            }
-            if (causedBy(e, JsonbException.class) || causedBy(e, jakarta.json.JsonException.class)) {
-                return Problem.of(Response.Status.BAD_REQUEST, "the body is not the JSON this address expects: " + rootMessage(e))
-                        .withField("body").toResponse();
-            }
-            LOG.log(Level.SEVERE, "EchoMQ API: request processing failed", e);
-            return Problem.of(Response.Status.BAD_REQUEST, "the request could not be read").toResponse();
+            return bodyProblem(e).orElseGet(() -> {
+                LOG.log(Level.SEVERE, "EchoMQ API: request processing failed", e);
+                return Problem.of(Response.Status.BAD_REQUEST, "the request could not be read").toResponse();
+            });
         }
     }
 
@@ -115,20 +109,32 @@ public final class ProblemMappers {
     public static final class Unexpected implements ExceptionMapper<RuntimeException> {
         @Override
         public Response toResponse(RuntimeException e) {
-            if (causedBy(e, BodyTooLargeException.class)) {
-                return ((BodyTooLargeException) cause(e, BodyTooLargeException.class)).toResponse();
-            }
-            if (causedBy(e, JsonbException.class)) {
-                return new UnreadableBody().toResponse((JsonbException) cause(e, JsonbException.class));
-            }
-            LOG.log(Level.SEVERE, "EchoMQ API: unexpected failure", e);
-            return Problem.of(Response.Status.INTERNAL_SERVER_ERROR,
-                    "an unexpected error occurred; the server log has the details").toResponse();
+            return bodyProblem(e).orElseGet(() -> {
+                LOG.log(Level.SEVERE, "EchoMQ API: unexpected failure", e);
+                return Problem.of(Response.Status.INTERNAL_SERVER_ERROR,
+                        "an unexpected error occurred; the server log has the details").toResponse();
+            });
         }
     }
 
-    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
-        return cause(e, type) != null;
+    /**
+     * The runtime wraps a body that could not be read (too large, not JSON) in its own
+     * exceptions; this finds the cause a client should hear about, wherever it is wrapped.
+     */
+    private static java.util.Optional<Response> bodyProblem(Throwable e) {
+        Throwable tooLarge = cause(e, BodyTooLargeException.class);
+        if (tooLarge != null) {
+            return java.util.Optional.of(((BodyTooLargeException) tooLarge).toResponse());
+        }
+        if (cause(e, JsonbException.class) != null || cause(e, jakarta.json.JsonException.class) != null) {
+            return java.util.Optional.of(unreadable(e));
+        }
+        return java.util.Optional.empty();
+    }
+
+    private static Response unreadable(Throwable e) {
+        return Problem.of(Response.Status.BAD_REQUEST, "the body is not the JSON this address expects: " + rootMessage(e))
+                .withField("body").toResponse();
     }
 
     private static Throwable cause(Throwable e, Class<? extends Throwable> type) {
