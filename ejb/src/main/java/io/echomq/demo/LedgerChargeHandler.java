@@ -1,44 +1,83 @@
 package io.echomq.demo;
 
+import io.echomq.handler.BatchJobHandler;
 import io.echomq.handler.HandlesQueue;
 import io.echomq.handler.JobContext;
-import io.echomq.handler.JobHandler;
 import io.echomq.handler.PermanentJobFailure;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
 import org.jdbi.v3.core.Handle;
 
 /**
  * The demo effect that makes duplicates visible: each job writes one ledger row and moves the
  * account's balance. Run through the effect store it happens once per job; run any other way,
  * a redelivered job shows up as a second ledger row. On by default; {@code echomq.demo.enabled=false}
- * turns it off.
+ * turns it off. Batch-capable: a batch of charges is one statement.
  */
 @ApplicationScoped
 @HandlesQueue(LedgerChargeHandler.QUEUE)
-public class LedgerChargeHandler implements JobHandler {
+public class LedgerChargeHandler implements BatchJobHandler {
 
     public static final String QUEUE = "payments";
 
     @Override
     public void handle(JobContext job) throws Exception {
-        Charge charge = job.payloadAs(Charge.class);
-        if (charge == null || charge.account() == null || charge.account().isBlank()) {
-            throw new PermanentJobFailure("payload needs an \"account\"");
-        }
-        if (charge.amountCents() <= 0) {
-            throw new PermanentJobFailure("\"amountCents\" must be positive, was " + charge.amountCents());
-        }
-        charge(job.transaction(), job.queue(), job.jobId(), job.attempt(), charge);
+        charge(job.transaction(), job.queue(), job.jobId(), job.attempt(), validCharge(job));
     }
 
-    /** Writes the charge through {@code tx}; the caller decides which transaction that is. */
+    @Override
+    public void handleBatch(List<JobContext> jobs) throws Exception {
+        int n = jobs.size();
+        long[] ids = new long[n];
+        long[] attempts = new long[n];
+        String[] accounts = new String[n];
+        long[] amounts = new long[n];
+        for (int i = 0; i < n; i++) {
+            JobContext job = jobs.get(i);
+            Charge charge = validCharge(job);
+            ids[i] = Long.parseLong(job.jobId());
+            attempts[i] = job.attempt();
+            accounts[i] = charge.account();
+            amounts[i] = charge.amountCents();
+        }
+        // Accounts are credited in id order, so concurrent batches lock them in one order.
+        jobs.get(0).transaction().createUpdate("""
+                        WITH charge AS (
+                            SELECT * FROM unnest(:ids, :attempts, :accounts, :amounts) AS c (job_id, attempt, account, amount)),
+                        credited AS (
+                            INSERT INTO echomq.demo_account AS a (id, balance_cents)
+                            SELECT account, sum(amount) FROM charge GROUP BY account ORDER BY account
+                            ON CONFLICT (id) DO UPDATE SET balance_cents = a.balance_cents + EXCLUDED.balance_cents)
+                        INSERT INTO echomq.demo_ledger (queue, job_id, attempt, account, amount_cents)
+                        SELECT :queue, job_id, attempt, account, amount FROM charge""")
+                .bind("ids", ids)
+                .bind("attempts", attempts)
+                .bind("accounts", accounts)
+                .bind("amounts", amounts)
+                .bind("queue", jobs.get(0).queue())
+                .execute();
+    }
+
+    private static Charge validCharge(JobContext job) throws PermanentJobFailure {
+        Charge charge = job.payloadAs(Charge.class);
+        if (charge == null || charge.account() == null || charge.account().isBlank()) {
+            throw new PermanentJobFailure("payload of job " + job.jobId() + " needs an \"account\"");
+        }
+        if (charge.amountCents() <= 0) {
+            throw new PermanentJobFailure("\"amountCents\" of job " + job.jobId() + " must be positive, was " + charge.amountCents());
+        }
+        return charge;
+    }
+
+    /**
+     * Writes the charge through {@code tx} in one statement (one round trip); the caller
+     * decides which transaction that is.
+     */
     public static void charge(Handle tx, String queue, String jobId, long attempt, Charge charge) {
         tx.createUpdate("""
-                        INSERT INTO echomq.demo_account (id, balance_cents) VALUES (:account, 0)
-                        ON CONFLICT (id) DO NOTHING""")
-                .bind("account", charge.account())
-                .execute();
-        tx.createUpdate("""
+                        WITH credited AS (
+                            INSERT INTO echomq.demo_account AS a (id, balance_cents) VALUES (:account, :amount)
+                            ON CONFLICT (id) DO UPDATE SET balance_cents = a.balance_cents + EXCLUDED.balance_cents)
                         INSERT INTO echomq.demo_ledger (queue, job_id, attempt, account, amount_cents)
                         VALUES (:queue, :jobId, :attempt, :account, :amount)""")
                 .bind("queue", queue)
@@ -46,10 +85,6 @@ public class LedgerChargeHandler implements JobHandler {
                 .bind("attempt", attempt)
                 .bind("account", charge.account())
                 .bind("amount", charge.amountCents())
-                .execute();
-        tx.createUpdate("UPDATE echomq.demo_account SET balance_cents = balance_cents + :amount WHERE id = :account")
-                .bind("amount", charge.amountCents())
-                .bind("account", charge.account())
                 .execute();
     }
 }

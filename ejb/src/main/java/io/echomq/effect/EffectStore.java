@@ -3,11 +3,15 @@ package io.echomq.effect;
 import io.echomq.queue.Lease;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
-import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
 
 /**
  * Applies a job's effect exactly once: in one PostgreSQL transaction it records the job in the
@@ -39,13 +43,36 @@ public final class EffectStore {
      * @throws EffectContendedException another transaction held the job's key past lock_timeout
      */
     public EffectOutcome apply(Lease lease, Effect effect) {
+        return applyAll(List.of(lease), (tx, recorded) -> effect.apply(tx)).get(0);
+    }
+
+    /**
+     * Runs {@code effect} once, in one transaction, for those of the leases (all of one queue)
+     * whose job no earlier attempt applied; the others are reported as already applied. All or
+     * nothing: if the effect throws or a key stays held past lock_timeout, no job of the batch
+     * is recorded.
+     *
+     * @return one outcome per lease, in the order given
+     * @throws EffectFailedException    the effect threw; everything was rolled back
+     * @throws EffectContendedException another transaction held one of the keys past lock_timeout
+     */
+    public List<EffectOutcome> applyAll(List<Lease> leases, BatchEffect effect) {
+        if (leases.isEmpty()) {
+            return List.of();
+        }
+        String queue = leases.get(0).queue();
+        if (leases.stream().anyMatch(l -> !l.queue().equals(queue))) {
+            throw new IllegalArgumentException("a batch holds jobs of one queue, got " + leases);
+        }
         try {
-            return jdbi.inTransaction(TransactionIsolationLevel.READ_COMMITTED, handle -> applyIn(handle, lease, effect));
+            // Isolation is the connection's (PostgreSQL's default READ COMMITTED, which the pool
+            // also sets): asking for it per transaction would cost a round trip to read it back.
+            return jdbi.inTransaction(handle -> applyIn(handle, queue, leases, effect));
         } catch (HandlerFailed failed) {
-            throw new EffectFailedException(lease, failed.getCause());
+            throw new EffectFailedException(leases.get(0), failed.getCause());
         } catch (JdbiException e) {
             if (LOCK_NOT_AVAILABLE.equals(sqlState(e))) {
-                throw new EffectContendedException(lease, settings.lockTimeout(), e);
+                throw new EffectContendedException(leases.get(0), settings.lockTimeout(), e);
             }
             throw e;
         }
@@ -57,56 +84,87 @@ public final class EffectStore {
     }
 
     /** The recorded effects among the given jobs of a queue, by job id (one query). */
-    public java.util.Map<String, EffectRecord> findAll(String queue, java.util.Collection<String> jobIds) {
+    public Map<String, EffectRecord> findAll(String queue, Collection<String> jobIds) {
         if (jobIds.isEmpty()) {
-            return java.util.Map.of();
+            return Map.of();
         }
+        return jdbi.withHandle(handle -> findAllIn(handle, queue, jobIds));
+    }
+
+    private static Map<String, EffectRecord> findAllIn(Handle handle, String queue, Collection<String> jobIds) {
         long[] ids = jobIds.stream().mapToLong(Long::parseLong).toArray();
-        return jdbi.withHandle(handle -> handle.createQuery(
-                        "SELECT job_id, attempt, applied_at FROM echomq.effect WHERE queue = :queue AND job_id = ANY(:ids)")
+        return handle.createQuery("SELECT job_id, attempt, applied_at FROM echomq.effect WHERE queue = :queue AND job_id = ANY(:ids)")
                 .bind("queue", queue)
                 .bind("ids", ids)
                 .map((rs, ctx) -> record(queue, rs))
-                .collectToMap(EffectRecord::jobId, r -> r));
+                .collectToMap(EffectRecord::jobId, r -> r);
     }
 
-    private EffectOutcome applyIn(Handle handle, Lease lease, Effect effect) {
-        limitWaits(handle);
-        Optional<Instant> recordedNow = handle.createQuery("""
-                        INSERT INTO echomq.effect (queue, job_id, attempt) VALUES (:queue, :jobId, :attempt)
-                        ON CONFLICT (queue, job_id) DO NOTHING
-                        RETURNING applied_at""")
-                .bind("queue", lease.queue())
-                .bind("jobId", Long.parseLong(lease.jobId()))
-                .bind("attempt", lease.token())
-                .mapTo(Instant.class)
-                .findOne();
-        if (recordedNow.isEmpty()) {
-            EffectRecord earlier = recorded(handle, lease.queue(), lease.jobId())
-                    .orElseThrow(() -> new IllegalStateException("effect key of job " + lease.jobId() + " conflicted but has no row"));
-            return new EffectOutcome.AlreadyApplied(lease, earlier);
+    private List<EffectOutcome> applyIn(Handle handle, String queue, List<Lease> leases, BatchEffect effect) {
+        Map<String, Instant> recordedNow = record(handle, queue, leases);
+        List<Lease> recorded = leases.stream()
+                .filter(l -> recordedNow.containsKey(l.jobId()))
+                .sorted(Comparator.comparingLong(l -> Long.parseLong(l.jobId())))
+                .toList();
+        Map<String, EffectRecord> earlier = recorded.size() == leases.size() ? Map.of()
+                : findAllIn(handle, queue, leases.stream().map(Lease::jobId).filter(id -> !recordedNow.containsKey(id)).toList());
+        if (!recorded.isEmpty()) {
+            try {
+                effect.apply(handle, recorded);
+            } catch (Exception e) {
+                throw new HandlerFailed(e);
+            }
         }
-        try {
-            effect.apply(handle);
-        } catch (Exception e) {
-            throw new HandlerFailed(e);
+        List<EffectOutcome> outcomes = new ArrayList<>(leases.size());
+        for (Lease lease : leases) {
+            Instant appliedAt = recordedNow.get(lease.jobId());
+            if (appliedAt != null) {
+                outcomes.add(new EffectOutcome.Applied(lease, new EffectRecord(queue, lease.jobId(), lease.token(), appliedAt)));
+            } else {
+                EffectRecord before = earlier.get(lease.jobId());
+                if (before == null) {
+                    throw new IllegalStateException("effect key of job " + lease.jobId() + " conflicted but has no row");
+                }
+                outcomes.add(new EffectOutcome.AlreadyApplied(lease, before));
+            }
         }
-        return new EffectOutcome.Applied(lease, new EffectRecord(lease.queue(), lease.jobId(), lease.token(), recordedNow.get()));
+        return outcomes;
     }
 
     /**
-     * One round trip for all settings; {@code is_local = true} scopes them to this transaction.
-     * synchronous_commit is forced on: with it off, a crash could lose an effect whose job
-     * Valkey already marked completed, and nothing would ever apply it again.
+     * Records the jobs' effect keys, set-wise, and returns the ones recorded by this
+     * transaction. The same round trip scopes the transaction's wait limits: the MATERIALIZED
+     * CTE is evaluated before the first row is inserted, so lock_timeout already bounds a wait
+     * on a key another transaction holds. synchronous_commit is forced on: with it off, a crash
+     * could lose an effect whose job Valkey already marked completed, and nothing would ever
+     * apply it again. Keys are taken in job-id order, so two batches that overlap (a zombie's
+     * and its successor's) wait on each other instead of deadlocking.
      */
-    private void limitWaits(Handle handle) {
-        handle.createQuery("SELECT set_config('lock_timeout', :lock, true) AS lock_timeout, "
-                        + "set_config('idle_in_transaction_session_timeout', :idle, true) AS idle_timeout, "
-                        + "set_config('synchronous_commit', 'on', true) AS synchronous_commit")
+    private Map<String, Instant> record(Handle handle, String queue, List<Lease> leases) {
+        long[] ids = new long[leases.size()];
+        long[] attempts = new long[leases.size()];
+        for (int i = 0; i < leases.size(); i++) {
+            ids[i] = Long.parseLong(leases.get(i).jobId());
+            attempts[i] = leases.get(i).token();
+        }
+        return handle.createQuery("""
+                        WITH limits AS MATERIALIZED (
+                            SELECT set_config('lock_timeout', :lock, true) AS lock_timeout,
+                                   set_config('idle_in_transaction_session_timeout', :idle, true) AS idle_timeout,
+                                   set_config('synchronous_commit', 'on', true) AS synchronous_commit)
+                        INSERT INTO echomq.effect (queue, job_id, attempt)
+                        SELECT :queue, job.id, job.attempt
+                        FROM limits, unnest(:ids, :attempts) AS job (id, attempt)
+                        ORDER BY job.id
+                        ON CONFLICT (queue, job_id) DO NOTHING
+                        RETURNING job_id, applied_at""")
                 .bind("lock", settings.lockTimeout().toMillis() + "ms")
                 .bind("idle", settings.idleInTransactionTimeout().toMillis() + "ms")
-                .mapToMap()
-                .one();
+                .bind("queue", queue)
+                .bind("ids", ids)
+                .bind("attempts", attempts)
+                .map((rs, ctx) -> Map.entry(Long.toString(rs.getLong("job_id")), rs.getTimestamp("applied_at").toInstant()))
+                .collectToMap(Map.Entry::getKey, Map.Entry::getValue);
     }
 
     private static Optional<EffectRecord> recorded(Handle handle, String queue, String jobId) {

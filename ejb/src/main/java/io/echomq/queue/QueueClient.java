@@ -59,6 +59,9 @@ public final class QueueClient {
         return settings;
     }
 
+    /** The most jobs one claim may lease, and one complete-claim may acknowledge. */
+    public static final int MAX_CLAIM_JOBS = RequestChecks.MAX_CLAIM_BATCH;
+
     /** The most jobs one batch submission may carry. */
     public static final int MAX_BATCH_JOBS = 1_000;
 
@@ -121,6 +124,32 @@ public final class QueueClient {
         Object reply = scripts.run(Script.CLAIM, keys, null, List.of(keys.prefix(), Long.toString(lease.toMillis()),
                 Integer.toString(maxJobs), workerId, Integer.toString(settings.promoteBatch())));
         return Replies.claimed(queue, reply);
+    }
+
+    /**
+     * A worker's round trip: acknowledges the {@code finished} leases (each fenced by its token,
+     * as {@link #complete} does) and then leases up to {@code maxJobs} new jobs (as {@link #claim}
+     * does), in one atomic script call. Either part may be empty. All leases must be of
+     * {@code queue}.
+     */
+    public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs,
+            String workerId) {
+        QueueKeys keys = keysOf(queue);
+        RequestChecks.lease(lease);
+        RequestChecks.range("maxJobs", maxJobs, 0, RequestChecks.MAX_CLAIM_BATCH);
+        RequestChecks.range("finished", finished.size(), 0, RequestChecks.MAX_CLAIM_BATCH);
+        RequestChecks.workerId(workerId);
+        List<String> args = new ArrayList<>(6 + finished.size() * 2);
+        args.addAll(List.of(keys.prefix(), Long.toString(lease.toMillis()), Integer.toString(maxJobs), workerId,
+                Integer.toString(settings.promoteBatch()), Integer.toString(finished.size())));
+        for (Lease done : finished) {
+            if (!done.queue().equals(queue)) {
+                throw new InvalidRequestException("finished", "holds a lease of queue '" + done.queue() + "', not '" + queue + "'");
+            }
+            args.add(RequestChecks.jobId(done.jobId()));
+            args.add(Long.toString(done.token()));
+        }
+        return Replies.completedAndClaimed(queue, finished, scripts.run(Script.COMPLETE_CLAIM, keys, null, args));
     }
 
     /** The heartbeat: the lease now runs until the server's now + {@code lease}. */

@@ -3,6 +3,7 @@ package io.echomq.runtime;
 import io.echomq.effect.EffectSettings;
 import io.echomq.queue.Backoff;
 import io.echomq.queue.EvictionPolicyCheck;
+import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.Retention;
 import io.echomq.worker.Maintenance;
@@ -93,7 +94,8 @@ public final class EngineConfig {
                 lease, heartbeat,
                 read.millis(prefix + "job-timeout-ms", base.jobTimeout(), Duration.ofMillis(10), DAY),
                 new Backoff(baseDelay, maxDelay),
-                base.idlePoll());
+                base.idlePoll(),
+                read.integer(prefix + "batch-size", base.batchSize(), 1, QueueClient.MAX_CLAIM_JOBS));
     }
 
     private Maintenance.Settings maintenanceSettings() {

@@ -22,6 +22,12 @@ public final class PostgresPool {
         pool.setPoolName(name);
         pool.setDataSource(driver);
         pool.setMaximumPoolSize(size);
+        // The effect store relies on READ COMMITTED (a second attempt waits on the key, then
+        // skips) and does not ask for it per transaction; the pool sets it on every connection
+        // and restores it if a handler changed it.
+        pool.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        // Prepare each statement on the server at its first use, not its fifth.
+        driver.setPrepareThreshold(1);
         // Fail fast with the driver's own message when the database is unreachable.
         pool.setInitializationFailTimeout(10_000);
         return new HikariDataSource(pool);

@@ -36,7 +36,7 @@ import redis.clients.jedis.RedisClient;
  *
  * <p>Configured by environment variables: {@code ECHOMQ_VALKEY_URL}, {@code ECHOMQ_JDBC_URL},
  * {@code ECHOMQ_JDBC_USER}, {@code ECHOMQ_JDBC_PASSWORD} (required), {@code ECHOMQ_QUEUE}
- * (default {@code payments}), {@code ECHOMQ_CONCURRENCY} (4), {@code ECHOMQ_LEASE_MS} (30000),
+ * (default {@code payments}), {@code ECHOMQ_CONCURRENCY} (4), {@code ECHOMQ_BATCH_SIZE} (100), {@code ECHOMQ_LEASE_MS} (30000),
  * {@code ECHOMQ_MAINTENANCE_INTERVAL_MS} (1000). Prints one line per event on stdout:
  * {@code echomq-worker event=<applied|skipped|completed> job=<id> attempt=<n>}.
  */
@@ -52,6 +52,7 @@ public final class StandaloneWorker {
     public static void main(String[] args) throws InterruptedException {
         String queueName = setting("ECHOMQ_QUEUE", LedgerChargeHandler.QUEUE);
         int concurrency = Integer.parseInt(setting("ECHOMQ_CONCURRENCY", "4"));
+        int batchSize = Integer.parseInt(setting("ECHOMQ_BATCH_SIZE", Integer.toString(WorkerSettings.DEFAULT.batchSize())));
         Duration lease = Duration.ofMillis(Long.parseLong(setting("ECHOMQ_LEASE_MS", "30000")));
         Duration maintenanceInterval = Duration.ofMillis(Long.parseLong(setting("ECHOMQ_MAINTENANCE_INTERVAL_MS", "1000")));
         String workerId = "standalone-" + ProcessHandle.current().pid();
@@ -64,10 +65,11 @@ public final class StandaloneWorker {
         QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
         EffectStore effects = new EffectStore(Jdbi.create(pool), EffectSettings.DEFAULT);
         ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
-        ExecutorService loops = Executors.newFixedThreadPool(concurrency);
+        // One thread per runner and one for the worker's fetch loop.
+        ExecutorService loops = Executors.newFixedThreadPool(concurrency + 1);
 
         QueueWorker worker = new QueueWorker(queueName, new LedgerChargeHandler(), queue, effects,
-                WorkerSettings.DEFAULT.withConcurrency(concurrency).withLease(lease), workerId, timers,
+                WorkerSettings.DEFAULT.withConcurrency(concurrency).withLease(lease).withBatchSize(batchSize), workerId, timers,
                 FaultInjector.NONE, new EventPrinter());
         Maintenance maintenance = new Maintenance(queue, effects, List.of(queueName),
                 Maintenance.Settings.DEFAULT.withInterval(maintenanceInterval));

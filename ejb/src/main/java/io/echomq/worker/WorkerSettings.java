@@ -1,6 +1,7 @@
 package io.echomq.worker;
 
 import io.echomq.queue.Backoff;
+import io.echomq.queue.QueueClient;
 import java.time.Duration;
 
 /**
@@ -12,7 +13,10 @@ import java.time.Duration;
  * @param jobTimeout        hard limit per job: past it the handler is interrupted and the
  *                          attempt fails, heartbeat or not
  * @param backoff           delay before a failed job's next attempt
- * @param idlePoll          wait between claims when the queue is empty
+ * @param idlePoll          longest wait between claims when the queue stays empty (the wait
+ *                          starts at 1 ms and doubles up to this)
+ * @param batchSize         for a {@link io.echomq.handler.BatchJobHandler}: most jobs per
+ *                          transaction (1 = one transaction per job); plain handlers ignore it
  */
 public record WorkerSettings(
         int concurrency,
@@ -20,10 +24,11 @@ public record WorkerSettings(
         Duration heartbeatInterval,
         Duration jobTimeout,
         Backoff backoff,
-        Duration idlePoll) {
+        Duration idlePoll,
+        int batchSize) {
 
     public static final WorkerSettings DEFAULT = new WorkerSettings(4, Duration.ofSeconds(30), Duration.ofSeconds(10),
-            Duration.ofMinutes(5), Backoff.DEFAULT, Duration.ofMillis(200));
+            Duration.ofMinutes(5), Backoff.DEFAULT, Duration.ofMillis(200), 100);
 
     public WorkerSettings {
         if (concurrency < 1 || concurrency > 1_000) {
@@ -33,6 +38,10 @@ public record WorkerSettings(
         positive("heartbeatInterval", heartbeatInterval);
         positive("jobTimeout", jobTimeout);
         positive("idlePoll", idlePoll);
+        if (batchSize < 1 || batchSize > QueueClient.MAX_CLAIM_JOBS) {
+            throw new IllegalArgumentException("batchSize must be between 1 and " + QueueClient.MAX_CLAIM_JOBS
+                    + ", was " + batchSize);
+        }
         if (backoff == null) {
             throw new IllegalArgumentException("backoff is required");
         }
@@ -45,28 +54,32 @@ public record WorkerSettings(
 
     /** The same settings with another lease and a heartbeat at a third of it. */
     public WorkerSettings withLease(Duration newLease) {
-        return new WorkerSettings(concurrency, newLease, newLease.dividedBy(3), jobTimeout, backoff, idlePoll);
+        return new WorkerSettings(concurrency, newLease, newLease.dividedBy(3), jobTimeout, backoff, idlePoll, batchSize);
     }
 
     public WorkerSettings withConcurrency(int n) {
-        return new WorkerSettings(n, lease, heartbeatInterval, jobTimeout, backoff, idlePoll);
+        return new WorkerSettings(n, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, batchSize);
     }
 
     public WorkerSettings withJobTimeout(Duration timeout) {
-        return new WorkerSettings(concurrency, lease, heartbeatInterval, timeout, backoff, idlePoll);
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, timeout, backoff, idlePoll, batchSize);
     }
 
     public WorkerSettings withBackoff(Backoff newBackoff) {
-        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, newBackoff, idlePoll);
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, newBackoff, idlePoll, batchSize);
     }
 
     public WorkerSettings withIdlePoll(Duration poll) {
-        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, poll);
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, poll, batchSize);
     }
 
     private static void positive(String field, Duration value) {
         if (value == null || value.isNegative() || value.isZero()) {
             throw new IllegalArgumentException(field + " must be a positive duration, was " + value);
         }
+    }
+
+    public WorkerSettings withBatchSize(int jobs) {
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, jobs);
     }
 }

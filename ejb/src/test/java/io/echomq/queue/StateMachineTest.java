@@ -248,6 +248,40 @@ class StateMachineTest {
         }
 
         @Test
+        void completeClaimSettlesEachFencedAcknowledgementThenLeasesTheNextJobs() {
+            Takeover takeover = leaseExpiresAndIsTakenOver();
+            ClaimedJob fresh = claimAfterEnqueue();
+            client.enqueue(queue, NewJob.of("{\"n\":3}"));
+            client.enqueue(queue, NewJob.of("{\"n\":4}"));
+
+            CompletedAndClaimed result = client.completeAndClaim(queue,
+                    List.of(takeover.zombie().lease(), fresh.lease()), LEASE, 5, "worker-b");
+
+            assertThat(result.settlements()).hasSize(2);
+            assertThat(result.settlements().get(0)).as("the stale acknowledgement")
+                    .isInstanceOfSatisfying(Rejected.class, r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.STALE_TOKEN));
+            assertThat(result.settlements().get(1)).isInstanceOf(Settlement.Completed.class);
+            assertThat(stateOf(takeover.zombie().id())).as("untouched by the refusal").isEqualTo(JobState.ACTIVE);
+            assertThat(stateOf(fresh.id())).isEqualTo(JobState.COMPLETED);
+            assertThat(result.claimed()).hasSize(2).allSatisfy(j -> {
+                assertThat(j.attempt()).isEqualTo(1);
+                assertThat(stateOf(j.id())).isEqualTo(JobState.ACTIVE);
+            });
+        }
+
+        @Test
+        void completeClaimOfZeroJobsOnlySettles() {
+            ClaimedJob job = claimAfterEnqueue();
+            client.enqueue(queue, NewJob.of("{\"n\":2}"));
+
+            CompletedAndClaimed result = client.completeAndClaim(queue, List.of(job.lease()), LEASE, 0, "worker-a");
+
+            assertThat(result.settlements()).singleElement().isInstanceOf(Settlement.Completed.class);
+            assertThat(result.claimed()).isEmpty();
+            assertThat(client.stats(queue).pending()).isEqualTo(1);
+        }
+
+        @Test
         void secondCompletionIsRejectedAsNotActive() {
             ClaimedJob job = claimAfterEnqueue();
             client.complete(job.lease());

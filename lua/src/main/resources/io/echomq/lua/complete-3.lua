@@ -19,22 +19,14 @@
     {'STALE_TOKEN', state, attempts}
     {'NOT_ACTIVE', state, attempts}
 ]]
-local rcall = redis.call
-local job, active, completed = KEYS[1], KEYS[2], KEYS[3]
+local active, completed = KEYS[2], KEYS[3]
 local prefix, id, token = ARGV[1], ARGV[2], ARGV[3]
 
 -- #include now_ms
 -- #include log_event
 -- #include fence
+-- #include complete_one
 
-local rejected = fence(prefix, id, job, token, 'complete')
-if rejected then
-  return rejected
-end
-local now = now_ms()
-rcall('ZREM', active, id)
-rcall('ZADD', completed, now, id)
-rcall('HSET', job, 'state', 'completed', 'finished_at', now)
-rcall('HDEL', job, 'lease_until')
-log_event(prefix, id, now, 'completed', token, rcall('HGET', job, 'worker'), nil, '')
-return {'OK', now}
+-- KEYS[1] is the job's own key, declared for the reader and the cluster router; complete_one
+-- derives the same key from the prefix.
+return complete_one(prefix, active, completed, id, token)

@@ -84,10 +84,10 @@ final class ChildProcessPostgres {
                 "-p", Integer.toString(port),
                 "-c", "listen_addresses=" + LOOPBACK,
                 "-k", directory.toString().length() <= MAX_SOCKET_DIRECTORY_LENGTH ? directory.toString() : "",
-                "-c", "fsync=off",
-                "-c", "synchronous_commit=off",
-                "-c", "full_page_writes=off",
                 "-c", "max_connections=200"));
+        if (!EnvironmentSetting.postgresDurable()) {
+            command.addAll(List.of("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"));
+        }
         ChildProcess server = ChildProcess.start("postgres on port " + port, command, directory,
                 directory.resolve("server.log"), ChildProcess.StopSignal.INT, osUser);
         String jdbcUrl = "jdbc:postgresql://" + LOOPBACK + ":" + port + "/postgres";

@@ -13,6 +13,11 @@ final class EnvironmentSetting {
     static final String JDBC_URL = "ECHOMQ_TEST_JDBC_URL";
     static final String JDBC_USER = "ECHOMQ_TEST_JDBC_USER";
     static final String JDBC_PASSWORD = "ECHOMQ_TEST_JDBC_PASSWORD";
+    /**
+     * "true": a PostgreSQL the harness starts keeps fsync, synchronous_commit and
+     * full_page_writes on, as in production (benchmarks); by default they are off, for speed.
+     */
+    static final String POSTGRES_DURABLE = "ECHOMQ_TEST_PG_DURABLE";
 
     private EnvironmentSetting() {
     }
@@ -27,6 +32,10 @@ final class EnvironmentSetting {
             return Optional.of(fromEnvironment.trim());
         }
         return Optional.empty();
+    }
+
+    static boolean postgresDurable() {
+        return value(POSTGRES_DURABLE).map(Boolean::parseBoolean).orElse(false);
     }
 
     static boolean runningInCi() {

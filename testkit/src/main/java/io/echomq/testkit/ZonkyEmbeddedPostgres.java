@@ -36,19 +36,21 @@ final class ZonkyEmbeddedPostgres {
         ProcessBuilder.Redirect toLog = ProcessBuilder.Redirect.appendTo(log.toFile());
         EmbeddedPostgres postgres;
         try {
-            postgres = EmbeddedPostgres.builder()
+            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                     .setPort(port)
                     .setDataDirectory(directory.resolve("data"))
                     .setCleanDataDirectory(true)
                     .setServerConfig("listen_addresses", LOOPBACK)
                     .setServerConfig("unix_socket_directories",
                             directory.toString().length() <= MAX_SOCKET_DIRECTORY_LENGTH ? directory.toString() : "")
-                    .setServerConfig("fsync", "off")
-                    .setServerConfig("full_page_writes", "off")
+                    .setServerConfig("max_connections", "200")
                     .setOutputRedirector(toLog)
                     .setErrorRedirector(toLog)
-                    .setPGStartupWait(Duration.ofSeconds(30))
-                    .start();
+                    .setPGStartupWait(Duration.ofSeconds(30));
+            if (!EnvironmentSetting.postgresDurable()) {
+                builder.setServerConfig("fsync", "off").setServerConfig("full_page_writes", "off");
+            }
+            postgres = builder.start();
         } catch (IOException | RuntimeException e) {
             String tail = ChildProcess.tail(log, 40);
             if (FreePort.logSaysPortTaken(tail)) {

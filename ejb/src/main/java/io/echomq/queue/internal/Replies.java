@@ -1,6 +1,7 @@
 package io.echomq.queue.internal;
 
 import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.CompletedAndClaimed;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.JobState;
 import io.echomq.queue.Lease;
@@ -57,6 +58,20 @@ public final class Replies {
             jobs.add(new ClaimedJob(lease, text(r.get(i + 1)), text(r.get(i + 3)), leaseUntil));
         }
         return List.copyOf(jobs);
+    }
+
+    /** complete-claim's reply: one settlement per acknowledgement, in order, then the claim. */
+    public static CompletedAndClaimed completedAndClaimed(String queue, List<Lease> acknowledged, Object reply) {
+        List<Object> r = list(reply, "complete-claim");
+        List<Object> replies = list(r.get(0), "complete-claim");
+        if (replies.size() != acknowledged.size()) {
+            throw unexpected("complete-claim", reply);
+        }
+        List<Settlement> settlements = new ArrayList<>(replies.size());
+        for (int i = 0; i < replies.size(); i++) {
+            settlements.add(completed(acknowledged.get(i), replies.get(i)));
+        }
+        return new CompletedAndClaimed(List.copyOf(settlements), claimed(queue, r.get(1)));
     }
 
     public static LeaseExtension extended(Lease lease, Object reply) {

@@ -14,6 +14,7 @@ public enum Script {
     CLAIM("claim-4.lua", (k, id) -> List.of(k.ring(), k.delayed(), k.active(), k.meta())),
     EXTEND("extend-2.lua", (k, id) -> List.of(k.job(id), k.active())),
     COMPLETE("complete-3.lua", (k, id) -> List.of(k.job(id), k.active(), k.completed())),
+    COMPLETE_CLAIM("complete-claim-5.lua", (k, id) -> List.of(k.active(), k.completed(), k.ring(), k.delayed(), k.meta())),
     RETRY("retry-5.lua", (k, id) -> List.of(k.job(id), k.active(), k.delayed(), k.dead(), k.ring())),
     REAP("reap-3.lua", (k, id) -> List.of(k.active(), k.dead(), k.ring())),
     CANCEL("cancel-4.lua", (k, id) -> List.of(k.job(id), k.delayed(), k.cancelled(), k.ring())),

@@ -1,0 +1,102 @@
+package io.echomq.worker;
+
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.LeaseExtension;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueUnavailableException;
+import io.echomq.queue.Rejected;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Heartbeat and hard timeout for all running jobs of one worker, on one periodic timer task:
+ * extends the leases of work that has run for a heartbeat interval since its last extension,
+ * and interrupts work past the job timeout. One task per worker rather than two timers per
+ * job: at thousands of jobs a second, per-job timers would fill the scheduler's queue with
+ * cancelled tasks.
+ */
+final class LeaseKeeper {
+
+    private static final Logger LOG = Logger.getLogger(LeaseKeeper.class.getName());
+    private static final long MIN_TICK_MS = 10;
+    private static final long MAX_TICK_MS = 1_000;
+
+    private final QueueClient queue;
+    private final WorkerSettings settings;
+    private final WorkerListener listener;
+    private final Set<RunningWork> running = ConcurrentHashMap.newKeySet();
+    private volatile ScheduledFuture<?> ticks;
+
+    private LeaseKeeper(QueueClient queue, WorkerSettings settings, WorkerListener listener) {
+        this.queue = queue;
+        this.settings = settings;
+        this.listener = listener;
+    }
+
+    /** Ticks at a quarter of the shorter of heartbeat interval and job timeout (10 ms to 1 s). */
+    static LeaseKeeper start(ScheduledExecutorService timers, QueueClient queue, WorkerSettings settings,
+            WorkerListener listener) {
+        LeaseKeeper keeper = new LeaseKeeper(queue, settings, listener);
+        long shortest = Math.min(settings.heartbeatInterval().toMillis(), settings.jobTimeout().toMillis());
+        long tick = Math.max(MIN_TICK_MS, Math.min(MAX_TICK_MS, shortest / 4));
+        keeper.ticks = timers.scheduleAtFixedRate(keeper::tick, tick, tick, TimeUnit.MILLISECONDS);
+        return keeper;
+    }
+
+    /** Starts keeping the leases of {@code jobs}, which the calling thread is about to run. */
+    RunningWork track(List<ClaimedJob> jobs) {
+        RunningWork work = new RunningWork(jobs);
+        running.add(work);
+        return work;
+    }
+
+    /** The work is settled (or abandoned): its leases are no longer kept, its timeout disarmed. */
+    void release(RunningWork work) {
+        running.remove(work);
+        work.finish();
+    }
+
+    void stop() {
+        ScheduledFuture<?> current = ticks;
+        if (current != null) {
+            current.cancel(false);
+        }
+    }
+
+    private void tick() {
+        long now = System.nanoTime();
+        long timeout = settings.jobTimeout().toNanos();
+        long heartbeat = settings.heartbeatInterval().toNanos();
+        for (RunningWork work : running) {
+            if (now - work.startedNanos() >= timeout) {
+                // Past the hard timeout the work stops being kept alive, whatever the handler does.
+                work.timeOut();
+            } else if (now - work.extendedNanos() >= heartbeat) {
+                work.extendedAt(now);
+                work.leased().forEach(job -> extend(work, job));
+            }
+        }
+    }
+
+    private void extend(RunningWork work, ClaimedJob job) {
+        try {
+            LeaseExtension extension = queue.extend(job.lease(), settings.lease());
+            if (extension instanceof Rejected rejected) {
+                work.leaseLost(job);
+                listener.leaseLost(job, rejected);
+            }
+        } catch (QueueUnavailableException e) {
+            // The next beat tries again; if none gets through, the lease expires and the job is reaped.
+            LOG.log(Level.WARNING, "heartbeat of job {0} on queue ''{1}'' failed: {2}",
+                    new Object[] {job.id(), job.lease().queue(), e.getMessage()});
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "heartbeat of job " + job.id() + " failed unexpectedly", e);
+        }
+    }
+}

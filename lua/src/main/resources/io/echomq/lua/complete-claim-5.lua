@@ -1,0 +1,47 @@
+--[[
+  complete-claim: the worker's one round trip. Acknowledges the jobs a worker finished, then
+  leases it up to N new ones: a batched complete followed by a claim, atomically.
+
+  Invariant: each acknowledgement is fenced by its token exactly as complete is (a stale one
+  is refused and changes nothing, the others still settle); the claim is exactly claim's:
+  leases on the server clock, tokens minted here and only here. Either part may be empty:
+  no acknowledgements is a plain claim, a claim of 0 is a batched complete.
+
+  Input:
+    KEYS[1] active     echomq:{q}:active      zset id -> lease deadline
+    KEYS[2] completed  echomq:{q}:completed   zset id -> completion time
+    KEYS[3] ring       echomq:{q}:lanes
+    KEYS[4] delayed    echomq:{q}:delayed
+    KEYS[5] meta       echomq:{q}:meta        field 'paused' = '1' stops claims
+    ARGV[1] prefix     echomq:{q}:
+    ARGV[2] lease length in ms (> 0)
+    ARGV[3] max jobs to claim (>= 0)
+    ARGV[4] worker id
+    ARGV[5] max delayed jobs to promote (>= 0)
+    ARGV[6] number of acknowledgements n (>= 0)
+    ARGV[7] and on  two values per acknowledgement: job id, token
+
+  Output:
+    {{settlement1, settlement2, ...}, claim}
+    settlement: {'OK', finished_at} | {'NOT_FOUND'} | {'STALE_TOKEN', state, attempts}
+                | {'NOT_ACTIVE', state, attempts}, in the order of the acknowledgements
+    claim:      {} or {deadline, id1, payload1, token1, lane1, ...} as claim returns it
+]]
+local active, completed, ring, delayed, meta = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local prefix = ARGV[1]
+local lease_ms, max_jobs = tonumber(ARGV[2]), tonumber(ARGV[3])
+local worker, promote_limit = ARGV[4], tonumber(ARGV[5])
+local acks = tonumber(ARGV[6])
+
+-- #include now_ms
+-- #include push_pending
+-- #include log_event
+-- #include fence
+-- #include complete_one
+-- #include claim_jobs
+
+local settlements = {}
+for i = 0, acks - 1 do
+  settlements[#settlements + 1] = complete_one(prefix, active, completed, ARGV[7 + i * 2], ARGV[8 + i * 2])
+end
+return {settlements, claim_jobs(prefix, ring, delayed, active, meta, lease_ms, max_jobs, worker, promote_limit)}
