@@ -65,8 +65,7 @@ public final class StandaloneWorker {
         QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
         EffectStore effects = new EffectStore(Jdbi.create(pool), EffectSettings.DEFAULT);
         ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
-        // One thread per runner and one for the worker's fetch loop.
-        ExecutorService loops = Executors.newFixedThreadPool(concurrency + 1);
+        ExecutorService loops = Executors.newFixedThreadPool(concurrency);
 
         QueueWorker worker = new QueueWorker(queueName, new LedgerChargeHandler(), queue, effects,
                 WorkerSettings.DEFAULT.withConcurrency(concurrency).withLease(lease).withBatchSize(batchSize), workerId, timers,

@@ -21,33 +21,35 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The at-least-once loop for one queue: one fetch loop that talks to Valkey and
- * {@code concurrency} runner loops that run jobs through the effect store.
+ * The at-least-once loop for one queue: {@code concurrency} runners, each running jobs (one at
+ * a time, or a batch for a batch handler) through the effect store.
  *
- * <p>The fetch loop makes one script call per turn ({@code complete-claim}): it acknowledges
- * every job whose effect committed since the last turn and leases as many new jobs as there are
- * free runners (times the batch size, for a batch handler). Jobs are leased only for a free
- * runner, so none waits leased in a local buffer while other workers starve. Runners hand their
- * acknowledgements back to the fetch loop instead of sending them: under load, one round trip
- * settles many jobs and fetches the next ones.
+ * <p>Talking to Valkey is a role, not a thread: a runner that needs work and finds none waiting
+ * takes the role, if nobody holds it, for one <em>turn</em>: one {@code complete-claim} script
+ * call that acknowledges every job whose effect committed since the last turn and leases work
+ * for every free runner (itself included). It keeps one portion and hands out the rest. With
+ * one runner that is one round trip per job and no hand-off between threads; with many, one
+ * round trip settles and fetches for all of them (group commit). Jobs are leased only for a
+ * free runner, so none waits leased in a local buffer while other workers starve.
  *
- * <p>Runs on executors it is given (plain ones in tests and the standalone worker, the
- * container's managed executors on an application server); it owns no threads. Stopping
- * stops claiming at once, lets running jobs finish and sends their acknowledgements, up to a
- * grace period; a job still running after it keeps its lease only until the lease expires, then
- * the reaper returns it to pending.
+ * <p>Runs on an executor it is given (plain in tests and the standalone worker, the container's
+ * managed executor on an application server); it owns no threads. Stopping stops claiming at
+ * once, lets running jobs finish and sends their acknowledgements, up to a grace period; a job
+ * still running after it keeps its lease only until the lease expires, then the reaper returns
+ * it to pending.
  */
 public final class QueueWorker {
 
     private static final Logger LOG = Logger.getLogger(QueueWorker.class.getName());
-    /** The first wait after an empty claim; it doubles up to the idle poll while the queue stays empty. */
-    private static final long FIRST_IDLE_WAIT_MS = 1;
-    /** How often an idle runner looks at the stop signal. */
-    private static final long RUNNER_WAKE_MS = 100;
+    /** The first wait after a claim found nothing; it doubles up to the idle poll while the queue stays empty. */
+    private static final long FIRST_IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Longest a waiting runner sleeps before it looks at the queue's state again. */
+    private static final long RUNNER_WAKE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final String queueName;
     private final QueueClient queue;
@@ -57,27 +59,24 @@ public final class QueueWorker {
     private final LeaseKeeper keeper;
     private final JobExecution execution;
 
-    /**
-     * Runners with nothing to do; the fetch loop claims only for them. A runner adds itself
-     * when it starts, so an executor with fewer threads than runners never leaves claimed work
-     * waiting for a runner that does not run.
-     */
-    private final Semaphore freeRunners;
-    /** Claimed work (one job, or a batch) waiting for a runner; never more than the free runners. */
+    /** Runners waiting for work that no turn has claimed any for yet. */
+    private final Semaphore freeRunners = new Semaphore(0);
+    /** Work (one job, or a batch) claimed for a free runner; never more portions than free runners. */
     private final BlockingQueue<List<ClaimedJob>> ready = new LinkedBlockingQueue<>();
-    /** Jobs whose effect committed, waiting for the fetch loop to acknowledge them. */
+    /** Jobs whose effect committed, waiting for the next turn to acknowledge them. */
     private final Queue<ClaimedJob> committed = new ConcurrentLinkedQueue<>();
-    /** Wakes the fetch loop: a runner freed up or has acknowledgements to send, or stop was called. */
-    private final Semaphore wake = new Semaphore(0);
+    /** Held by the runner taking a turn. */
+    private final ReentrantLock turn = new ReentrantLock();
+    /** No turn before this (nanoTime) while Valkey fails. Guarded by {@link #turn}. */
+    private long backOffUntil = System.nanoTime();
+    /** No claim before this (nanoTime) while the queue is empty, unless there are acknowledgements to send. Guarded by {@link #turn}. */
+    private long nextClaimAt = System.nanoTime();
+    /** Guarded by {@link #turn}. */
+    private long idleWaitNanos = FIRST_IDLE_WAIT_NANOS;
 
-    /** Counted down once, by stop. */
     private final CountDownLatch stopping = new CountDownLatch(1);
-    /** When the fetch loop stops trying to send acknowledgements (set by stop: the end of its grace period). */
-    private volatile long giveUpAtNanos = Long.MAX_VALUE;
     /** Counted down by each runner as it ends; null until started. */
     private volatile CountDownLatch runnersRunning;
-    /** Counted down by the fetch loop as it ends; null until started. */
-    private volatile CountDownLatch fetchRunning;
 
     public QueueWorker(String queueName, JobHandler handler, QueueClient queue, EffectStore effects,
             WorkerSettings settings, String workerId, ScheduledExecutorService timers, FaultInjector faults,
@@ -87,7 +86,6 @@ public final class QueueWorker {
         this.settings = settings;
         this.workerId = workerId;
         this.listener = listener;
-        this.freeRunners = new Semaphore(0);
         this.keeper = LeaseKeeper.start(timers, queue, settings, listener);
         this.execution = new JobExecution(queue, effects, handler, settings, keeper, faults, listener, this::acknowledgeLater);
     }
@@ -97,16 +95,15 @@ public final class QueueWorker {
     }
 
     /**
-     * Submits the fetch loop and the runner loops to {@code executor}, which needs a thread for
-     * each ({@code concurrency + 1}). A worker starts once.
+     * Submits the {@code concurrency} runners to {@code executor}, which needs a thread for each.
+     * A runner counts as free once it runs, so an executor with fewer threads never leaves
+     * claimed work waiting for a runner that does not run. A worker starts once.
      */
     public synchronized void start(ExecutorService executor) {
-        if (fetchRunning != null) {
+        if (runnersRunning != null) {
             throw new IllegalStateException("worker for queue '" + queueName + "' was already started");
         }
         runnersRunning = new CountDownLatch(settings.concurrency());
-        fetchRunning = new CountDownLatch(1);
-        executor.execute(this::fetchLoop);
         for (int i = 0; i < settings.concurrency(); i++) {
             executor.execute(this::runnerLoop);
         }
@@ -123,14 +120,11 @@ public final class QueueWorker {
      * @return true when everything ended within the grace period
      */
     public boolean stop(Duration grace) {
-        if (!stopping()) {
-            giveUpAtNanos = System.nanoTime() + grace.toNanos();
-        }
         stopping.countDown();
-        wake.release();
-        CountDownLatch fetch = fetchRunning;
+        CountDownLatch running = runnersRunning;
         try {
-            if (fetch == null || fetch.await(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (running == null || running.await(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+                keeper.stop();
                 return true;
             }
             LOG.log(Level.WARNING, "worker {0}: jobs of queue ''{1}'' still running after the {2} ms grace period; "
@@ -139,10 +133,6 @@ public final class QueueWorker {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
-        } finally {
-            if (fetch != null && fetch.getCount() == 0) {
-                keeper.stop();
-            }
         }
     }
 
@@ -153,20 +143,15 @@ public final class QueueWorker {
     /** Called by a runner once a job's effect committed (or was found applied earlier). */
     private void acknowledgeLater(ClaimedJob job) {
         committed.add(job);
-        wake.release();
     }
 
     private void runnerLoop() {
-        freeRunners.release();
-        wake.release();
         try {
             while (true) {
-                List<ClaimedJob> work = ready.poll(RUNNER_WAKE_MS, TimeUnit.MILLISECONDS);
+                freeRunners.release();
+                List<ClaimedJob> work = awaitWork();
                 if (work == null) {
-                    if (stopping()) {
-                        return;
-                    }
-                    continue;
+                    return;
                 }
                 try {
                     execution.run(work);
@@ -175,9 +160,6 @@ public final class QueueWorker {
                 } catch (RuntimeException | Error e) {
                     // The jobs stay leased until their leases expire; the reaper returns them.
                     LOG.log(Level.SEVERE, "worker " + workerId + " on queue '" + queueName + "': unexpected failure", e);
-                } finally {
-                    freeRunners.release();
-                    wake.release();
                 }
             }
         } catch (InterruptedException e) {
@@ -185,40 +167,121 @@ public final class QueueWorker {
             Thread.currentThread().interrupt();
             stopping.countDown();
         } finally {
+            sendRemainingAcknowledgements();
             runnersRunning.countDown();
         }
     }
 
-    private void fetchLoop() {
-        long idleWaitMs = FIRST_IDLE_WAIT_MS;
-        try {
-            while (!finished()) {
-                wake.drainPermits();
-                int runners = stopping() ? 0 : freeRunners.drainPermits();
-                List<ClaimedJob> acknowledgements = drainCommitted();
-                if (runners == 0 && acknowledgements.isEmpty()) {
-                    wake.tryAcquire(stopping() ? RUNNER_WAKE_MS : settings.idlePoll().toMillis(), TimeUnit.MILLISECONDS);
-                    continue;
+    /**
+     * Work for the calling (free) runner: handed out by another runner's turn, or claimed in a
+     * turn of its own. Runners that want a turn while one is under way wait for it to end (it
+     * may have claimed for them); the next then sends every acknowledgement added meanwhile.
+     * Null once stopping and no work is left.
+     */
+    private List<ClaimedJob> awaitWork() throws InterruptedException {
+        while (true) {
+            List<ClaimedJob> work = ready.poll();
+            if (work != null) {
+                return work;
+            }
+            if (stopping()) {
+                return null;
+            }
+            if (!turn.tryLock(RUNNER_WAKE_NANOS, TimeUnit.NANOSECONDS)) {
+                continue;
+            }
+            long wait;
+            try {
+                work = ready.poll();
+                if (work == null && turnDue()) {
+                    work = takeTurn();
                 }
-                int claimed = turn(acknowledgements, runners);
-                if (claimed == 0 && acknowledgements.isEmpty()) {
-                    wake.tryAcquire(idleWaitMs, TimeUnit.MILLISECONDS);
-                    idleWaitMs = Math.min(idleWaitMs * 2, settings.idlePoll().toMillis());
-                } else {
-                    idleWaitMs = FIRST_IDLE_WAIT_MS;
+                if (work != null) {
+                    return work;
+                }
+                wait = turnDue() ? 0 : Math.min(RUNNER_WAKE_NANOS, Math.max(backOffUntil, nextClaimAt) - System.nanoTime());
+            } finally {
+                turn.unlock();
+            }
+            if (wait > 0) {
+                work = ready.poll(wait, TimeUnit.NANOSECONDS);
+                if (work != null) {
+                    return work;
                 }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            stopping.countDown();
-        } finally {
-            fetchRunning.countDown();
         }
     }
 
-    /** Stopped, and every runner ended and every acknowledgement was sent, or the grace period is over. */
-    private boolean finished() {
-        return stopping() && ((runnersRunning.getCount() == 0 && committed.isEmpty()) || System.nanoTime() - giveUpAtNanos > 0);
+    /** Valkey is not backing off, and there are acknowledgements to send or it is time to look for jobs. Holding {@link #turn}. */
+    private boolean turnDue() {
+        long now = System.nanoTime();
+        return now - backOffUntil >= 0 && (!committed.isEmpty() || now - nextClaimAt >= 0);
+    }
+
+    /**
+     * One round trip: acknowledges what committed and claims work for every free runner, the
+     * caller included. Returns the caller's portion; hands out the rest. Holding {@link #turn}.
+     */
+    private List<ClaimedJob> takeTurn() {
+        List<ClaimedJob> acknowledgements = drainCommitted();
+        int runners = stopping() ? 0 : freeRunners.drainPermits();
+        int batch = execution.batched() ? settings.batchSize() : 1;
+        int wanted = Math.min(runners * batch, QueueClient.MAX_CLAIM_JOBS);
+        CompletedAndClaimed result;
+        try {
+            long start = System.nanoTime();
+            result = queue.completeAndClaim(queueName, acknowledgements.stream().map(ClaimedJob::lease).toList(),
+                    settings.lease(), wanted, workerId);
+            if (wanted > 0) {
+                listener.claimCall(queueName, Duration.ofNanos(System.nanoTime() - start), result.claimed().size());
+            }
+        } catch (RuntimeException e) {
+            // Kept for a later turn: their leases may expire meanwhile; the effect store makes the redelivery harmless.
+            committed.addAll(acknowledgements);
+            freeRunners.release(runners);
+            backOffUntil = System.nanoTime() + settings.idlePoll().toNanos();
+            if (e instanceof QueueUnavailableException) {
+                LOG.log(Level.WARNING, "worker {0} on queue ''{1}'': {2}", new Object[] {workerId, queueName, e.getMessage()});
+            } else {
+                LOG.log(Level.SEVERE, "worker " + workerId + ": claim on queue '" + queueName + "' failed", e);
+            }
+            return null;
+        }
+        report(acknowledgements, result.settlements());
+        List<List<ClaimedJob>> portions = portions(result.claimed(), runners);
+        pace(wanted, portions.isEmpty());
+        freeRunners.release(runners - portions.size());
+        if (portions.isEmpty()) {
+            return null;
+        }
+        ready.addAll(portions.subList(1, portions.size()));
+        return portions.get(0);
+    }
+
+    /** After a claim that found nothing, wait longer and longer (up to the idle poll) before the next. */
+    private void pace(int wanted, boolean foundNothing) {
+        if (wanted == 0) {
+            return;
+        }
+        if (foundNothing) {
+            nextClaimAt = System.nanoTime() + idleWaitNanos;
+            idleWaitNanos = Math.min(idleWaitNanos * 2, settings.idlePoll().toNanos());
+        } else {
+            nextClaimAt = System.nanoTime();
+            idleWaitNanos = FIRST_IDLE_WAIT_NANOS;
+        }
+    }
+
+    /** A runner ending sends what committed, so a stop loses no acknowledgement it could send. */
+    private void sendRemainingAcknowledgements() {
+        turn.lock();
+        try {
+            for (int tries = 0; !committed.isEmpty() && tries < 3; tries++) {
+                takeTurn();
+            }
+        } finally {
+            turn.unlock();
+        }
     }
 
     private List<ClaimedJob> drainCommitted() {
@@ -227,42 +290,6 @@ public final class QueueWorker {
             jobs.add(job);
         }
         return jobs;
-    }
-
-    /**
-     * One round trip: acknowledges {@code acknowledgements}, claims work for {@code runners}
-     * free runners and hands it out. Runners left without work are freed again. When the call
-     * fails, the acknowledgements are kept for the next turn (their leases may expire meanwhile;
-     * the effect store makes the redelivery harmless).
-     *
-     * @return how many jobs were claimed
-     */
-    private int turn(List<ClaimedJob> acknowledgements, int runners) throws InterruptedException {
-        int batch = execution.batched() ? settings.batchSize() : 1;
-        int wanted = Math.min(runners * batch, QueueClient.MAX_CLAIM_JOBS);
-        List<Lease> leases = acknowledgements.stream().map(ClaimedJob::lease).toList();
-        CompletedAndClaimed result;
-        try {
-            long start = System.nanoTime();
-            result = queue.completeAndClaim(queueName, leases, settings.lease(), wanted, workerId);
-            if (wanted > 0) {
-                listener.claimCall(queueName, Duration.ofNanos(System.nanoTime() - start), result.claimed().size());
-            }
-        } catch (RuntimeException e) {
-            committed.addAll(acknowledgements);
-            freeRunners.release(runners);
-            if (e instanceof QueueUnavailableException) {
-                LOG.log(Level.WARNING, "worker {0} on queue ''{1}'': {2}", new Object[] {workerId, queueName, e.getMessage()});
-            } else {
-                LOG.log(Level.SEVERE, "worker " + workerId + ": claim on queue '" + queueName + "' failed", e);
-            }
-            wake.tryAcquire(settings.idlePoll().toMillis(), TimeUnit.MILLISECONDS);
-            return 0;
-        }
-        report(acknowledgements, result.settlements());
-        int handedOut = handOut(result.claimed(), runners);
-        freeRunners.release(runners - handedOut);
-        return result.claimed().size();
     }
 
     private void report(List<ClaimedJob> acknowledged, List<Settlement> settlements) {
@@ -278,17 +305,16 @@ public final class QueueWorker {
         }
     }
 
-    /** Splits the claimed jobs into at most {@code runners} even portions; returns how many runners got one. */
-    private int handOut(List<ClaimedJob> claimed, int runners) {
+    /** The claimed jobs in at most {@code runners} even portions: single jobs, or batches for a batch handler. */
+    private List<List<ClaimedJob>> portions(List<ClaimedJob> claimed, int runners) {
         if (claimed.isEmpty()) {
-            return 0;
+            return List.of();
         }
-        int portions = execution.batched() ? Math.min(runners, (claimed.size() + settings.batchSize() - 1) / settings.batchSize())
+        int count = execution.batched() ? Math.min(runners, (claimed.size() + settings.batchSize() - 1) / settings.batchSize())
                 : claimed.size();
-        for (int i = 0; i < portions; i++) {
-            int from = claimed.size() * i / portions;
-            int to = claimed.size() * (i + 1) / portions;
-            ready.add(claimed.subList(from, to));
+        List<List<ClaimedJob>> portions = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            portions.add(claimed.subList(claimed.size() * i / count, claimed.size() * (i + 1) / count));
         }
         return portions;
     }

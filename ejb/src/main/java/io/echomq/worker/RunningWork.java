@@ -2,7 +2,8 @@ package io.echomq.worker;
 
 import io.echomq.queue.ClaimedJob;
 import java.util.List;
-import java.util.Set;
+import java.util.Collection;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -13,13 +14,14 @@ final class RunningWork {
 
     private final Thread runner = Thread.currentThread();
     private final long startedNanos = System.nanoTime();
-    private final Set<ClaimedJob> leased = ConcurrentHashMap.newKeySet();
+    /** By job id: a job record's own hash would run over its whole payload. */
+    private final Map<String, ClaimedJob> leased = new ConcurrentHashMap<>();
     private volatile long extendedNanos = startedNanos;
     private boolean finished;
     private boolean timedOut;
 
     RunningWork(List<ClaimedJob> jobs) {
-        leased.addAll(jobs);
+        jobs.forEach(job -> leased.put(job.id(), job));
     }
 
     long startedNanos() {
@@ -35,12 +37,12 @@ final class RunningWork {
     }
 
     /** The jobs whose leases are still ours to keep alive. */
-    Set<ClaimedJob> leased() {
-        return leased;
+    Collection<ClaimedJob> leased() {
+        return leased.values();
     }
 
     void leaseLost(ClaimedJob job) {
-        leased.remove(job);
+        leased.remove(job.id());
     }
 
     /**

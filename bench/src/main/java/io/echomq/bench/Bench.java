@@ -1,0 +1,320 @@
+package io.echomq.bench;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The benchmark, run by {@code bench/run}: every contestant on the same Valkey and PostgreSQL in
+ * one run, rounds interleaved (contestant after contestant, at each concurrency) so the shared
+ * machine's noise falls on all alike; medians of the rounds; ratios side by side. Writes
+ * {@code report.md} and {@code throughput.png} into the output folder and prints the report.
+ */
+public final class Bench {
+
+    private final Options options;
+    private final Servers servers;
+    private final OurWorker ours;
+    private final Ceilings ceilings;
+    private final BullMqPeer bullmq;
+    private final StringBuilder report = new StringBuilder();
+
+    private Bench(Options options, Servers servers) {
+        this.options = options;
+        this.servers = servers;
+        this.ours = new OurWorker(servers);
+        this.ceilings = new Ceilings(servers);
+        this.bullmq = new BullMqPeer(servers, options.peerFolder);
+    }
+
+    /** Held so the settings stick: the JDK keeps loggers only weakly. */
+    private static final List<Logger> QUIETED = List.of(Logger.getLogger("com.zaxxer.hikari"), Logger.getLogger("io.echomq"),
+            Logger.getLogger("org.flywaydb"));
+
+    public static void main(String[] args) throws Exception {
+        // Pool and worker start/stop lines would bury the figures; warnings still show.
+        QUIETED.forEach(l -> l.setLevel(Level.WARNING));
+        Options options = Options.parse(args);
+        Files.createDirectories(options.out);
+        Bench bench = new Bench(options, Servers.start());
+        bench.run();
+        // The harness's servers are child processes; its shutdown hook stops them.
+        System.exit(0);
+    }
+
+    /** One line of the throughput table: a name and how to measure it at a concurrency. */
+    private record Contestant(String name, Measure measure) {
+    }
+
+    @FunctionalInterface
+    private interface Measure {
+        Measurement at(int concurrency) throws Exception;
+    }
+
+    private void run() throws Exception {
+        header();
+        if (options.peer) {
+            bullmq.install();
+        }
+        List<Contestant> contestants = contestants().stream()
+                .filter(c -> options.only == null || c.name().toLowerCase(Locale.ROOT).contains(options.only))
+                .toList();
+        Map<String, List<Double>> rates = throughput(contestants);
+        if (options.only != null) {
+            // A partial run (for profiling one contestant) has nothing to compare.
+            return;
+        }
+        ratios(rates);
+        latency(rates);
+        depth();
+        heapAfter(options.heapJobs);
+        Files.writeString(options.out.resolve("report.md"), report);
+        ThroughputChart.write(options.out.resolve("throughput.png"), options.concurrencies, chartLines(rates));
+        System.out.println("\nwrote " + options.out.resolve("report.md") + " and " + options.out.resolve("throughput.png"));
+    }
+
+    private List<Contestant> contestants() {
+        int jobs = options.jobs;
+        List<Contestant> all = new ArrayList<>(List.of(
+                new Contestant("EchoMQ per-job, ledger", c -> ours.drain(OurWorker.Mode.PER_JOB, OurWorker.Effect.LEDGER, c, jobs)),
+                new Contestant("EchoMQ batched, ledger", c -> ours.drain(OurWorker.Mode.BATCHED, OurWorker.Effect.LEDGER, c, jobs)),
+                new Contestant("EchoMQ per-job, no-op", c -> ours.drain(OurWorker.Mode.PER_JOB, OurWorker.Effect.NOOP, c, jobs)),
+                new Contestant("EchoMQ batched, no-op", c -> ours.drain(OurWorker.Mode.BATCHED, OurWorker.Effect.NOOP, c, jobs))));
+        if (options.peer) {
+            all.add(new Contestant("BullMQ + pg, ledger", c -> bullmq.drain(OurWorker.Effect.LEDGER, c, jobs)));
+            all.add(new Contestant("BullMQ, no-op", c -> bullmq.drain(OurWorker.Effect.NOOP, c, jobs)));
+        }
+        all.addAll(List.of(
+                new Contestant("ceiling: PG transaction alone (per job)", c -> ceilings.postgresPerJob(c, jobs)),
+                new Contestant("ceiling: pgbench, same SQL", c -> ceilings.pgbench(c, options.pgbenchSeconds)),
+                new Contestant("ceiling: PG transaction alone (batches of " + OurWorker.BATCH_SIZE + ")",
+                        c -> ceilings.postgresBatched(c, jobs, OurWorker.BATCH_SIZE)),
+                new Contestant("ceiling: claim + complete pair alone", c -> ceilings.claimCompletePair(c, jobs)),
+                new Contestant("ceiling: complete-claim alone (c jobs per call)", c -> ceilings.completeClaimFolded(c, jobs))));
+        return all;
+    }
+
+    private Map<String, List<Double>> throughput(List<Contestant> contestants) throws Exception {
+        Map<String, List<Double>> medians = new LinkedHashMap<>();
+        contestants.forEach(c -> medians.put(c.name(), new ArrayList<>()));
+        for (int concurrency : options.concurrencies) {
+            Map<String, List<Double>> rounds = new LinkedHashMap<>();
+            for (int round = 1; round <= options.rounds; round++) {
+                for (Contestant contestant : contestants) {
+                    double rate = contestant.measure().at(concurrency).jobsPerSecond();
+                    rounds.computeIfAbsent(contestant.name(), k -> new ArrayList<>()).add(rate);
+                    System.err.printf(Locale.ROOT, "bench: c=%d round %d %-50s %,10.0f jobs/s%n", concurrency, round, contestant.name(), rate);
+                }
+            }
+            rounds.forEach((name, rates) -> medians.get(name).add(Stats.median(rates)));
+        }
+        section("Throughput, jobs/s (median of " + options.rounds + " rounds, " + options.jobs + " jobs per run)");
+        table(medians, v -> String.format(Locale.ROOT, "%,.0f", v));
+        return medians;
+    }
+
+    private void ratios(Map<String, List<Double>> rates) {
+        Map<String, List<Double>> ratios = new LinkedHashMap<>();
+        if (options.peer) {
+            ratio(ratios, "per-job ledger / BullMQ + pg", rates, "EchoMQ per-job, ledger", "BullMQ + pg, ledger");
+            ratio(ratios, "batched ledger / BullMQ + pg", rates, "EchoMQ batched, ledger", "BullMQ + pg, ledger");
+            ratio(ratios, "per-job no-op / BullMQ no-op", rates, "EchoMQ per-job, no-op", "BullMQ, no-op");
+            ratio(ratios, "batched no-op / BullMQ no-op", rates, "EchoMQ batched, no-op", "BullMQ, no-op");
+        }
+        ratio(ratios, "per-job ledger / pgbench same SQL", rates, "EchoMQ per-job, ledger", "ceiling: pgbench, same SQL");
+        ratio(ratios, "per-job ledger / PG transaction alone", rates, "EchoMQ per-job, ledger", "ceiling: PG transaction alone (per job)");
+        ratio(ratios, "batched ledger / PG batch alone", rates, "EchoMQ batched, ledger",
+                "ceiling: PG transaction alone (batches of " + OurWorker.BATCH_SIZE + ")");
+        ratio(ratios, "per-job no-op / claim + complete pair", rates, "EchoMQ per-job, no-op", "ceiling: claim + complete pair alone");
+        ratio(ratios, "batched no-op / complete-claim alone", rates, "EchoMQ batched, no-op", "ceiling: complete-claim alone (c jobs per call)");
+        section("Ratios (same run, same concurrency)");
+        table(ratios, v -> String.format(Locale.ROOT, "%.2f×", v));
+    }
+
+    private static void ratio(Map<String, List<Double>> out, String name, Map<String, List<Double>> rates, String ours, String theirs) {
+        List<Double> a = rates.get(ours);
+        List<Double> b = rates.get(theirs);
+        List<Double> r = new ArrayList<>();
+        for (int i = 0; i < a.size(); i++) {
+            r.add(a.get(i) / b.get(i));
+        }
+        out.put(name, r);
+    }
+
+    /** Each contestant at half its own best drain rate, offered open-loop; latency enqueue → effect committed. */
+    private void latency(Map<String, List<Double>> rates) throws Exception {
+        section("Latency enqueue → effect committed, at half of the best throughput (open-loop producer, "
+                + options.latencySeconds + " s)");
+        line("| contestant | concurrency | offered jobs/s | achieved jobs/s | p50 ms | p99 ms |");
+        line("|---|--:|--:|--:|--:|--:|");
+        latencyRow("EchoMQ per-job, ledger", rates, (c, jobs, rate) -> ours.latency(OurWorker.Mode.PER_JOB, OurWorker.Effect.LEDGER, c, jobs, rate));
+        latencyRow("EchoMQ batched, ledger", rates, (c, jobs, rate) -> ours.latency(OurWorker.Mode.BATCHED, OurWorker.Effect.LEDGER, c, jobs, rate));
+        if (options.peer) {
+            latencyRow("BullMQ + pg, ledger", rates, (c, jobs, rate) -> bullmq.latency(OurWorker.Effect.LEDGER, c, jobs, rate));
+        }
+    }
+
+    @FunctionalInterface
+    private interface LatencyRun {
+        Measurement run(int concurrency, int jobs, double rate) throws Exception;
+    }
+
+    private void latencyRow(String name, Map<String, List<Double>> rates, LatencyRun run) throws Exception {
+        List<Double> byConcurrency = rates.get(name);
+        int best = 0;
+        for (int i = 1; i < byConcurrency.size(); i++) {
+            if (byConcurrency.get(i) > byConcurrency.get(best)) {
+                best = i;
+            }
+        }
+        int concurrency = options.concurrencies.get(best);
+        double rate = byConcurrency.get(best) / 2;
+        int jobs = (int) Math.max(1_000, rate * options.latencySeconds);
+        Measurement m = run.run(concurrency, jobs, rate);
+        line(String.format(Locale.ROOT, "| %s | %d | %,.0f | %,.0f | %.1f | %.1f |", name, concurrency, rate, m.jobsPerSecond(),
+                m.p50Millis(), m.p99Millis()));
+    }
+
+    private void depth() {
+        QueueDepth depth = new QueueDepth(servers);
+        section("Claim latency against queue depth (" + options.claimSamples + " claims of one job each)");
+        line("| pending jobs | claim p50 µs | claim p99 µs |");
+        line("|--:|--:|--:|");
+        for (int pending : options.depths) {
+            QueueDepth.ClaimLatency c = depth.claimLatency(pending, options.claimSamples);
+            line(String.format(Locale.ROOT, "| %,d | %.0f | %.0f |", c.pending(), c.p50Micros(), c.p99Micros()));
+        }
+        QueueDepth.JobMemory m = depth.memory(options.memoryJobs);
+        section("Valkey memory per job (" + String.format(Locale.ROOT, "%,d", m.jobs()) + " jobs, INFO memory deltas)");
+        line(String.format(Locale.ROOT, "- pending: **%.0f bytes per job**", m.bytesPerPending()));
+        line(String.format(Locale.ROOT, "- completed and retained (job hash + history + completed-set entry): **%.0f bytes per job**",
+                m.bytesPerCompleted()));
+        line(String.format(Locale.ROOT, "- MEMORY USAGE of one completed job: hash %d bytes, history list %d bytes", m.jobHashBytes(),
+                m.historyBytes()));
+    }
+
+    private void heapAfter(int jobs) throws Exception {
+        Measurement m = ours.drain(OurWorker.Mode.BATCHED, OurWorker.Effect.LEDGER, 16, jobs);
+        System.gc();
+        System.gc();
+        long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        section("Worker JVM heap after " + String.format(Locale.ROOT, "%,d", jobs) + " jobs");
+        line(String.format(Locale.ROOT, "- heap used after a full GC: **%.1f MiB** (the bench JVM: worker, driver and the "
+                + "clients; the %,d jobs ran batched at %,.0f jobs/s)", used / 1048576.0, jobs, m.jobsPerSecond()));
+    }
+
+    private Map<String, List<Double>> chartLines(Map<String, List<Double>> rates) {
+        Map<String, List<Double>> lines = new LinkedHashMap<>();
+        for (String name : List.of("EchoMQ per-job, ledger", "EchoMQ batched, ledger", "BullMQ + pg, ledger", "BullMQ, no-op",
+                "ceiling: pgbench, same SQL", "ceiling: PG transaction alone (per job)",
+                "ceiling: claim + complete pair alone")) {
+            if (rates.containsKey(name)) {
+                lines.put(name, rates.get(name));
+            }
+        }
+        return lines;
+    }
+
+    private void header() {
+        section("Run");
+        line("- started " + Instant.now() + ", " + Runtime.getRuntime().availableProcessors() + " cores, JVM "
+                + System.getProperty("java.version") + ", max heap " + Runtime.getRuntime().maxMemory() / 1048576 + " MiB");
+        line("- Valkey: " + servers.valkey.description());
+        line("- PostgreSQL: " + servers.postgres.description());
+        line("- options: " + options);
+    }
+
+    private void section(String title) {
+        line("");
+        line("### " + title);
+        line("");
+    }
+
+    private void table(Map<String, List<Double>> rows, java.util.function.DoubleFunction<String> format) {
+        StringBuilder head = new StringBuilder("| |");
+        StringBuilder rule = new StringBuilder("|---|");
+        for (int c : options.concurrencies) {
+            head.append(" c=").append(c).append(" |");
+            rule.append("--:|");
+        }
+        line(head.toString());
+        line(rule.toString());
+        rows.forEach((name, values) -> {
+            StringBuilder row = new StringBuilder("| " + name + " |");
+            values.forEach(v -> row.append(' ').append(format.apply(v)).append(" |"));
+            line(row.toString());
+        });
+    }
+
+    private void line(String text) {
+        report.append(text).append('\n');
+        System.out.println(text);
+    }
+
+    /** Command-line options; see bench/README.md. */
+    private static final class Options {
+        int rounds = 3;
+        int jobs = 20_000;
+        List<Integer> concurrencies = List.of(1, 4, 16, 64);
+        List<Integer> depths = List.of(1_000, 100_000, 1_000_000);
+        int claimSamples = 5_000;
+        int memoryJobs = 100_000;
+        int heapJobs = 100_000;
+        int pgbenchSeconds = 5;
+        int latencySeconds = 5;
+        boolean peer = true;
+        /** Only the throughput of contestants whose name contains this (lower case), nothing else. */
+        String only;
+        Path out = Path.of("bench", "results");
+        Path peerFolder = Path.of("bench", "bullmq");
+
+        static Options parse(String[] args) {
+            Options o = new Options();
+            for (int i = 0; i < args.length; i++) {
+                String arg = args[i];
+                switch (arg) {
+                    case "--quick" -> {
+                        o.rounds = 1;
+                        o.jobs = 2_000;
+                        o.depths = List.of(1_000, 10_000);
+                        o.claimSamples = 500;
+                        o.memoryJobs = 5_000;
+                        o.heapJobs = 5_000;
+                        o.pgbenchSeconds = 2;
+                        o.latencySeconds = 2;
+                    }
+                    case "--rounds" -> o.rounds = Integer.parseInt(args[++i]);
+                    case "--jobs" -> o.jobs = Integer.parseInt(args[++i]);
+                    case "--concurrency" -> o.concurrencies = integers(args[++i]);
+                    case "--depths" -> o.depths = integers(args[++i]);
+                    case "--no-peer" -> o.peer = false;
+                    case "--only" -> o.only = args[++i].toLowerCase(Locale.ROOT);
+                    case "--out" -> o.out = Path.of(args[++i]);
+                    default -> throw new IllegalArgumentException("unknown option " + arg
+                            + " (known: --quick, --rounds N, --jobs N, --concurrency 1,4,16,64, --depths 1000,100000, --no-peer, "
+                            + "--only NAME-PART, --out DIR)");
+                }
+            }
+            return o;
+        }
+
+        private static List<Integer> integers(String csv) {
+            return Arrays.stream(csv.split(",")).map(String::trim).map(Integer::parseInt).toList();
+        }
+
+        @Override
+        public String toString() {
+            return "rounds " + rounds + ", jobs " + jobs + ", concurrency " + concurrencies + ", depths " + depths
+                    + ", claim samples " + claimSamples + ", pgbench " + pgbenchSeconds + " s, peer " + peer;
+        }
+    }
+}

@@ -1,0 +1,193 @@
+package io.echomq.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.echomq.demo.Charge;
+import io.echomq.demo.LedgerChargeHandler;
+import io.echomq.effect.EffectSettings;
+import io.echomq.effect.EffectStore;
+import io.echomq.handler.JobContext;
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.Lease;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueSettings;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jdbi.v3.core.Jdbi;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * What the machine can do without us in the way: the same PostgreSQL transaction with no
+ * queue (through our effect store, and through pgbench with the same SQL), and the queue's
+ * scripts with no PostgreSQL.
+ */
+final class Ceilings {
+
+    private static final AtomicInteger RUNS = new AtomicInteger();
+    private static final Pattern PGBENCH_TPS = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)");
+
+    private final Servers servers;
+
+    Ceilings(Servers servers) {
+        this.servers = servers;
+    }
+
+    private static String freshQueue(String what, int concurrency) {
+        return "ceiling-" + what + "-c" + concurrency + "-" + ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet();
+    }
+
+    /** The per-job mode's transaction, from {@code concurrency} threads, jobs taken from a counter instead of a queue. */
+    Measurement postgresPerJob(int concurrency, int jobs) throws Exception {
+        String queue = freshQueue("pg", concurrency);
+        try (HikariDataSource pool = servers.pool(queue, concurrency + 2)) {
+            EffectStore effects = new EffectStore(Jdbi.create(pool), EffectSettings.DEFAULT);
+            AtomicLong next = new AtomicLong();
+            return inParallel(concurrency, jobs, () -> {
+                for (long id; (id = next.incrementAndGet()) <= jobs; ) {
+                    String jobId = Long.toString(id);
+                    int i = (int) id;
+                    effects.apply(new Lease(queue, jobId, 1), tx -> LedgerChargeHandler.charge(tx, queue, jobId, 1,
+                            new Charge("acct-" + (i % Workload.ACCOUNTS), 1 + i % 97)));
+                }
+            });
+        }
+    }
+
+    /** The batched mode's transaction (batches of {@code batchSize}), with no queue. */
+    Measurement postgresBatched(int concurrency, int jobs, int batchSize) throws Exception {
+        String queue = freshQueue("pg-batched", concurrency);
+        try (HikariDataSource pool = servers.pool(queue, concurrency + 2)) {
+            EffectStore effects = new EffectStore(Jdbi.create(pool), EffectSettings.DEFAULT);
+            LedgerChargeHandler handler = new LedgerChargeHandler();
+            AtomicLong next = new AtomicLong();
+            return inParallel(concurrency, jobs, () -> {
+                for (long start; (start = next.getAndAdd(batchSize) + 1) <= jobs; ) {
+                    long first = start;
+                    List<Lease> leases = new ArrayList<>();
+                    List<String> payloads = new ArrayList<>();
+                    for (long id = first; id < first + batchSize && id <= jobs; id++) {
+                        leases.add(new Lease(queue, Long.toString(id), 1));
+                        payloads.add(Workload.charge((int) id));
+                    }
+                    effects.applyAll(leases, (tx, recorded) -> handler.handleBatch(recorded.stream()
+                            .map(l -> new JobContext(queue, l.jobId(), 1, "default",
+                                    payloads.get((int) (Long.parseLong(l.jobId()) - first)), tx))
+                            .toList()));
+                }
+            });
+        }
+    }
+
+    /**
+     * The same SQL through pgbench (-M prepared, one client per thread of ours), for
+     * {@code seconds}. pgbench sends BEGIN on its own: one round trip more than we make.
+     */
+    Measurement pgbench(int concurrency, int seconds) throws IOException, InterruptedException {
+        Path script = Files.createTempFile("echomq-pgbench", ".sql");
+        try {
+            Files.writeString(script, String.join("\n",
+                    "\\set id random(1, 9000000000000000)",
+                    "\\set acct random(0, " + (Workload.ACCOUNTS - 1) + ")",
+                    "\\set amount random(1, 97)",
+                    "BEGIN;",
+                    "WITH limits AS MATERIALIZED (SELECT set_config('lock_timeout', '5000ms', true), set_config('idle_in_transaction_session_timeout', '60000ms', true), set_config('synchronous_commit', 'on', true)) INSERT INTO echomq.effect (queue, job_id, attempt) SELECT 'pgbench', :id, 1 FROM limits ON CONFLICT (queue, job_id) DO NOTHING RETURNING applied_at;",
+                    "WITH credited AS (INSERT INTO echomq.demo_account AS a (id, balance_cents) VALUES ('acct-' || :acct, :amount) ON CONFLICT (id) DO UPDATE SET balance_cents = a.balance_cents + EXCLUDED.balance_cents) INSERT INTO echomq.demo_ledger (queue, job_id, attempt, account, amount_cents) VALUES ('pgbench', :id, 1, 'acct-' || :acct, :amount);",
+                    "COMMIT;", ""), StandardCharsets.UTF_8);
+            var address = servers.jdbcAddress();
+            ProcessBuilder builder = new ProcessBuilder("pgbench", "-n", "-M", "prepared", "-c", Integer.toString(concurrency),
+                    "-j", Integer.toString(Math.min(concurrency, 2)), "-T", Integer.toString(seconds), "-f", script.toString(),
+                    "-h", address.getHost(), "-p", Integer.toString(address.getPort()), "-U", servers.database.user(),
+                    servers.databaseName()).redirectErrorStream(true);
+            builder.environment().put("PGPASSWORD", String.valueOf(servers.database.password()));
+            Process pgbench = builder.start();
+            String output = new String(pgbench.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!pgbench.waitFor(seconds + 60L, TimeUnit.SECONDS) || pgbench.exitValue() != 0) {
+                throw new IllegalStateException("pgbench failed:\n" + output);
+            }
+            Matcher tps = PGBENCH_TPS.matcher(output);
+            if (!tps.find()) {
+                throw new IllegalStateException("no tps in pgbench output:\n" + output);
+            }
+            double rate = Double.parseDouble(tps.group(1));
+            return Measurement.throughput((int) Math.round(rate * seconds), seconds);
+        } finally {
+            Files.deleteIfExists(script);
+        }
+    }
+
+    /** claim one + complete one from {@code concurrency} threads on a preloaded queue: the queue's per-job cost. */
+    Measurement claimCompletePair(int concurrency, int jobs) throws Exception {
+        String queueName = freshQueue("pair", concurrency);
+        try (RedisClient redis = servers.newRedis()) {
+            QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+            Workload.preload(queue, queueName, jobs);
+            AtomicLong done = new AtomicLong();
+            return inParallel(concurrency, jobs, () -> {
+                while (done.get() < jobs) {
+                    List<ClaimedJob> claimed = queue.claim(queueName, Duration.ofSeconds(30), 1, "ceiling");
+                    if (claimed.isEmpty()) {
+                        return;
+                    }
+                    queue.complete(claimed.get(0).lease());
+                    done.incrementAndGet();
+                }
+            });
+        }
+    }
+
+    /** Our fetch loop's call alone: complete-claim acknowledging the last {@code perCall} and leasing the next. */
+    Measurement completeClaimFolded(int perCall, int jobs) throws Exception {
+        String queueName = freshQueue("folded", perCall);
+        try (RedisClient redis = servers.newRedis()) {
+            QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+            Workload.preload(queue, queueName, jobs);
+            return inParallel(1, jobs, () -> {
+                List<Lease> finished = List.of();
+                while (true) {
+                    List<ClaimedJob> claimed = queue.completeAndClaim(queueName, finished, Duration.ofSeconds(30), perCall, "ceiling")
+                            .claimed();
+                    if (claimed.isEmpty()) {
+                        return;
+                    }
+                    finished = claimed.stream().map(ClaimedJob::lease).toList();
+                }
+            });
+        }
+    }
+
+    private interface Task {
+        void run() throws Exception;
+    }
+
+    private static Measurement inParallel(int threads, int jobs, Task task) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            long start = System.nanoTime();
+            List<Future<?>> running = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                running.add(pool.submit(() -> {
+                    task.run();
+                    return null;
+                }));
+            }
+            for (Future<?> f : running) {
+                f.get();
+            }
+            return Measurement.throughput(jobs, (System.nanoTime() - start) / 1e9);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

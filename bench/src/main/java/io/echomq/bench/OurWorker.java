@@ -1,0 +1,203 @@
+package io.echomq.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.echomq.demo.LedgerChargeHandler;
+import io.echomq.demo.LedgerSummary;
+import io.echomq.effect.EffectOutcome;
+import io.echomq.effect.EffectSettings;
+import io.echomq.effect.EffectStore;
+import io.echomq.handler.BatchJobHandler;
+import io.echomq.handler.JobHandler;
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.NewJob;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueSettings;
+import io.echomq.queue.RetryOutcome;
+import io.echomq.worker.FaultInjector;
+import io.echomq.worker.QueueWorker;
+import io.echomq.worker.WorkerListener;
+import io.echomq.worker.WorkerSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.jdbi.v3.core.Jdbi;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * Our worker, exactly as the engine runs it (QueueWorker, the effect store, the demo handler),
+ * draining a preloaded queue or fed at a fixed rate. Each run uses a fresh queue and its own
+ * pool, and checks afterwards that every job's effect is in the ledger exactly once.
+ */
+final class OurWorker {
+
+    enum Mode {
+        /** One PostgreSQL transaction per job (any handler). */
+        PER_JOB,
+        /** Batches of up to {@link #BATCH_SIZE} jobs per transaction (a batch-capable handler). */
+        BATCHED
+    }
+
+    enum Effect {
+        /** The demo charge: one ledger row and a balance update per job. */
+        LEDGER,
+        /** Nothing but the effect store's own row. */
+        NOOP
+    }
+
+    static final int BATCH_SIZE = 100;
+    private static final AtomicInteger RUNS = new AtomicInteger();
+
+    private final Servers servers;
+
+    OurWorker(Servers servers) {
+        this.servers = servers;
+    }
+
+    Measurement drain(Mode mode, Effect effect, int concurrency, int jobs) throws InterruptedException {
+        try (Run run = new Run(mode, effect, concurrency, jobs)) {
+            Workload.preload(run.queue, run.queueName, jobs);
+            long start = System.nanoTime();
+            run.startWorker();
+            run.awaitAll();
+            double seconds = (System.nanoTime() - start) / 1e9;
+            run.verify();
+            return Measurement.throughput(jobs, seconds);
+        }
+    }
+
+    /** An open-loop producer at {@code rate} jobs/s; latency from just before each enqueue to its effect's commit. */
+    Measurement latency(Mode mode, Effect effect, int concurrency, int jobs, double rate) throws InterruptedException {
+        try (Run run = new Run(mode, effect, concurrency, jobs)) {
+            run.startWorker();
+            long start = System.nanoTime();
+            int sent = 0;
+            while (sent < jobs) {
+                long now = System.nanoTime();
+                int due = (int) Math.min(jobs, (long) ((now - start) / 1e9 * rate) + 1);
+                if (due <= sent) {
+                    LockSupport.parkNanos(start + (long) (sent / rate * 1e9) - now);
+                    continue;
+                }
+                // Late ticks send what is due as one burst, so the offered rate holds.
+                List<NewJob> burst = new ArrayList<>(due - sent);
+                for (int i = sent; i < due && burst.size() < QueueClient.MAX_BATCH_JOBS; i++) {
+                    burst.add(NewJob.of(Workload.timedCharge(i, System.nanoTime())));
+                }
+                if (burst.size() == 1) {
+                    run.queue.enqueue(run.queueName, burst.get(0));
+                } else {
+                    run.queue.enqueueBatch(run.queueName, burst);
+                }
+                sent += burst.size();
+            }
+            run.awaitAll();
+            double seconds = (System.nanoTime() - start) / 1e9;
+            run.verify();
+            double[] millis = run.latencies.stream().mapToDouble(n -> n / 1e6).toArray();
+            return new Measurement(jobs, seconds, Stats.percentile(millis, 50), Stats.percentile(millis, 99));
+        }
+    }
+
+    /** One run's queue, pools, worker and counters. */
+    private final class Run implements AutoCloseable {
+
+        final String queueName;
+        final RedisClient redis = servers.newRedis();
+        final QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+        final HikariDataSource pool;
+        final EffectStore effects;
+        final ScheduledExecutorService timers = Executors.newScheduledThreadPool(1);
+        final ExecutorService threads = Executors.newCachedThreadPool();
+        final CountDownLatch completed;
+        final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+        final AtomicInteger failures = new AtomicInteger();
+        final Mode mode;
+        final Effect effect;
+        final int concurrency;
+        final int jobs;
+        QueueWorker worker;
+
+        Run(Mode mode, Effect effect, int concurrency, int jobs) {
+            this.mode = mode;
+            this.effect = effect;
+            this.concurrency = concurrency;
+            this.jobs = jobs;
+            this.queueName = "bench-" + mode.name().toLowerCase() + "-" + effect.name().toLowerCase() + "-c" + concurrency
+                    + "-" + ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet();
+            this.pool = servers.pool(queueName, concurrency + 2);
+            this.effects = new EffectStore(Jdbi.create(pool), EffectSettings.DEFAULT);
+            this.completed = new CountDownLatch(jobs);
+        }
+
+        void startWorker() {
+            WorkerSettings settings = WorkerSettings.DEFAULT.withConcurrency(concurrency).withBatchSize(BATCH_SIZE)
+                    .withLease(Duration.ofSeconds(30)).withIdlePoll(Duration.ofMillis(50));
+            worker = new QueueWorker(queueName, handler(), queue, effects, settings, "bench", timers, FaultInjector.NONE,
+                    new WorkerListener() {
+                        @Override
+                        public void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
+                            if (job.payload().contains("sentNanos")) {
+                                latencies.add(System.nanoTime() - Workload.sentNanos(job.payload()));
+                            }
+                        }
+
+                        @Override
+                        public void completed(ClaimedJob job) {
+                            completed.countDown();
+                        }
+
+                        @Override
+                        public void retried(ClaimedJob job, RetryOutcome outcome, String error) {
+                            if (failures.incrementAndGet() <= 5) {
+                                System.err.println("bench: job " + job.id() + " failed: " + error);
+                            }
+                        }
+                    });
+            worker.start(threads);
+        }
+
+        private JobHandler handler() {
+            LedgerChargeHandler ledger = new LedgerChargeHandler();
+            return switch (mode) {
+                case PER_JOB -> effect == Effect.LEDGER ? ledger::handle : job -> { };
+                case BATCHED -> effect == Effect.LEDGER ? ledger : (BatchJobHandler) batch -> { };
+            };
+        }
+
+        void awaitAll() throws InterruptedException {
+            if (!completed.await(30, TimeUnit.MINUTES)) {
+                throw new IllegalStateException(queueName + ": " + completed.getCount() + " jobs not completed in 30 minutes");
+            }
+        }
+
+        /** Every job's effect exactly once, or the figure is worthless. */
+        void verify() {
+            if (effect == Effect.LEDGER) {
+                LedgerSummary ledger = LedgerSummary.of(Jdbi.create(pool), queueName);
+                if (ledger.distinctJobs() != jobs || ledger.duplicates() != 0) {
+                    throw new IllegalStateException(queueName + ": ledger " + ledger + " for " + jobs + " jobs");
+                }
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            if (worker != null) {
+                worker.stop(Duration.ofSeconds(10));
+            }
+            threads.shutdownNow();
+            timers.shutdownNow();
+            threads.awaitTermination(10, TimeUnit.SECONDS);
+            pool.close();
+            redis.close();
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.echomq.bench;
+
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.Lease;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueSettings;
+import io.echomq.queue.internal.QueueKeys;
+import java.time.Duration;
+import java.util.List;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * How the queue behaves as it grows: claim latency with 10^3 to 10^6 jobs pending, and what a
+ * job costs Valkey in memory while pending and once completed and retained.
+ */
+final class QueueDepth {
+
+    /** Claim latency percentiles at one depth, in microseconds. */
+    record ClaimLatency(int pending, double p50Micros, double p99Micros) {
+    }
+
+    /** Valkey bytes per job, from INFO memory deltas over {@code jobs} jobs, and MEMORY USAGE of one job's keys. */
+    record JobMemory(int jobs, double bytesPerPending, double bytesPerCompleted, long jobHashBytes, long historyBytes) {
+    }
+
+    private final Servers servers;
+
+    QueueDepth(Servers servers) {
+        this.servers = servers;
+    }
+
+    ClaimLatency claimLatency(int pending, int samples) {
+        String queueName = "depth-" + pending + "-" + ProcessHandle.current().pid();
+        try (RedisClient redis = servers.newRedis()) {
+            QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+            Workload.preload(queue, queueName, pending + samples);
+            double[] micros = new double[samples];
+            for (int i = 0; i < samples; i++) {
+                long start = System.nanoTime();
+                List<ClaimedJob> claimed = queue.claim(queueName, Duration.ofMinutes(10), 1, "depth");
+                micros[i] = (System.nanoTime() - start) / 1e3;
+                queue.complete(claimed.get(0).lease());
+            }
+            return new ClaimLatency(pending, Stats.percentile(micros.clone(), 50), Stats.percentile(micros.clone(), 99));
+        }
+    }
+
+    JobMemory memory(int jobs) {
+        String queueName = "memory-" + ProcessHandle.current().pid();
+        try (RedisClient redis = servers.newRedis()) {
+            QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+            long empty = usedMemory(redis);
+            Workload.preload(queue, queueName, jobs);
+            long pending = usedMemory(redis);
+            List<Lease> finished = List.of();
+            do {
+                finished = queue.completeAndClaim(queueName, finished, Duration.ofMinutes(10), QueueClient.MAX_CLAIM_JOBS, "memory")
+                        .claimed().stream().map(ClaimedJob::lease).toList();
+            } while (!finished.isEmpty());
+            long completed = usedMemory(redis);
+            QueueKeys keys = new QueueKeys(queueName);
+            long hash = redis.memoryUsage(keys.job("1"));
+            long history = redis.memoryUsage(keys.job("1") + ":log");
+            return new JobMemory(jobs, (pending - empty) / (double) jobs, (completed - empty) / (double) jobs, hash, history);
+        }
+    }
+
+    private static long usedMemory(RedisClient redis) {
+        for (String line : redis.info("memory").split("\r?\n")) {
+            if (line.startsWith("used_memory:")) {
+                return Long.parseLong(line.substring("used_memory:".length()).trim());
+            }
+        }
+        throw new IllegalStateException("INFO memory has no used_memory");
+    }
+}

@@ -1,0 +1,68 @@
+package io.echomq.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.echomq.effect.Migrations;
+import io.echomq.runtime.PostgresPool;
+import io.echomq.testkit.PostgresService;
+import io.echomq.testkit.RealServices;
+import io.echomq.testkit.ValkeyService;
+import java.net.URI;
+import java.util.Optional;
+import javax.sql.DataSource;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * The one Valkey and the one PostgreSQL database every measurement of a run uses: the test
+ * harness's servers (given by URL, or started on loopback), with the schema migrated.
+ */
+final class Servers {
+
+    final ValkeyService valkey;
+    final PostgresService postgres;
+    final PostgresService.Database database;
+
+    private Servers(ValkeyService valkey, PostgresService postgres, PostgresService.Database database) {
+        this.valkey = valkey;
+        this.postgres = postgres;
+        this.database = database;
+    }
+
+    static Servers start() {
+        ValkeyService valkey = RealServices.valkey();
+        PostgresService postgres = RealServices.postgres();
+        PostgresService.Database database = postgres.createDatabase("bench");
+        Migrations.migrate(database.dataSource());
+        return new Servers(valkey, postgres, database);
+    }
+
+    RedisClient newRedis() {
+        return valkey.newClient();
+    }
+
+    DataSource simpleDataSource() {
+        return database.dataSource();
+    }
+
+    /** The engine's own pool factory, sized for {@code connections}. */
+    HikariDataSource pool(String name, int connections) {
+        return PostgresPool.open(name, database.jdbcUrl(), Optional.ofNullable(database.user()),
+                Optional.ofNullable(database.password()), connections);
+    }
+
+    /** host, port and database name of the JDBC URL, for pgbench and node's pg. */
+    URI jdbcAddress() {
+        return URI.create(database.jdbcUrl().substring("jdbc:".length()));
+    }
+
+    String databaseName() {
+        String path = jdbcAddress().getPath();
+        return path.startsWith("/") ? path.substring(1) : path;
+    }
+
+    /** postgres://user:password@host:port/db for node's pg. */
+    String postgresUrl() {
+        URI at = jdbcAddress();
+        return "postgres://" + database.user() + ":" + Optional.ofNullable(database.password()).orElse("") + "@"
+                + at.getHost() + ":" + at.getPort() + "/" + databaseName();
+    }
+}

@@ -1,0 +1,49 @@
+package io.echomq.bench;
+
+import io.echomq.queue.NewJob;
+import io.echomq.queue.QueueClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The jobs every contestant runs: demo charges spread over 1,000 accounts, as the BullMQ peer
+ * makes them (bench/bullmq/run.mjs), so both sides write the same rows.
+ */
+final class Workload {
+
+    static final int ACCOUNTS = 1_000;
+    private static final Pattern SENT = Pattern.compile("\"sentNanos\":(\\d+)");
+
+    private Workload() {
+    }
+
+    static String charge(int i) {
+        return "{\"account\":\"acct-" + (i % ACCOUNTS) + "\",\"amountCents\":" + (1 + i % 97) + "}";
+    }
+
+    /** A charge that carries the moment it was sent (this JVM's nanoTime), for latency. */
+    static String timedCharge(int i, long sentNanos) {
+        return "{\"account\":\"acct-" + (i % ACCOUNTS) + "\",\"amountCents\":" + (1 + i % 97) + ",\"sentNanos\":" + sentNanos + "}";
+    }
+
+    static long sentNanos(String payload) {
+        Matcher m = SENT.matcher(payload);
+        if (!m.find()) {
+            throw new IllegalArgumentException("payload without sentNanos: " + payload);
+        }
+        return Long.parseLong(m.group(1));
+    }
+
+    /** Submits {@code jobs} charges in batches of the most one call takes. */
+    static void preload(QueueClient queue, String queueName, int jobs) {
+        for (int from = 0; from < jobs; from += QueueClient.MAX_BATCH_JOBS) {
+            List<NewJob> batch = new ArrayList<>(QueueClient.MAX_BATCH_JOBS);
+            for (int i = from; i < Math.min(jobs, from + QueueClient.MAX_BATCH_JOBS); i++) {
+                batch.add(NewJob.of(charge(i)));
+            }
+            queue.enqueueBatch(queueName, batch);
+        }
+    }
+}
