@@ -87,6 +87,7 @@ public class EchoMqEngine {
         try {
             Migrations.migrate(opened.dataSource);
             List<HandlerBinding> handlers = HandlerDiscovery.discover(beans, config.demoEnabled());
+            warnIfPoolTooSmall(handlers);
             queues = knownQueues(handlers);
             workerId = workerId();
             WorkerListener listener = new ListenerFanOut(listeners);
@@ -109,6 +110,19 @@ public class EchoMqEngine {
             stop();
             opened.close();
             throw e;
+        }
+    }
+
+    /**
+     * Each runner holds a connection for its effect transaction: a pool smaller than all
+     * runners together makes runners queue for connections instead of working.
+     */
+    private void warnIfPoolTooSmall(List<HandlerBinding> handlers) {
+        int runners = handlers.stream().mapToInt(h -> config.workerFor(h.queue()).concurrency()).sum();
+        if (config.jdbcPoolSize() < runners + 1) {
+            LOG.warning("echomq.jdbc.pool-size (" + config.jdbcPoolSize() + ") is below the " + runners
+                    + " worker runners of this deployment plus one for the API and maintenance: runners will wait for "
+                    + "connections; set it to at least " + (runners + 2));
         }
     }
 
