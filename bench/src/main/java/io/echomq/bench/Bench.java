@@ -186,11 +186,10 @@ public final class Bench {
 
     private void depth() {
         QueueDepth depth = new QueueDepth(servers);
-        section("Claim latency against queue depth (" + options.claimSamples + " claims of one job each)");
+        section("Claim latency against queue depth (" + options.claimSamples + " claims of one job per depth, the depths in turn)");
         line("| pending jobs | claim p50 µs | claim p99 µs |");
         line("|--:|--:|--:|");
-        for (int pending : options.depths) {
-            QueueDepth.ClaimLatency c = depth.claimLatency(pending, options.claimSamples);
+        for (QueueDepth.ClaimLatency c : depth.claimLatency(options.depths, options.claimSamples)) {
             line(String.format(Locale.ROOT, "| %,d | %.0f | %.0f |", c.pending(), c.p50Micros(), c.p99Micros()));
         }
         QueueDepth.JobMemory m = depth.memory(options.memoryJobs);

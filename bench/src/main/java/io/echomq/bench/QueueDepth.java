@@ -6,6 +6,7 @@ import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.internal.QueueKeys;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import redis.clients.jedis.RedisClient;
 
@@ -29,19 +30,31 @@ final class QueueDepth {
         this.servers = servers;
     }
 
-    ClaimLatency claimLatency(int pending, int samples) {
-        String queueName = "depth-" + pending + "-" + ProcessHandle.current().pid();
+    /**
+     * Fills one queue per depth, then claims one job at a time from each in turn (and completes
+     * it), so the machine's noise falls on every depth alike.
+     */
+    List<ClaimLatency> claimLatency(List<Integer> depths, int samples) {
         try (RedisClient redis = servers.newRedis()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
-            Workload.preload(queue, queueName, pending + samples);
-            double[] micros = new double[samples];
-            for (int i = 0; i < samples; i++) {
-                long start = System.nanoTime();
-                List<ClaimedJob> claimed = queue.claim(queueName, Duration.ofMinutes(10), 1, "depth");
-                micros[i] = (System.nanoTime() - start) / 1e3;
-                queue.complete(claimed.get(0).lease());
+            List<String> names = depths.stream().map(d -> "depth-" + d + "-" + ProcessHandle.current().pid()).toList();
+            for (int i = 0; i < depths.size(); i++) {
+                Workload.preload(queue, names.get(i), depths.get(i) + samples);
             }
-            return new ClaimLatency(pending, Stats.percentile(micros.clone(), 50), Stats.percentile(micros.clone(), 99));
+            double[][] micros = new double[depths.size()][samples];
+            for (int s = 0; s < samples; s++) {
+                for (int i = 0; i < depths.size(); i++) {
+                    long start = System.nanoTime();
+                    List<ClaimedJob> claimed = queue.claim(names.get(i), Duration.ofMinutes(10), 1, "depth");
+                    micros[i][s] = (System.nanoTime() - start) / 1e3;
+                    queue.complete(claimed.get(0).lease());
+                }
+            }
+            List<ClaimLatency> out = new ArrayList<>();
+            for (int i = 0; i < depths.size(); i++) {
+                out.add(new ClaimLatency(depths.get(i), Stats.percentile(micros[i].clone(), 50), Stats.percentile(micros[i].clone(), 99)));
+            }
+            return out;
         }
     }
 
