@@ -10,6 +10,7 @@ import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.runtime.PostgresPool;
+import io.echomq.runtime.ValkeyEndpoint;
 import io.echomq.worker.FaultInjector;
 import io.echomq.worker.Maintenance;
 import io.echomq.worker.QueueWorker;
@@ -27,15 +28,17 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.jdbi.v3.core.Jdbi;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The engine outside any application server: a plain {@code main} that drains one queue with
  * the demo ledger handler, plus maintenance. Used to prove the guarantee under {@code kill -9}
  * of a whole worker process; it is the same engine code the WAR runs.
  *
- * <p>Configured by environment variables: {@code ECHOMQ_VALKEY_URL}, {@code ECHOMQ_JDBC_URL},
- * {@code ECHOMQ_JDBC_USER}, {@code ECHOMQ_JDBC_PASSWORD} (required), {@code ECHOMQ_QUEUE}
+ * <p>Configured by environment variables: {@code ECHOMQ_VALKEY_URL} (one server) or
+ * {@code ECHOMQ_VALKEY_CLUSTER_NODES} ({@code host:port,...} of a Valkey Cluster, with
+ * {@code ECHOMQ_VALKEY_PASSWORD}), {@code ECHOMQ_JDBC_URL}, {@code ECHOMQ_JDBC_USER},
+ * {@code ECHOMQ_JDBC_PASSWORD} (required), {@code ECHOMQ_QUEUE}
  * (default {@code payments}), {@code ECHOMQ_CONCURRENCY} (4), {@code ECHOMQ_LEASE_MS} (30000),
  * {@code ECHOMQ_MAINTENANCE_INTERVAL_MS} (1000). Prints one line per event on stdout:
  * {@code echomq-worker event=<applied|skipped|completed> job=<id> attempt=<n>}.
@@ -56,7 +59,7 @@ public final class StandaloneWorker {
         Duration maintenanceInterval = Duration.ofMillis(Long.parseLong(setting("ECHOMQ_MAINTENANCE_INTERVAL_MS", "1000")));
         String workerId = "standalone-" + ProcessHandle.current().pid();
 
-        RedisClient redis = RedisClient.builder().fromURI(required("ECHOMQ_VALKEY_URL")).build();
+        UnifiedJedis redis = valkeyEndpoint().open(concurrency + 4);
         HikariDataSource pool = PostgresPool.open("echomq-standalone", required("ECHOMQ_JDBC_URL"),
                 Optional.ofNullable(setting("ECHOMQ_JDBC_USER", null)), Optional.ofNullable(setting("ECHOMQ_JDBC_PASSWORD", null)),
                 concurrency + 2);
@@ -88,6 +91,16 @@ public final class StandaloneWorker {
         worker.start(loops);
         OUT.println("echomq-worker event=started worker=" + workerId + " queue=" + queueName);
         stopped.await();
+    }
+
+    /** The cluster when its nodes are given, else the one server of {@code ECHOMQ_VALKEY_URL}. */
+    private static ValkeyEndpoint valkeyEndpoint() {
+        String nodes = setting("ECHOMQ_VALKEY_CLUSTER_NODES", null);
+        if (nodes == null) {
+            return ValkeyEndpoint.server(required("ECHOMQ_VALKEY_URL"));
+        }
+        return ValkeyEndpoint.cluster(ValkeyEndpoint.parseNodes("echomq.valkey.cluster-nodes", List.of(nodes.split(","))),
+                Optional.empty(), Optional.ofNullable(setting("ECHOMQ_VALKEY_PASSWORD", null)));
     }
 
     private static String required(String name) {

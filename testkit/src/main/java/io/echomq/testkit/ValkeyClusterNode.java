@@ -1,0 +1,114 @@
+package io.echomq.testkit;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * One cluster-enabled server process of a {@link ValkeyCluster}: its client port and its cluster
+ * bus port are both picked free (the default bus port, client port + 10000, may not exist or be
+ * taken), and a short node timeout makes failover take seconds, not the default 15 s.
+ */
+final class ValkeyClusterNode {
+
+    /** How long a silent master is tolerated before its replica takes over. */
+    static final Duration NODE_TIMEOUT = Duration.ofMillis(1000);
+    private static final Duration STARTUP = Duration.ofSeconds(10);
+
+    private final int port;
+    private final ChildProcess process;
+
+    private ValkeyClusterNode(int port, ChildProcess process) {
+        this.port = port;
+        this.process = process;
+    }
+
+    static ValkeyClusterNode start(Path binary, String password) throws Exception {
+        return FreePort.retrying(port -> startOn(binary, password, port, FreePort.onLoopback()));
+    }
+
+    private static ValkeyClusterNode startOn(Path binary, String password, int port, int busPort) throws Exception {
+        Path directory = ServiceDirectories.fresh("valkey-cluster-" + port);
+        List<String> command = List.of(
+                binary.toString(),
+                "--port", Integer.toString(port),
+                "--cluster-port", Integer.toString(busPort),
+                "--bind", ValkeyCluster.LOOPBACK,
+                "--cluster-enabled", "yes",
+                "--cluster-config-file", directory.resolve("nodes.conf").toString(),
+                "--cluster-node-timeout", Long.toString(NODE_TIMEOUT.toMillis()),
+                // The other masters' queues keep running while one shard fails over.
+                "--cluster-require-full-coverage", "no",
+                "--requirepass", password,
+                "--masterauth", password,
+                "--dir", directory.toString(),
+                "--save", "",
+                "--appendonly", "no",
+                "--daemonize", "no",
+                "--protected-mode", "yes",
+                "--maxmemory-policy", "noeviction");
+        ChildProcess server = ChildProcess.start("cluster node on port " + port, command, directory,
+                directory.resolve("server.log"), ChildProcess.StopSignal.TERM, Optional.empty());
+        JedisClientConfig config = ValkeyProbe.config(Optional.empty(), Optional.of(password));
+        try {
+            ValkeyProbe.awaitPong(ValkeyCluster.LOOPBACK, port, config, STARTUP, Optional.of(server));
+        } catch (RuntimeException e) {
+            throw server.stopAfterFailedStart(e);
+        }
+        return new ValkeyClusterNode(port, server);
+    }
+
+    int port() {
+        return port;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    boolean reportsClusterOk(JedisClientConfig config) {
+        return ask(config, jedis -> jedis.clusterInfo().contains("cluster_state:ok"));
+    }
+
+    /** A master, or a replica whose link to its master is up (it has the data a failover needs). */
+    boolean replicaInSync(JedisClientConfig config) {
+        return ask(config, jedis -> {
+            String replication = jedis.info("replication");
+            return replication.contains("role:master") || replication.contains("master_link_status:up");
+        });
+    }
+
+    private boolean ask(JedisClientConfig config, java.util.function.Predicate<Jedis> question) {
+        try (Jedis jedis = new Jedis(new HostAndPort(ValkeyCluster.LOOPBACK, port), config)) {
+            return question.test(jedis);
+        } catch (JedisException e) {
+            return false;
+        }
+    }
+
+    void killHard() {
+        process.killHard();
+    }
+
+    void signalStop() {
+        process.signalStop();
+    }
+
+    void stop() {
+        process.stop();
+    }
+
+    @Override
+    public String toString() {
+        return "node " + port + (isAlive() ? "" : " (dead)");
+    }
+}
