@@ -1,5 +1,6 @@
 package io.echomq.runtime;
 
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -24,6 +25,9 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public record ValkeyEndpoint(Optional<String> url, List<HostAndPort> clusterNodes, Optional<String> user,
                              Optional<String> password) {
+
+    private static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(1);
+    private static final Duration CALL_RETRIES = Duration.ofSeconds(4);
 
     public static ValkeyEndpoint server(String url) {
         return new ValkeyEndpoint(Optional.of(url), List.of(), Optional.empty(), Optional.empty());
@@ -78,6 +82,13 @@ public record ValkeyEndpoint(Optional<String> url, List<HostAndPort> clusterNode
         user.ifPresent(config::user);
         password.ifPresent(config::password);
         return RedisClusterClient.builder().nodes(new LinkedHashSet<>(clusterNodes)).clientConfig(config.build())
-                .poolConfig(pool).build();
+                .poolConfig(pool)
+                // Jedis re-reads the slot map only on its last retry; refreshing it every second
+                // lets calls find a promoted replica about a second after the promotion.
+                .topologyRefreshPeriod(TOPOLOGY_REFRESH)
+                // A call gives up (QueueUnavailableException, retried by its caller) instead of
+                // blocking its thread for the default 10 s while a master is down.
+                .maxTotalRetriesDuration(CALL_RETRIES)
+                .build();
     }
 }

@@ -4,8 +4,8 @@ import java.io.Closeable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -64,7 +64,7 @@ public final class ValkeyCluster implements Closeable {
                     + " cluster of " + MASTERS + " masters + " + MASTERS + " replicas on "
                     + nodes.stream().map(n -> Integer.toString(n.port())).collect(Collectors.joining(",")));
             cluster.create(binaries.cli());
-            cluster.awaitFormed(FORMING);
+            cluster.awaitHealthy(FORMING);
             TestkitConsole.info("Valkey Cluster: " + cluster.description);
             return cluster;
         } catch (Exception e) {
@@ -85,15 +85,20 @@ public final class ValkeyCluster implements Closeable {
         }
     }
 
-    private void awaitFormed(Duration timeout) {
+    /** Waits until {@link #isHealthy()}: after creation, or after a killed node was restarted and resynchronised. */
+    public void awaitHealthy(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        JedisClientConfig probe = ValkeyProbe.config(Optional.empty(), Optional.of(password));
-        while (!nodes.stream().allMatch(n -> n.reportsClusterOk(probe) && n.replicaInSync(probe))) {
+        while (!isHealthy()) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("cluster not ok within " + timeout + ": " + nodes);
             }
             sleep(100);
         }
+    }
+
+    /** Every node up, reporting {@code cluster_state:ok}, every replica's link to its master up. */
+    public boolean isHealthy() {
+        return nodes.stream().allMatch(n -> n.isAlive() && n.reportsClusterOk() && n.replicaInSync());
     }
 
     /** {@code host:port,host:port,...}: the form {@code echomq.valkey.cluster-nodes} takes. */
@@ -180,6 +185,11 @@ public final class ValkeyCluster implements Closeable {
     /** SIGKILL (kill -9) to the node on {@code port}: no shutdown, no last replication. */
     public void killHard(int port) {
         node(port).killHard();
+    }
+
+    /** Starts a killed node again; it rejoins the cluster (as a replica when its replica took over). */
+    public void restart(int port) {
+        node(port).restart();
     }
 
     private ValkeyClusterNode node(int port) {

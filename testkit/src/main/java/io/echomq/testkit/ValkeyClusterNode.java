@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
@@ -21,11 +22,16 @@ final class ValkeyClusterNode {
     private static final Duration STARTUP = Duration.ofSeconds(10);
 
     private final int port;
-    private final ChildProcess process;
+    private final List<String> command;
+    private final Path directory;
+    private final JedisClientConfig probe;
+    private volatile ChildProcess process;
 
-    private ValkeyClusterNode(int port, ChildProcess process) {
+    private ValkeyClusterNode(int port, List<String> command, Path directory, JedisClientConfig probe) {
         this.port = port;
-        this.process = process;
+        this.command = command;
+        this.directory = directory;
+        this.probe = probe;
     }
 
     static ValkeyClusterNode start(Path binary, String password) throws Exception {
@@ -34,7 +40,41 @@ final class ValkeyClusterNode {
 
     private static ValkeyClusterNode startOn(Path binary, String password, int port, int busPort) throws Exception {
         Path directory = ServiceDirectories.fresh("valkey-cluster-" + port);
-        List<String> command = List.of(
+        ValkeyClusterNode node = new ValkeyClusterNode(port, command(binary, password, port, busPort, directory), directory,
+                ValkeyProbe.config(Optional.empty(), Optional.of(password)));
+        node.launch();
+        return node;
+    }
+
+    /**
+     * Starts the server process; after a crash, the same node again (same ports, same
+     * {@code nodes.conf}): it rejoins the cluster, as a replica if its slots moved meanwhile.
+     */
+    private void launch() throws Exception {
+        ChildProcess server = ChildProcess.start("cluster node on port " + port, command, directory,
+                directory.resolve("server.log"), ChildProcess.StopSignal.TERM, Optional.empty());
+        try {
+            ValkeyProbe.awaitPong(ValkeyCluster.LOOPBACK, port, probe, STARTUP, Optional.of(server));
+        } catch (RuntimeException e) {
+            throw server.stopAfterFailedStart(e);
+        }
+        process = server;
+    }
+
+    /** Starts a node that was {@linkplain #killHard killed} again. */
+    void restart() {
+        if (isAlive()) {
+            throw new IllegalStateException(this + " is running");
+        }
+        try {
+            launch();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot restart " + this, e);
+        }
+    }
+
+    private static List<String> command(Path binary, String password, int port, int busPort, Path directory) {
+        return List.of(
                 binary.toString(),
                 "--port", Integer.toString(port),
                 "--cluster-port", Integer.toString(busPort),
@@ -52,15 +92,6 @@ final class ValkeyClusterNode {
                 "--daemonize", "no",
                 "--protected-mode", "yes",
                 "--maxmemory-policy", "noeviction");
-        ChildProcess server = ChildProcess.start("cluster node on port " + port, command, directory,
-                directory.resolve("server.log"), ChildProcess.StopSignal.TERM, Optional.empty());
-        JedisClientConfig config = ValkeyProbe.config(Optional.empty(), Optional.of(password));
-        try {
-            ValkeyProbe.awaitPong(ValkeyCluster.LOOPBACK, port, config, STARTUP, Optional.of(server));
-        } catch (RuntimeException e) {
-            throw server.stopAfterFailedStart(e);
-        }
-        return new ValkeyClusterNode(port, server);
     }
 
     int port() {
@@ -75,20 +106,20 @@ final class ValkeyClusterNode {
         return process.isAlive();
     }
 
-    boolean reportsClusterOk(JedisClientConfig config) {
-        return ask(config, jedis -> jedis.clusterInfo().contains("cluster_state:ok"));
+    boolean reportsClusterOk() {
+        return ask(jedis -> jedis.clusterInfo().contains("cluster_state:ok"));
     }
 
     /** A master, or a replica whose link to its master is up (it has the data a failover needs). */
-    boolean replicaInSync(JedisClientConfig config) {
-        return ask(config, jedis -> {
+    boolean replicaInSync() {
+        return ask(jedis -> {
             String replication = jedis.info("replication");
             return replication.contains("role:master") || replication.contains("master_link_status:up");
         });
     }
 
-    private boolean ask(JedisClientConfig config, java.util.function.Predicate<Jedis> question) {
-        try (Jedis jedis = new Jedis(new HostAndPort(ValkeyCluster.LOOPBACK, port), config)) {
+    private boolean ask(Predicate<Jedis> question) {
+        try (Jedis jedis = new Jedis(new HostAndPort(ValkeyCluster.LOOPBACK, port), probe)) {
             return question.test(jedis);
         } catch (JedisException e) {
             return false;
