@@ -59,7 +59,7 @@ class ScalingBenchmark {
                 rows.add(measure(instances, cluster, queue, database, jdbi));
             }
         }
-        System.out.println(table(rows));
+        System.out.println(table(rows) + effectRowSize(jdbi));
         for (Row row : rows) {
             assertThat(row.duplicates).as("duplicates with %d instances", row.instances).isZero();
             assertThat(row.lost).as("lost with %d instances", row.instances).isZero();
@@ -161,6 +161,15 @@ class ScalingBenchmark {
                 }));
     }
 
+    /** What the effect store costs per job on disk (table, primary key and age index), for sizing PostgreSQL. */
+    private static String effectRowSize(Jdbi jdbi) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT count(*) AS n, pg_total_relation_size('echomq.effect') AS bytes FROM echomq.effect""")
+                .map((rs, ctx) -> String.format("effect store: %d rows, %d bytes with indexes, %.0f bytes per job%n",
+                        rs.getLong("n"), rs.getLong("bytes"), (double) rs.getLong("bytes") / Math.max(1, rs.getLong("n"))))
+                .one());
+    }
+
     private static double leastOverMost(Map<String, Long> perLane) {
         if (perLane.size() < LANES) {
             return 0;   // a lane not served at all by half time
@@ -173,18 +182,25 @@ class ScalingBenchmark {
     private static String table(List<Row> rows) {
         StringBuilder out = new StringBuilder("\nscaling: " + QUEUES + " queues on 3 masters x " + LANES + " lanes, demo ledger handler, "
                 + Runtime.getRuntime().availableProcessors() + " cores\n");
-        out.append(String.format("%-9s | %5s | %7s | %6s | %4s | %4s | %9s | %-17s | %-17s | %9s | %9s | %8s | %5s | %7s%n",
+        out.append(String.format("%-9s | %5s | %7s | %6s | %4s | %4s | %9s | %-17s | %-17s | %9s | %9s | %8s | %5s | %7s | %13s | %13s%n",
                 "instances", "jobs", "seconds", "jobs/s", "dups", "lost", "lane_fair", "jobs per instance",
-                "cpu% per worker", "valkey%", "nodes%", "postgres%", "bench%", "machine%"));
+                "cpu% per worker", "valkey%", "nodes%", "postgres%", "bench%", "machine%", "worker cpu-ms/job", "valkey cpu-ms/job"));
         for (Row r : rows) {
-            out.append(String.format("%-9d | %5d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-17s | %-17s | %9.0f | %9.0f | %8.0f | %5.0f | %7.0f%n",
+            double workerPercent = r.workerCpu.stream().mapToDouble(Double::doubleValue).sum();
+            out.append(String.format("%-9d | %5d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-17s | %-17s | %9.0f | %9.0f | %8.0f | %5.0f | %7.0f | %13.2f | %13.2f%n",
                     r.instances, r.jobs, r.seconds, r.jobs / r.seconds, r.duplicates, r.lost, r.laneFairness, percents(r.shares),
-                    percents(r.workerCpu), r.valkeyInfoCpu, r.redisServerCpu, r.postgresCpu, r.benchCpu, r.machineCpu));
+                    percents(r.workerCpu), r.valkeyInfoCpu, r.redisServerCpu, r.postgresCpu, r.benchCpu, r.machineCpu,
+                    cpuMillisPerJob(workerPercent, r), cpuMillisPerJob(r.valkeyInfoCpu, r)));
         }
         out.append("cpu%: percent of one core over the run (/proc/<pid>/stat utime+stime); valkey%: the masters' INFO cpu; "
                 + "nodes%: the 6 node processes (/proc); postgres%: the backends of the benchmark's database; machine%: all cores (max ").append(100 * Runtime.getRuntime().availableProcessors())
                 .append(")\n");
         return out.toString();
+    }
+
+    /** CPU milliseconds one job cost, from a percent of one core held over the run. */
+    private static double cpuMillisPerJob(double percentOfOneCore, Row r) {
+        return percentOfOneCore / 100 * r.seconds * 1000 / r.jobs;
     }
 
     private static String percents(List<Double> values) {
