@@ -2,6 +2,7 @@ package io.echomq.testkit;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
@@ -74,7 +75,7 @@ final class ValkeyClusterNode {
     }
 
     private static List<String> command(Path binary, String password, int port, int busPort, Path directory) {
-        return List.of(
+        List<String> command = new ArrayList<>(List.of(
                 binary.toString(),
                 "--port", Integer.toString(port),
                 "--cluster-port", Integer.toString(busPort),
@@ -84,14 +85,9 @@ final class ValkeyClusterNode {
                 "--cluster-node-timeout", Long.toString(NODE_TIMEOUT.toMillis()),
                 // The other masters' queues keep running while one shard fails over.
                 "--cluster-require-full-coverage", "no",
-                "--requirepass", password,
-                "--masterauth", password,
-                "--dir", directory.toString(),
-                "--save", "",
-                "--appendonly", "no",
-                "--daemonize", "no",
-                "--protected-mode", "yes",
-                "--maxmemory-policy", "noeviction");
+                "--masterauth", password));
+        command.addAll(ChildProcessValkey.privateServerOptions(directory, password));
+        return List.copyOf(command);
     }
 
     int port() {
