@@ -56,6 +56,11 @@ class ClusterScriptsTest {
     }
 
     @Test
+    void theHealthCheckPingIsAnsweredThroughTheClusterClient() {
+        assertThat(redis.ping()).isEqualTo("PONG");   // what the engine's readiness check sends
+    }
+
+    @Test
     void everyScriptOfTheCatalogRunsOnEachQueuesMasterWithoutCrossSlot() {
         cluster.masterPorts().forEach(port -> {
             try (Jedis master = cluster.connectTo(port)) {
