@@ -1,8 +1,14 @@
 package io.echomq.queue;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -14,6 +20,7 @@ final class EvictionPolicyGuard {
 
     private static final Logger LOG = Logger.getLogger(EvictionPolicyGuard.class.getName());
     static final String SAFE_POLICY = "noeviction";
+    private static final String POLICY = "maxmemory-policy";
 
     private final UnifiedJedis redis;
     private final EvictionPolicyCheck check;
@@ -23,11 +30,28 @@ final class EvictionPolicyGuard {
         this.check = check;
     }
 
+    /** One server's policy, or every cluster node's: each master holds some queues, each replica may become one. */
+    private List<String> policiesOfEveryNode() {
+        if (!(redis instanceof RedisClusterClient cluster)) {
+            return List.of(policyIn(redis.configGet(POLICY)));
+        }
+        List<String> policies = new ArrayList<>();
+        for (ConnectionPool node : cluster.getClusterNodes().values()) {
+            try (Connection connection = node.getResource()) {
+                policies.add(policyIn(new Jedis(connection).configGet(POLICY)));
+            }
+        }
+        return policies;
+    }
+
+    private static String policyIn(Map<String, String> reply) {
+        return reply.getOrDefault(POLICY, "");
+    }
+
     void verify() {
         String policy;
         try {
-            Map<String, String> reply = redis.configGet("maxmemory-policy");
-            policy = reply.getOrDefault("maxmemory-policy", "");
+            policy = policiesOfEveryNode().stream().filter(p -> !SAFE_POLICY.equals(p)).findFirst().orElse(SAFE_POLICY);
         } catch (JedisException e) {
             // Managed services often disable CONFIG; the operator must then vouch for the policy.
             LOG.log(Level.WARNING, "EchoMQ could not read the Valkey maxmemory-policy ({0}); make sure it is "

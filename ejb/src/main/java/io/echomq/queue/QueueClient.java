@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
@@ -30,19 +31,28 @@ public final class QueueClient {
     private final QueueSettings settings;
     private final ScriptRunner scripts;
 
-    private QueueClient(UnifiedJedis redis, QueueSettings settings) {
+    private QueueClient(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait) {
         this.redis = redis;
         this.settings = settings;
-        this.scripts = new ScriptRunner(redis);
+        this.scripts = new ScriptRunner(redis, replicaWait);
     }
 
     /**
      * A client over the given connection pool, after checking that the server cannot evict
-     * queue keys (see {@link EvictionPolicyCheck}).
+     * queue keys (see {@link EvictionPolicyCheck}). Submissions are acknowledged as soon as the
+     * primary stored them ({@link ReplicaWait#NONE}).
+     *
+     * @param redis a {@code RedisClient} (one server) or a {@code RedisClusterClient} (Valkey Cluster:
+     *              each queue lives in its hash tag's slot)
      */
     public static QueueClient connect(UnifiedJedis redis, QueueSettings settings) {
+        return connect(redis, settings, ReplicaWait.NONE);
+    }
+
+    /** Like {@link #connect(UnifiedJedis, QueueSettings)}, acknowledging submissions only once replicas hold them. */
+    public static QueueClient connect(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait) {
         new EvictionPolicyGuard(redis, settings.evictionPolicyCheck()).verify();
-        return new QueueClient(redis, settings);
+        return new QueueClient(redis, settings, replicaWait);
     }
 
     /**
@@ -214,7 +224,7 @@ public final class QueueClient {
         RequestChecks.jobId(jobId);
         try {
             return redis.lrange(keys.history(jobId), 0, -1).stream().map(JobEvent::parse).toList();
-        } catch (JedisConnectionException e) {
+        } catch (JedisConnectionException | JedisClusterOperationException e) {
             throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
         }
     }
@@ -249,7 +259,7 @@ public final class QueueClient {
             return redis.zrangeByScoreWithScores(JobPages.setOf(keys, state), "(" + afterScore, "+inf", 0, limit).stream()
                     .map(t -> Map.entry(t.getElement(), (long) t.getScore()))
                     .toList();
-        } catch (JedisConnectionException e) {
+        } catch (JedisConnectionException | JedisClusterOperationException e) {
             throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
         }
     }
@@ -290,7 +300,7 @@ public final class QueueClient {
         RequestChecks.jobId(jobId);
         try {
             return JobPages.view(queue, jobId, redis.hgetAll(keys.job(jobId)));
-        } catch (JedisConnectionException e) {
+        } catch (JedisConnectionException | JedisClusterOperationException e) {
             throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
         }
     }
@@ -310,7 +320,7 @@ public final class QueueClient {
         }
         try {
             return new JobPages(redis, keys).page(state, cursor, limit);
-        } catch (JedisConnectionException e) {
+        } catch (JedisConnectionException | JedisClusterOperationException e) {
             throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
         }
     }

@@ -5,6 +5,7 @@ import io.echomq.queue.Backoff;
 import io.echomq.queue.EvictionPolicyCheck;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.Retention;
 import io.echomq.worker.Maintenance;
 import io.echomq.worker.WorkerSettings;
@@ -23,10 +24,12 @@ public final class EngineConfig {
 
     private static final Duration MIN_LEASE = Duration.ofMillis(100);
     private static final Duration DAY = Duration.ofDays(1);
+    private static final String CLUSTER_NODES = "echomq.valkey.cluster-nodes";
 
     private final ConfigReader read;
-    private final String valkeyUrl;
+    private final ValkeyEndpoint valkey;
     private final int valkeyPoolSize;
+    private final ReplicaWait replicaWait;
     private final String jdbcUrl;
     private final Optional<String> jdbcUser;
     private final Optional<String> jdbcPassword;
@@ -42,8 +45,10 @@ public final class EngineConfig {
 
     public EngineConfig(Config config) {
         this.read = new ConfigReader(config);
-        valkeyUrl = read.required("echomq.valkey.url", "the Valkey server, e.g. redis://:password@127.0.0.1:6379");
+        valkey = readValkeyEndpoint();
         valkeyPoolSize = read.integer("echomq.valkey.pool-size", 32, 1, 1_000);
+        replicaWait = new ReplicaWait(read.integer("echomq.valkey.wait-replicas", 0, 0, 16),
+                read.millis("echomq.valkey.wait-timeout-ms", ReplicaWait.NONE.timeout(), Duration.ofMillis(1), Duration.ofMinutes(1)));
         jdbcUrl = read.required("echomq.jdbc.url", "the PostgreSQL database, e.g. jdbc:postgresql://127.0.0.1:5432/echomq");
         if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
             throw new ConfigurationException("echomq.jdbc.url", "must be a PostgreSQL JDBC URL (jdbc:postgresql://...), was '"
@@ -63,6 +68,21 @@ public final class EngineConfig {
         declaredQueues = read.list("echomq.queues");
         demoEnabled = read.flag("echomq.demo.enabled", true);
         devMode = read.flag("echomq.dev-mode", false);
+    }
+
+    /** One server by URL, or a cluster by seed nodes; never both, so there is no doubt which one is used. */
+    private ValkeyEndpoint readValkeyEndpoint() {
+        List<String> seeds = read.list(CLUSTER_NODES);
+        if (seeds.isEmpty()) {
+            return ValkeyEndpoint.server(read.required("echomq.valkey.url", "the Valkey server, e.g. redis://:password@127.0.0.1:6379 "
+                    + "(or " + CLUSTER_NODES + " for a Valkey Cluster)"));
+        }
+        if (read.optional("echomq.valkey.url").isPresent()) {
+            throw new ConfigurationException(CLUSTER_NODES, "and echomq.valkey.url are both set; give the cluster's nodes or one "
+                    + "server's URL, not both (a cluster's credentials go in echomq.valkey.user / echomq.valkey.password)");
+        }
+        return ValkeyEndpoint.cluster(ValkeyEndpoint.parseNodes(CLUSTER_NODES, seeds), read.optional("echomq.valkey.user"),
+                read.optional("echomq.valkey.password"));
     }
 
     private QueueSettings readQueueSettings() {
@@ -117,8 +137,13 @@ public final class EngineConfig {
         return workerSettings("echomq.queues." + queue + ".", workerDefaults);
     }
 
-    public String valkeyUrl() {
-        return valkeyUrl;
+    public ValkeyEndpoint valkey() {
+        return valkey;
+    }
+
+    /** Replicas that must hold a submission before it is acknowledged (0: the primary's word is enough). */
+    public ReplicaWait replicaWait() {
+        return replicaWait;
     }
 
     public int valkeyPoolSize() {

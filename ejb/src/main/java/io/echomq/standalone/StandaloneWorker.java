@@ -10,6 +10,7 @@ import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.runtime.PostgresPool;
+import io.echomq.runtime.ValkeyEndpoint;
 import io.echomq.worker.FaultInjector;
 import io.echomq.worker.Maintenance;
 import io.echomq.worker.QueueWorker;
@@ -27,18 +28,21 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.jdbi.v3.core.Jdbi;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The engine outside any application server: a plain {@code main} that drains one queue with
  * the demo ledger handler, plus maintenance. Used to prove the guarantee under {@code kill -9}
  * of a whole worker process; it is the same engine code the WAR runs.
  *
- * <p>Configured by environment variables: {@code ECHOMQ_VALKEY_URL}, {@code ECHOMQ_JDBC_URL},
- * {@code ECHOMQ_JDBC_USER}, {@code ECHOMQ_JDBC_PASSWORD} (required), {@code ECHOMQ_QUEUE}
- * (default {@code payments}), {@code ECHOMQ_CONCURRENCY} (4), {@code ECHOMQ_BATCH_SIZE} (100), {@code ECHOMQ_LEASE_MS} (30000),
+ * <p>Configured by environment variables: {@code ECHOMQ_VALKEY_URL} (one server) or
+ * {@code ECHOMQ_VALKEY_CLUSTER_NODES} ({@code host:port,...} of a Valkey Cluster, with
+ * {@code ECHOMQ_VALKEY_PASSWORD}), {@code ECHOMQ_JDBC_URL}, {@code ECHOMQ_JDBC_USER},
+ * {@code ECHOMQ_JDBC_PASSWORD} (required), {@code ECHOMQ_QUEUE}
+ * (default {@code payments}; several, comma-separated, are each drained by their own worker), {@code ECHOMQ_CONCURRENCY} (4),
+ * {@code ECHOMQ_BATCH_SIZE} (100; 1 = one transaction per job), {@code ECHOMQ_LEASE_MS} (30000),
  * {@code ECHOMQ_MAINTENANCE_INTERVAL_MS} (1000). Prints one line per event on stdout:
- * {@code echomq-worker event=<applied|skipped|completed> job=<id> attempt=<n>}.
+ * {@code echomq-worker event=<applied|skipped|completed> queue=<q> job=<id> attempt=<n>}.
  */
 public final class StandaloneWorker {
 
@@ -50,34 +54,34 @@ public final class StandaloneWorker {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        String queueName = setting("ECHOMQ_QUEUE", LedgerChargeHandler.QUEUE);
+        List<String> queueNames = List.of(setting("ECHOMQ_QUEUE", LedgerChargeHandler.QUEUE).split(","));
         int concurrency = Integer.parseInt(setting("ECHOMQ_CONCURRENCY", "4"));
         int batchSize = Integer.parseInt(setting("ECHOMQ_BATCH_SIZE", Integer.toString(WorkerSettings.DEFAULT.batchSize())));
         Duration lease = Duration.ofMillis(Long.parseLong(setting("ECHOMQ_LEASE_MS", "30000")));
         Duration maintenanceInterval = Duration.ofMillis(Long.parseLong(setting("ECHOMQ_MAINTENANCE_INTERVAL_MS", "1000")));
         String workerId = "standalone-" + ProcessHandle.current().pid();
 
-        RedisClient redis = RedisClient.builder().fromURI(required("ECHOMQ_VALKEY_URL")).build();
+        UnifiedJedis redis = valkeyEndpoint().open(concurrency * queueNames.size() + 4);
         HikariDataSource pool = PostgresPool.open("echomq-standalone", required("ECHOMQ_JDBC_URL"),
                 Optional.ofNullable(setting("ECHOMQ_JDBC_USER", null)), Optional.ofNullable(setting("ECHOMQ_JDBC_PASSWORD", null)),
-                concurrency + 2);
+                concurrency * queueNames.size() + 2);
         Migrations.migrate(pool);
         QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
         EffectStore effects = new EffectStore(Jdbi.create(pool), EffectSettings.DEFAULT);
         ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
-        ExecutorService loops = Executors.newFixedThreadPool(concurrency);
+        ExecutorService loops = Executors.newFixedThreadPool(concurrency * queueNames.size());
 
-        QueueWorker worker = new QueueWorker(queueName, new LedgerChargeHandler(), queue, effects,
-                WorkerSettings.DEFAULT.withConcurrency(concurrency).withLease(lease).withBatchSize(batchSize), workerId, timers,
-                FaultInjector.NONE, new EventPrinter());
-        Maintenance maintenance = new Maintenance(queue, effects, List.of(queueName),
+        List<QueueWorker> workers = queueNames.stream().map(queueName -> new QueueWorker(queueName, new LedgerChargeHandler(),
+                queue, effects, WorkerSettings.DEFAULT.withConcurrency(concurrency).withLease(lease).withBatchSize(batchSize),
+                workerId, timers, FaultInjector.NONE, new EventPrinter())).toList();
+        Maintenance maintenance = new Maintenance(queue, effects, queueNames,
                 Maintenance.Settings.DEFAULT.withInterval(maintenanceInterval));
 
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             // Correctness never depends on this hook: a killed worker's leases simply expire.
             maintenance.stop();
-            worker.stop(Duration.ofSeconds(10));
+            workers.forEach(worker -> worker.stop(Duration.ofSeconds(10)));
             loops.shutdownNow();
             timers.shutdownNow();
             pool.close();
@@ -86,9 +90,19 @@ public final class StandaloneWorker {
         }, "echomq-standalone-stop"));
 
         maintenance.start(timers);
-        worker.start(loops);
-        OUT.println("echomq-worker event=started worker=" + workerId + " queue=" + queueName);
+        workers.forEach(worker -> worker.start(loops));
+        OUT.println("echomq-worker event=started worker=" + workerId + " queue=" + String.join(",", queueNames));
         stopped.await();
+    }
+
+    /** The cluster when its nodes are given, else the one server of {@code ECHOMQ_VALKEY_URL}. */
+    private static ValkeyEndpoint valkeyEndpoint() {
+        String nodes = setting("ECHOMQ_VALKEY_CLUSTER_NODES", null);
+        if (nodes == null) {
+            return ValkeyEndpoint.server(required("ECHOMQ_VALKEY_URL"));
+        }
+        return ValkeyEndpoint.cluster(ValkeyEndpoint.parseNodes("echomq.valkey.cluster-nodes", List.of(nodes.split(","))),
+                Optional.empty(), Optional.ofNullable(setting("ECHOMQ_VALKEY_PASSWORD", null)));
     }
 
     private static String required(String name) {
@@ -110,12 +124,13 @@ public final class StandaloneWorker {
         @Override
         public void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
             String event = outcome instanceof EffectOutcome.AlreadyApplied ? "skipped" : "applied";
-            OUT.println("echomq-worker event=" + event + " job=" + job.id() + " attempt=" + job.attempt());
+            OUT.println("echomq-worker event=" + event + " queue=" + job.lease().queue() + " job=" + job.id() + " attempt=" + job.attempt());
         }
 
         @Override
         public void completed(ClaimedJob job) {
-            OUT.println("echomq-worker event=completed job=" + job.id() + " attempt=" + job.attempt());
+            OUT.println("echomq-worker event=completed queue=" + job.lease().queue() + " lane=" + job.lane() + " job=" + job.id()
+                    + " attempt=" + job.attempt());
         }
     }
 }

@@ -21,17 +21,18 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
-import redis.clients.jedis.Pipeline;
-import redis.clients.jedis.RedisClient;
+import net.jqwik.api.lifecycle.AfterProperty;
+import net.jqwik.api.lifecycle.BeforeProperty;
+import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.resps.Tuple;
 
 /**
  * Random sequences of enqueue, claim, extend, complete, retry, reap, cancel, requeue, reconcile, trim,
  * pause and waiting, from several simulated workers holding short leases (some of them stale),
- * against a real server. After every step the invariants of DESIGN.md are checked on the
+ * against a real server (one Valkey here, a Valkey Cluster in {@link ClusterStateMachinePropertyTest}).
+ * After every step the invariants of DESIGN.md are checked on the
  * server's own data:
  * <ul>
  *   <li>every job the model knows exists, in exactly one structure, the one of its state;</li>
@@ -50,18 +51,26 @@ class StateMachinePropertyTest {
     private static final AtomicLong SEQUENCES = new AtomicLong();
     private static final AtomicLong OPERATIONS = new AtomicLong();
 
-    private static RedisClient redis;
+    // Set before the property runs, for the actions (records) to reach; properties run one at a time.
+    private static UnifiedJedis redis;
     private static QueueClient client;
 
-    @BeforeContainer
-    static void connect() {
-        redis = RealServices.valkey().newClient();
+    /** The server the properties run against: one Valkey here; a subclass runs the same properties on a cluster. */
+    UnifiedJedis connectToServer() {
+        return RealServices.valkey().newClient();
+    }
+
+    @BeforeProperty
+    void connect() {
+        SEQUENCES.set(0);
+        OPERATIONS.set(0);
+        redis = connectToServer();
         client = QueueClient.connect(redis, QueueSettings.DEFAULT);
     }
 
-    @AfterContainer
-    static void report() {
-        System.out.printf("StateMachinePropertyTest: sequences=%d operations=%d violations=0%n",
+    @AfterProperty
+    void report() {
+        System.out.printf("%s: sequences=%d operations=%d violations=0%n", getClass().getSimpleName(),
                 SEQUENCES.get(), OPERATIONS.get());
         redis.close();
     }
@@ -316,7 +325,7 @@ class StateMachinePropertyTest {
             Map<String, Response<List<Tuple>>> sets = new HashMap<>();
             Map<String, Response<Map<String, String>>> hashes = new HashMap<>();
             Response<List<String>> ring;
-            try (Pipeline p = redis.pipelined()) {
+            try (AbstractPipeline p = redis.pipelined()) {
                 ring = p.lrange(keys.ring(), 0, -1);
                 for (String lane : LANES) {
                     sets.put("pending:" + lane, p.zrangeWithScores(keys.pending(lane), 0, -1));

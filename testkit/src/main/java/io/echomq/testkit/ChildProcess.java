@@ -72,7 +72,6 @@ final class ChildProcess {
         return process.exitValue();
     }
 
-    /** Signal, wait, then kill: a server that ignores the polite request must not hang the build. */
     /**
      * Stops a server that did not come up and says why: another process won the race for the
      * port (the caller picks another), or the original failure.
@@ -86,6 +85,19 @@ final class ChildProcess {
         return failure;
     }
 
+    /** SIGKILL (kill -9), and wait until the process is gone: a crash, for tests of what survives one. */
+    void killHard() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            ChildProcessLauncher.unregister(this);
+        }
+    }
+
+    /** Signal, wait, then kill: a server that ignores the polite request must not hang the build. */
     void stop() {
         try {
             if (process.isAlive()) {

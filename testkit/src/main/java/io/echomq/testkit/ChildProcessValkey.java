@@ -2,6 +2,7 @@ package io.echomq.testkit;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import redis.clients.jedis.JedisClientConfig;
@@ -25,6 +26,21 @@ final class ChildProcessValkey {
         Path in(Path serviceDirectory) throws Exception;
     }
 
+    /**
+     * What makes a server private to the tests: its own password, no persistence, data and log
+     * in its own directory, never evicting keys (as production must be configured).
+     */
+    static List<String> privateServerOptions(Path directory, String password) {
+        return List.of(
+                "--requirepass", password,
+                "--dir", directory.toString(),
+                "--save", "",
+                "--appendonly", "no",
+                "--daemonize", "no",
+                "--protected-mode", "yes",
+                "--maxmemory-policy", "noeviction");
+    }
+
     static StartedValkey start(String origin, Binary binary) throws Exception {
         return FreePort.retrying(port -> startOn(port, origin, binary));
     }
@@ -33,17 +49,8 @@ final class ChildProcessValkey {
         Path directory = ServiceDirectories.fresh("valkey-" + port);
         Path executable = binary.in(directory);
         String password = RandomSecret.hex(16);
-        List<String> command = List.of(
-                executable.toString(),
-                "--port", Integer.toString(port),
-                "--bind", LOOPBACK,
-                "--requirepass", password,
-                "--dir", directory.toString(),
-                "--save", "",
-                "--appendonly", "no",
-                "--daemonize", "no",
-                "--protected-mode", "yes",
-                "--maxmemory-policy", "noeviction");
+        List<String> command = new ArrayList<>(List.of(executable.toString(), "--port", Integer.toString(port), "--bind", LOOPBACK));
+        command.addAll(privateServerOptions(directory, password));
         Path log = directory.resolve("server.log");
         String name = executable.getFileName() + " on port " + port;
         ChildProcess server = ChildProcess.start(name, command, directory, log, ChildProcess.StopSignal.TERM, Optional.empty());

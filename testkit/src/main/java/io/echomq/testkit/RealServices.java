@@ -31,6 +31,7 @@ public final class RealServices implements ParameterResolver {
      */
     private static final LazyService<StartedValkey> VALKEY = new LazyService<>("Valkey", ServiceDiscovery::valkey);
     private static final LazyService<StartedPostgres> POSTGRES = new LazyService<>("PostgreSQL", ServiceDiscovery::postgres);
+    private static final LazyService<ValkeyCluster> VALKEY_CLUSTER = new LazyService<>("Valkey Cluster", ValkeyCluster::start);
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(RealServices::stopAll, "echomq-testkit-stop"));
@@ -51,8 +52,16 @@ public final class RealServices implements ParameterResolver {
         return POSTGRES.get();
     }
 
+    /**
+     * The run's Valkey Cluster (3 masters + 3 replicas of child processes), shared like
+     * {@link #valkey()}. Tests that kill nodes start their own with {@link ValkeyCluster#start()}.
+     */
+    public static ValkeyCluster valkeyCluster() {
+        return VALKEY_CLUSTER.get();
+    }
+
     private static void stopAll() {
-        for (LazyService<?> service : java.util.List.of(VALKEY, POSTGRES)) {
+        for (LazyService<?> service : java.util.List.of(VALKEY, POSTGRES, VALKEY_CLUSTER)) {
             try {
                 service.close();
             } catch (java.io.IOException | RuntimeException e) {

@@ -1,6 +1,8 @@
 package io.echomq.queue.internal;
 
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.BiFunction;
 
 /**
@@ -25,6 +27,9 @@ public enum Script {
     REMOVE("remove-5.lua", (k, id) -> List.of(k.job(id), k.completed(), k.dead(), k.cancelled(), k.idempotency())),
     RECONCILE("reconcile-6.lua", (k, id) -> List.of(k.job(id), k.delayed(), k.dead(), k.cancelled(), k.completed(), k.ring()));
 
+    /** Scripts whose reply acknowledges a submission: the ones a {@code WAIT} for replicas follows. */
+    private static final Set<Script> SUBMISSIONS = EnumSet.of(ENQUEUE, ENQUEUE_BATCH);
+
     /** Where the scripts live on the class path (the {@code echomq-lua} jar). */
     public static final String RESOURCE_FOLDER = "io/echomq/lua/";
 
@@ -38,6 +43,11 @@ public enum Script {
 
     public String fileName() {
         return fileName;
+    }
+
+    /** True when the script's reply tells a submitter that the job is accepted. */
+    public boolean acknowledgesSubmission() {
+        return SUBMISSIONS.contains(this);
     }
 
     /** The KEYS count the file name declares. */

@@ -1,0 +1,103 @@
+package io.echomq.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import redis.clients.jedis.Jedis;
+
+/**
+ * CPU time spent so far, read twice to get what a measurement cost: per process from
+ * {@code /proc/<pid>/stat} (utime + stime), per Valkey master from its own {@code INFO cpu}, and
+ * the whole machine from {@code /proc/stat}. All in seconds of one core.
+ */
+record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, String> kindByPid, Map<Integer, Double> valkeyByPort,
+                 double machineBusy) {
+
+    private static final double TICKS_PER_SECOND = 100.0;   // USER_HZ: 100 on every Linux this runs on
+
+    /**
+     * The processes named in {@code kindByPid} (by pid, not by executable name: Debian's
+     * {@code redis-server} is a link to {@code redis-check-rdb}), and the given Valkey masters.
+     */
+    static CpuSample take(Map<Long, String> kindByPid, List<Integer> valkeyMasters, Function<Integer, Jedis> connect) {
+        Map<Long, Double> seconds = new HashMap<>();
+        kindByPid.keySet().forEach(pid -> processSeconds(pid).ifPresent(s -> seconds.put(pid, s)));
+        Map<Integer, Double> valkey = new HashMap<>();
+        for (int port : valkeyMasters) {
+            try (Jedis node = connect.apply(port)) {
+                valkey.put(port, valkeySeconds(node.info("cpu")));
+            }
+        }
+        return new CpuSample(System.nanoTime(), seconds, Map.copyOf(kindByPid), valkey, machineBusySeconds());
+    }
+
+    private static java.util.Optional<Double> processSeconds(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            // fields[0] is field 3 (state): utime is field 14, stime field 15.
+            return java.util.Optional.of((Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / TICKS_PER_SECOND);
+        } catch (IOException | RuntimeException e) {
+            return java.util.Optional.empty();   // the process ended meanwhile
+        }
+    }
+
+    private static double valkeySeconds(String info) {
+        double total = 0;
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                total += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return total;
+    }
+
+    private static double machineBusySeconds() {
+        try {
+            String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            long busy = 0;
+            for (int i = 1; i < cpu.length; i++) {
+                if (i != 4 && i != 5) {   // everything but idle and iowait
+                    busy += Long.parseLong(cpu[i]);
+                }
+            }
+            return busy / TICKS_PER_SECOND;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    double wallSeconds(CpuSample before) {
+        return (nanoTime - before.nanoTime) / 1e9;
+    }
+
+    /** Per process of {@code kind}: percent of one core over the interval since {@code before}. */
+    Map<Long, Double> percentByPid(CpuSample before, String kind) {
+        Map<Long, Double> out = new HashMap<>();
+        secondsByPid.forEach((pid, s) -> {
+            if (kind.equals(kindByPid.get(pid))) {
+                out.put(pid, 100 * (s - before.secondsByPid.getOrDefault(pid, 0.0)) / wallSeconds(before));
+            }
+        });
+        return out;
+    }
+
+    double percentOfKind(CpuSample before, String kind) {
+        return percentByPid(before, kind).values().stream().mapToDouble(Double::doubleValue).sum();
+    }
+
+    /** Valkey masters' own accounting ({@code INFO cpu}), summed: percent of one core. */
+    double valkeyPercent(CpuSample before) {
+        return 100 * valkeyByPort.entrySet().stream().mapToDouble(e -> e.getValue() - before.valkeyByPort.getOrDefault(e.getKey(), 0.0))
+                .sum() / wallSeconds(before);
+    }
+
+    /** The whole machine busy, percent of one core (2 cores: at most 200). */
+    double machinePercent(CpuSample before) {
+        return 100 * (machineBusy - before.machineBusy) / wallSeconds(before);
+    }
+}

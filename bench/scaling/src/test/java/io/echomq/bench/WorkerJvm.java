@@ -1,0 +1,71 @@
+package io.echomq.bench;
+
+import io.echomq.standalone.StandaloneWorker;
+import io.echomq.testkit.PostgresService;
+import io.echomq.testkit.ValkeyCluster;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** One app server: a standalone worker JVM draining the given queues of the cluster, its events in a file. */
+final class WorkerJvm implements AutoCloseable {
+
+    private final Process process;
+    private final Path output;
+
+    private WorkerJvm(Process process, Path output) {
+        this.process = process;
+        this.output = output;
+    }
+
+    static WorkerJvm start(ValkeyCluster cluster, PostgresService.Database database, List<String> queues, int concurrency,
+                           Path output) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                StandaloneWorker.class.getName())
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile());
+        builder.environment().put("ECHOMQ_VALKEY_CLUSTER_NODES", cluster.seedNodes());
+        builder.environment().put("ECHOMQ_VALKEY_PASSWORD", cluster.password());
+        builder.environment().put("ECHOMQ_JDBC_URL", database.jdbcUrl());
+        builder.environment().put("ECHOMQ_JDBC_USER", database.user());
+        builder.environment().put("ECHOMQ_JDBC_PASSWORD", database.password() == null ? "" : database.password());
+        builder.environment().put("ECHOMQ_QUEUE", String.join(",", queues));
+        builder.environment().put("ECHOMQ_CONCURRENCY", Integer.toString(concurrency));
+        return new WorkerJvm(builder.start(), output);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    void awaitStarted(long deadline) throws IOException, InterruptedException {
+        while (lines("event=started") == 0) {
+            if (!process.isAlive() || System.nanoTime() > deadline) {
+                throw new IllegalStateException("worker " + pid() + " did not start:\n" + Files.readString(output));
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** Jobs this instance completed (acknowledged), from its event lines. */
+    long completed() throws IOException {
+        return lines("event=completed");
+    }
+
+    private long lines(String marker) throws IOException {
+        try (var lines = Files.lines(output)) {
+            return lines.filter(l -> l.contains(marker)).count();
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+        }
+    }
+}

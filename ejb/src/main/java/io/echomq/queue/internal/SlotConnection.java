@@ -1,0 +1,45 @@
+package io.echomq.queue.internal;
+
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * One pooled connection to the node that serves a queue's slot, for commands that must run on
+ * the same connection as the script before them: {@code WAIT} counts the replicas that have
+ * this connection's writes, so on any other connection it would answer at once.
+ */
+final class SlotConnection {
+
+    private SlotConnection() {
+    }
+
+    /** Borrowed from the client's pool; closing it gives it back. */
+    static Connection of(UnifiedJedis redis, QueueKeys keys) {
+        if (redis instanceof RedisClusterClient cluster) {
+            return cluster.getConnectionFromSlot(slotOf(keys));
+        }
+        if (redis instanceof RedisClient standalone) {
+            return standalone.getPool().getResource();
+        }
+        throw new IllegalStateException("cannot pick a connection for queue '" + keys.queue() + "' from a "
+                + redis.getClass().getSimpleName() + "; use RedisClient or RedisClusterClient");
+    }
+
+    /** The queue's slot: its hash tag's, shared by every key of the queue. */
+    static int slotOf(QueueKeys keys) {
+        return JedisClusterCRC16.getSlot(keys.prefix());
+    }
+
+    /**
+     * After a failed or redirected call on a slot connection: the slot may have a new master
+     * (failover), so the next connection must come from a fresh view of the cluster.
+     */
+    static void topologyMayHaveChanged(UnifiedJedis redis) {
+        if (redis instanceof RedisClusterClient cluster) {
+            cluster.refreshClusterTopology();
+        }
+    }
+}

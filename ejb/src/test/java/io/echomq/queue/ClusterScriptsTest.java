@@ -1,0 +1,119 @@
+package io.echomq.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.internal.Script;
+import io.echomq.queue.internal.ScriptSource;
+import io.echomq.testkit.RealServices;
+import io.echomq.testkit.ValkeyCluster;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * On a real Valkey Cluster (3 masters + 3 replicas): queues whose hash tags land on different
+ * masters each live whole on their master, and every script of the catalog runs there without a
+ * CROSSSLOT error, including the keys the scripts build themselves from the queue's prefix.
+ */
+class ClusterScriptsTest {
+
+    private static ValkeyCluster cluster;
+    private static RedisClusterClient redis;
+    private static QueueClient client;
+
+    @BeforeAll
+    static void connect() {
+        cluster = RealServices.valkeyCluster();
+        redis = cluster.newClient();
+        client = QueueClient.connect(redis, QueueSettings.DEFAULT);
+    }
+
+    @AfterAll
+    static void close() {
+        redis.close();
+    }
+
+    @Test
+    void queuesPickedByTheirSlotsLiveOnThreeDifferentMasters() {
+        List<String> queues = queuesOnEveryMaster();
+
+        List<Integer> masters = queues.stream().map(ClusterScriptsTest::masterOf).distinct().toList();
+        assertThat(masters).hasSize(3).containsExactlyInAnyOrderElementsOf(cluster.masterPorts());
+        for (String queue : queues) {
+            client.enqueue(queue, NewJob.of("{}"));
+            try (Jedis master = cluster.connectTo(masterOf(queue))) {
+                assertThat(master.exists(new QueueKeys(queue).seq())).as("queue %s is stored on its slot's master", queue).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void theHealthCheckPingIsAnsweredThroughTheClusterClient() {
+        assertThat(redis.ping()).isEqualTo("PONG");   // what the engine's readiness check sends
+    }
+
+    @Test
+    void everyScriptOfTheCatalogRunsOnEachQueuesMasterWithoutCrossSlot() {
+        cluster.masterPorts().forEach(port -> {
+            try (Jedis master = cluster.connectTo(port)) {
+                master.scriptFlush();   // so that SCRIPT EXISTS below proves this test ran each script there
+            }
+        });
+
+        for (String queue : queuesOnEveryMaster()) {
+            runEveryScript(queue);
+            try (Jedis master = cluster.connectTo(masterOf(queue))) {
+                String[] shas = Arrays.stream(Script.values()).map(s -> ScriptSource.load(s).sha1()).toArray(String[]::new);
+                assertThat(master.scriptExists(shas)).as("every script ran on the master of queue %s", queue)
+                        .hasSize(Script.values().length).containsOnly(true);
+            }
+        }
+        cluster.masterPorts().forEach(port -> {
+            try (Jedis master = cluster.connectTo(port)) {
+                assertThat(master.info("errorstats")).as("node %d", port).doesNotContain("CROSSSLOT");
+            }
+        });
+    }
+
+    /** One call of every script, each in a state where it does its real work, not an early refusal. */
+    private static void runEveryScript(String queue) {
+        client.enqueue(queue, NewJob.of("a").withIdempotencyKey("k-1"));                               // enqueue
+        client.enqueueBatch(queue, List.of(NewJob.of("b"), NewJob.of("c").inLane("other")));          // enqueue-batch
+        List<ClaimedJob> claimed = client.claim(queue, Duration.ofSeconds(30), 3, "w1");              // claim
+        assertThat(claimed).hasSize(3);
+        assertThat(client.extend(claimed.get(0).lease(), Duration.ofSeconds(30)))                    // extend
+                .isInstanceOf(LeaseExtension.Extended.class);
+        assertThat(client.complete(claimed.get(0).lease())).isInstanceOf(Settlement.Completed.class); // complete
+        assertThat(client.completeAndClaim(queue, List.of(claimed.get(2).lease()), Duration.ofSeconds(30), 1, "w1") // complete-claim
+                .settlements()).singleElement().isInstanceOf(Settlement.Completed.class);
+        assertThat(client.retry(claimed.get(1).lease(), "boom", Backoff.NONE, true))                  // retry -> dead
+                .isNotInstanceOf(Rejected.class);
+        assertThat(client.requeue(queue, claimed.get(1).id())).isInstanceOf(ManualTransition.Moved.class); // requeue
+        String delayed = client.enqueue(queue, NewJob.of("d").delayedBy(Duration.ofHours(1))).id();
+        assertThat(client.cancel(queue, delayed)).isInstanceOf(ManualTransition.Moved.class);          // cancel
+        assertThat(client.reconcile(queue, claimed.get(1).id(), "seen")).isInstanceOf(ManualTransition.Moved.class); // reconcile
+        assertThat(client.remove(queue, claimed.get(0).id())).isInstanceOf(ManualTransition.Removed.class);          // remove
+        client.claim(queue, Duration.ofMillis(100), 1, "w2");
+        client.reap(queue, 10);                                                                        // reap
+        client.trim(queue, new Retention(0, Duration.ZERO, 0, Duration.ZERO, 100));                   // trim
+        assertThat(client.pause(queue)).isTrue();                                                      // set-paused
+        assertThat(client.stats(queue).paused()).isTrue();                                             // stats
+        assertThat(client.jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs()).isNotNull();
+    }
+
+    private static List<String> queuesOnEveryMaster() {
+        return cluster.hashTagsOnDistinctMasters("spread-" + ProcessHandle.current().pid() + "-" + System.nanoTime(), 3);
+    }
+
+    private static int masterOf(String queue) {
+        return cluster.masterPortOf(JedisClusterCRC16.getSlot(new QueueKeys(queue).prefix()));
+    }
+}

@@ -1,0 +1,17 @@
+package io.echomq.queue;
+
+import io.echomq.testkit.RealServices;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The state-machine properties of {@link StateMachinePropertyTest}, unchanged, on a real Valkey
+ * Cluster of 3 masters and 3 replicas: each scenario's queue lands on whichever master owns its
+ * hash tag's slot, so the scenarios run on all three.
+ */
+class ClusterStateMachinePropertyTest extends StateMachinePropertyTest {
+
+    @Override
+    UnifiedJedis connectToServer() {
+        return RealServices.valkeyCluster().newClient();
+    }
+}
