@@ -6,6 +6,7 @@ import io.echomq.effect.EffectOutcome;
 import io.echomq.effect.EffectSettings;
 import io.echomq.effect.EffectStore;
 import io.echomq.effect.Migrations;
+import io.echomq.handler.JobHandler;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
@@ -37,7 +38,8 @@ import redis.clients.jedis.RedisClient;
  * <p>Configured by environment variables: {@code ECHOMQ_VALKEY_URL}, {@code ECHOMQ_JDBC_URL},
  * {@code ECHOMQ_JDBC_USER}, {@code ECHOMQ_JDBC_PASSWORD} (required), {@code ECHOMQ_QUEUE}
  * (default {@code payments}), {@code ECHOMQ_CONCURRENCY} (4), {@code ECHOMQ_LEASE_MS} (30000),
- * {@code ECHOMQ_MAINTENANCE_INTERVAL_MS} (1000). Prints one line per event on stdout:
+ * {@code ECHOMQ_MAINTENANCE_INTERVAL_MS} (1000), {@code ECHOMQ_HANDLER} (a {@link JobHandler} class
+ * with a public no-argument constructor; default the demo ledger handler). Prints one line per event on stdout:
  * {@code echomq-worker event=<applied|skipped|completed> job=<id> attempt=<n>}.
  */
 public final class StandaloneWorker {
@@ -66,7 +68,7 @@ public final class StandaloneWorker {
         ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
         ExecutorService loops = Executors.newFixedThreadPool(concurrency);
 
-        QueueWorker worker = new QueueWorker(queueName, new LedgerChargeHandler(), queue, effects,
+        QueueWorker worker = new QueueWorker(queueName, handler(setting("ECHOMQ_HANDLER", LedgerChargeHandler.class.getName())), queue, effects,
                 WorkerSettings.DEFAULT.withConcurrency(concurrency).withLease(lease), workerId, timers,
                 FaultInjector.NONE, new EventPrinter());
         Maintenance maintenance = new Maintenance(queue, effects, List.of(queueName),
@@ -88,6 +90,15 @@ public final class StandaloneWorker {
         worker.start(loops);
         OUT.println("echomq-worker event=started worker=" + workerId + " queue=" + queueName);
         stopped.await();
+    }
+
+    /** The handler to run: fault tests swap in handlers that stall, fail or halt the JVM. */
+    private static JobHandler handler(String className) {
+        try {
+            return (JobHandler) Class.forName(className).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new IllegalArgumentException("ECHOMQ_HANDLER=" + className + " is not a JobHandler with a public no-argument constructor", e);
+        }
     }
 
     private static String required(String name) {
