@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,9 +40,17 @@ public final class WorkerProcess implements AutoCloseable {
      */
     public static WorkerProcess start(String valkeyUrl, PostgresService.Database database, String queueName,
                                       Map<String, String> settings, Path output) throws IOException {
+        return start(List.of(), valkeyUrl, database, queueName, settings, output);
+    }
+
+    /** @param wrapper a command the JVM runs under, e.g. {@code faketime -f +1h} */
+    public static WorkerProcess start(List<String> wrapper, String valkeyUrl, PostgresService.Database database, String queueName,
+                                      Map<String, String> settings, Path output) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), StandaloneWorker.class.getName())
+        List<String> command = new ArrayList<>(wrapper);
+        command.addAll(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                "-cp", System.getProperty("java.class.path"), StandaloneWorker.class.getName()));
+        ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(output.toFile());
         Map<String, String> env = new HashMap<>(Map.of(
@@ -65,14 +74,24 @@ public final class WorkerProcess implements AutoCloseable {
         return process.isAlive();
     }
 
+    /** The worker JVM: the process itself, or under a wrapper that forks (faketime), its descendant. */
+    public java.util.Optional<ProcessHandle> jvm() {
+        return java.util.stream.Stream.concat(java.util.stream.Stream.of(process.toHandle()), process.descendants())
+                .filter(p -> p.info().command().map(c -> c.endsWith("java")).orElse(false))
+                .findFirst();
+    }
+
     /** SIGKILL: no shutdown hook, no goodbye. Returns once the process is gone. */
     public void killHard() throws InterruptedException {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         process.waitFor(10, TimeUnit.SECONDS);
     }
 
     /** SIGTERM: the worker's orderly stop. Returns whether it exited within {@code grace}. */
     public boolean terminate(Duration grace) throws InterruptedException {
+        // A wrapper (faketime) does not pass SIGTERM on: the JVM gets it directly.
+        process.descendants().forEach(ProcessHandle::destroy);
         process.destroy();
         return process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS);
     }
