@@ -2,7 +2,6 @@ package io.echomq.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.echomq.effect.Migrations;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.testkit.ExecutableOnPath;
@@ -38,8 +37,7 @@ class ClockSkewReliabilityTest {
             PostgresService postgres) throws Exception {
         Path faketime = ExecutableOnPath.find("faketime").orElseThrow(() -> new AssertionError(
                 "the faketime command is needed for the clock-skew scenario: apt-get install faketime (.ci/run does)"));
-        PostgresService.Database database = postgres.createDatabase("clock_skew");
-        Migrations.migrate(database.dataSource());
+        PostgresService.Database database = Scenarios.migratedDatabase(postgres, "clock_skew");
         String queueName = "clock-skew-" + ProcessHandle.current().pid();
         Map<String, String> settings = Map.of("ECHOMQ_LEASE_MS", "2000", "FAKETIME_DONT_FAKE_MONOTONIC", "1");
         List<WorkerProcess> workers = new ArrayList<>();

@@ -2,7 +2,6 @@ package io.echomq.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.echomq.effect.Migrations;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.testkit.PostgresService;
@@ -32,8 +31,7 @@ class GracefulStopReliabilityTest {
     @Test
     void aTerminatedWorkerFinishesOrReleasesItsJobsAndTheNextOneDrainsTheRest(ValkeyService valkey, PostgresService postgres)
             throws Exception {
-        PostgresService.Database database = postgres.createDatabase("sigterm");
-        Migrations.migrate(database.dataSource());
+        PostgresService.Database database = Scenarios.migratedDatabase(postgres, "sigterm");
         String queueName = "sigterm-" + ProcessHandle.current().pid();
         Map<String, String> slow = Map.of("ECHOMQ_LEASE_MS", "2000", "ECHOMQ_HANDLER", SlowLedgerHandler.class.getName());
         try (RedisClient redis = valkey.newClient()) {

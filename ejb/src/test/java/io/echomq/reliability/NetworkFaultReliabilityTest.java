@@ -2,7 +2,6 @@ package io.echomq.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.echomq.effect.Migrations;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.testkit.FaultProxy;
@@ -37,8 +36,7 @@ class NetworkFaultReliabilityTest {
     @Test
     void frozenCutAndSlowConnectionsAndACutDuringCommitLoseNothingAndApplyOnce(ValkeyService valkey, PostgresService postgres)
             throws Exception {
-        PostgresService.Database database = postgres.createDatabase("network_faults");
-        Migrations.migrate(database.dataSource());
+        PostgresService.Database database = Scenarios.migratedDatabase(postgres, "network_faults");
         String queueName = "network-faults-" + ProcessHandle.current().pid();
         int postgresPort = URI.create(database.jdbcUrl().substring("jdbc:".length())).getPort();
         try (FaultProxy toValkey = FaultProxy.to(LOOPBACK, valkey.port());

@@ -2,7 +2,6 @@ package io.echomq.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.echomq.effect.Migrations;
 import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
 import io.echomq.queue.NewJob;
@@ -37,8 +36,7 @@ class PoisonJobReliabilityTest {
     @Test
     void poisonJobsAreDeadLetteredAtMaxAttemptsAndTheWorkerStopsCrashing(ValkeyService valkey, PostgresService postgres)
             throws Exception {
-        PostgresService.Database database = postgres.createDatabase("poison");
-        Migrations.migrate(database.dataSource());
+        PostgresService.Database database = Scenarios.migratedDatabase(postgres, "poison");
         String queueName = "poison-" + ProcessHandle.current().pid();
         Map<String, String> settings = Map.of("ECHOMQ_LEASE_MS", "1000", "ECHOMQ_HANDLER", PoisonHandler.class.getName());
         try (RedisClient redis = valkey.newClient()) {

@@ -1,6 +1,5 @@
 package io.echomq.reliability;
 
-import io.echomq.effect.Migrations;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.testkit.CrashablePostgres;
@@ -49,8 +48,7 @@ class PostgresStopReliabilityTest {
         settings.put("ECHOMQ_LEASE_MS", "2000");
         try (CrashablePostgres postgres = CrashablePostgres.start(Map.of());
              RedisClient redis = valkey.newClient()) {
-            PostgresService.Database database = postgres.createDatabase("pg_stop");
-            Migrations.migrate(database.dataSource());
+            PostgresService.Database database = Scenarios.migratedDatabase(postgres, "pg_stop");
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             try (WorkerProcess worker = WorkerProcess.start(valkey.url(), database, queueName,
                     settings, Scenarios.output(scenario))) {

@@ -1,6 +1,5 @@
 package io.echomq.reliability;
 
-import io.echomq.effect.Migrations;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.testkit.CrashableValkey;
@@ -41,8 +40,7 @@ class ScriptFaultReliabilityTest {
 
     @Test
     void workersSurviveAFlushedScriptCacheAndABusyServer(PostgresService postgres) throws Exception {
-        PostgresService.Database database = postgres.createDatabase("script_faults");
-        Migrations.migrate(database.dataSource());
+        PostgresService.Database database = Scenarios.migratedDatabase(postgres, "script_faults");
         String queueName = "script-faults";
         try (CrashableValkey valkey = CrashableValkey.start("--busy-reply-threshold", "100");
              RedisClient redis = valkey.newClient();

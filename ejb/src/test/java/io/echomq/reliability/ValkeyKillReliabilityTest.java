@@ -1,6 +1,5 @@
 package io.echomq.reliability;
 
-import io.echomq.effect.Migrations;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.testkit.CrashableValkey;
@@ -41,8 +40,7 @@ class ValkeyKillReliabilityTest {
     }
 
     private static Verdict killValkeyUnderLoad(String appendfsync, PostgresService postgres) throws Exception {
-        PostgresService.Database database = postgres.createDatabase("valkey_kill");
-        Migrations.migrate(database.dataSource());
+        PostgresService.Database database = Scenarios.migratedDatabase(postgres, "valkey_kill");
         String queueName = "valkey-kill";
         try (CrashableValkey valkey = CrashableValkey.start("--appendfsync", appendfsync);
              RedisClient redis = valkey.newClient()) {

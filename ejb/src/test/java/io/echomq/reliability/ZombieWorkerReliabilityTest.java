@@ -3,7 +3,6 @@ package io.echomq.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.effect.EffectSettings;
-import io.echomq.effect.Migrations;
 import io.echomq.queue.JobEvent;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
@@ -39,8 +38,7 @@ class ZombieWorkerReliabilityTest {
     @Test
     void aFrozenWorkerHoldingTransactionsBlocksItsSuccessorNoLongerThanLockTimeoutAndCannotSettle(
             ValkeyService valkey, PostgresService postgres) throws Exception {
-        PostgresService.Database database = postgres.createDatabase("zombie");
-        Migrations.migrate(database.dataSource());
+        PostgresService.Database database = Scenarios.migratedDatabase(postgres, "zombie");
         Jdbi jdbi = Jdbi.create(database.dataSource());
         String queueName = "zombie-" + ProcessHandle.current().pid();
         Map<String, String> lease = Map.of("ECHOMQ_LEASE_MS", Long.toString(LEASE.toMillis()));

@@ -25,6 +25,19 @@ final class ChildProcessValkey {
         Path in(Path serviceDirectory) throws Exception;
     }
 
+    /** A private server on loopback: its port, password and directory, no snapshots, in the foreground. */
+    static List<String> command(Path executable, int port, String password, Path directory) {
+        return List.of(
+                executable.toString(),
+                "--port", Integer.toString(port),
+                "--bind", LOOPBACK,
+                "--requirepass", password,
+                "--dir", directory.toString(),
+                "--save", "",
+                "--daemonize", "no",
+                "--protected-mode", "yes");
+    }
+
     static StartedValkey start(String origin, Binary binary) throws Exception {
         return FreePort.retrying(port -> startOn(port, origin, binary));
     }
@@ -33,17 +46,8 @@ final class ChildProcessValkey {
         Path directory = ServiceDirectories.fresh("valkey-" + port);
         Path executable = binary.in(directory);
         String password = RandomSecret.hex(16);
-        List<String> command = List.of(
-                executable.toString(),
-                "--port", Integer.toString(port),
-                "--bind", LOOPBACK,
-                "--requirepass", password,
-                "--dir", directory.toString(),
-                "--save", "",
-                "--appendonly", "no",
-                "--daemonize", "no",
-                "--protected-mode", "yes",
-                "--maxmemory-policy", "noeviction");
+        List<String> command = new java.util.ArrayList<>(command(executable, port, password, directory));
+        command.addAll(List.of("--appendonly", "no", "--maxmemory-policy", "noeviction"));
         Path log = directory.resolve("server.log");
         String name = executable.getFileName() + " on port " + port;
         ChildProcess server = ChildProcess.start(name, command, directory, log, ChildProcess.StopSignal.TERM, Optional.empty());

@@ -75,14 +75,7 @@ public final class CrashableValkey implements ValkeyService, AutoCloseable {
     }
 
     private synchronized void launch() throws Exception {
-        List<String> command = new ArrayList<>(List.of(binary.toString(),
-                "--port", Integer.toString(port),
-                "--bind", LOOPBACK,
-                "--requirepass", password,
-                "--dir", directory.toString(),
-                "--save", "",
-                "--daemonize", "no",
-                "--protected-mode", "yes"));
+        List<String> command = new ArrayList<>(ChildProcessValkey.command(binary, port, password, directory));
         command.addAll(DevValkey.DURABILITY);
         command.addAll(settings);
         server = ChildProcess.start(binary.getFileName() + " on port " + port, command, directory,
