@@ -6,6 +6,7 @@ import io.echomq.effect.EffectOutcome;
 import io.echomq.effect.EffectSettings;
 import io.echomq.effect.EffectStore;
 import io.echomq.effect.Migrations;
+import io.echomq.handler.JobHandler;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
@@ -41,7 +42,8 @@ import redis.clients.jedis.UnifiedJedis;
  * {@code ECHOMQ_JDBC_PASSWORD} (required), {@code ECHOMQ_QUEUE}
  * (default {@code payments}; several, comma-separated, are each drained by their own worker), {@code ECHOMQ_CONCURRENCY} (4),
  * {@code ECHOMQ_BATCH_SIZE} (100; 1 = one transaction per job), {@code ECHOMQ_LEASE_MS} (30000),
- * {@code ECHOMQ_MAINTENANCE_INTERVAL_MS} (1000). Prints one line per event on stdout:
+ * {@code ECHOMQ_MAINTENANCE_INTERVAL_MS} (1000), {@code ECHOMQ_HANDLER} (a {@link JobHandler} class
+ * with a public no-argument constructor; default the demo ledger handler). Prints one line per event on stdout:
  * {@code echomq-worker event=<applied|skipped|completed> queue=<q> job=<id> attempt=<n>}.
  */
 public final class StandaloneWorker {
@@ -71,7 +73,8 @@ public final class StandaloneWorker {
         ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
         ExecutorService loops = Executors.newFixedThreadPool(concurrency * queueNames.size());
 
-        List<QueueWorker> workers = queueNames.stream().map(queueName -> new QueueWorker(queueName, new LedgerChargeHandler(),
+        JobHandler handler = handler(setting("ECHOMQ_HANDLER", LedgerChargeHandler.class.getName()));
+        List<QueueWorker> workers = queueNames.stream().map(queueName -> new QueueWorker(queueName, handler,
                 queue, effects, WorkerSettings.DEFAULT.withConcurrency(concurrency).withLease(lease).withBatchSize(batchSize),
                 workerId, timers, FaultInjector.NONE, new EventPrinter())).toList();
         Maintenance maintenance = new Maintenance(queue, effects, queueNames,
@@ -103,6 +106,15 @@ public final class StandaloneWorker {
         }
         return ValkeyEndpoint.cluster(ValkeyEndpoint.parseNodes("echomq.valkey.cluster-nodes", List.of(nodes.split(","))),
                 Optional.empty(), Optional.ofNullable(setting("ECHOMQ_VALKEY_PASSWORD", null)));
+    }
+
+    /** The handler to run: fault tests swap in handlers that stall, fail or halt the JVM. */
+    private static JobHandler handler(String className) {
+        try {
+            return (JobHandler) Class.forName(className).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new IllegalArgumentException("ECHOMQ_HANDLER=" + className + " is not a JobHandler with a public no-argument constructor", e);
+        }
     }
 
     private static String required(String name) {

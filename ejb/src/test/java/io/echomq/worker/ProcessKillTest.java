@@ -7,26 +7,22 @@ import io.echomq.effect.Migrations;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
-import io.echomq.queue.QueueStats;
-import io.echomq.queue.internal.QueueKeys;
-import io.echomq.standalone.StandaloneWorker;
+import io.echomq.reliability.ReliabilityChecker;
+import io.echomq.reliability.WorkerProcess;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.Response;
 
 /**
  * The guarantee under real process death, in both effect modes: a standalone worker JVM runs
@@ -40,7 +36,7 @@ class ProcessKillTest {
     private static final Duration LEASE = Duration.ofSeconds(1);
     private static final Duration DEADLINE = Duration.ofMinutes(4);
 
-    /** One transaction per job, and batches of 50 in one transaction (more jobs: it drains faster). */
+    /** One transaction per job, and batches of 50 in one transaction (more jobs: they drain faster). */
     @ParameterizedTest(name = "batch size {0}, {1} jobs")
     @CsvSource({"1, 2000", "50, 20000"})
     void killedWorkerProcessesLoseNothingAndApplyEveryEffectOnce(int batchSize, int jobs, ValkeyService valkey,
@@ -51,109 +47,49 @@ class ProcessKillTest {
         Path logs = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "process-kill"));
         long seed = System.nanoTime();
         Random random = new Random(seed);
+        Map<String, String> settings = Map.of("ECHOMQ_LEASE_MS", Long.toString(LEASE.toMillis()),
+                "ECHOMQ_BATCH_SIZE", Integer.toString(batchSize));
 
         try (RedisClient redis = valkey.newClient()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+            List<String> ids = new ArrayList<>();
             for (int from = 0; from < jobs; from += QueueClient.MAX_BATCH_JOBS) {
                 List<NewJob> chunk = new ArrayList<>();
                 for (int i = from; i < Math.min(jobs, from + QueueClient.MAX_BATCH_JOBS); i++) {
                     chunk.add(NewJob.of("{\"account\":\"acct-" + (i % 10) + "\",\"amountCents\":100}").withMaxAttempts(50));
                 }
-                queue.enqueueBatch(queueName, chunk);
+                queue.enqueueBatch(queueName, chunk).forEach(job -> ids.add(job.id()));
             }
 
             int kills = 0;
             int runs = 0;
-            long deadline = System.nanoTime() + DEADLINE.toNanos();
             List<Path> outputs = new ArrayList<>();
-            while (queue.stats(queueName).completed() < jobs && System.nanoTime() < deadline) {
+            while (kills < KILLS) {
                 Path output = logs.resolve(queueName + "-run-" + (++runs) + ".log");
                 outputs.add(output);
-                Process worker = startWorker(valkey, database, queueName, batchSize, output);
-                if (kills < KILLS) {
+                try (WorkerProcess worker = WorkerProcess.start(valkey.url(), database, queueName, settings, output)) {
                     // Kill while it works: after it started draining, at a random moment.
-                    awaitLine(output, "event=started", deadline);
+                    worker.awaitLine("event=started", DEADLINE);
                     Thread.sleep(50 + random.nextInt(600));
-                    worker.destroyForcibly();   // SIGKILL: no shutdown hook, no goodbye
-                    worker.waitFor(10, TimeUnit.SECONDS);
+                    worker.killHard();   // SIGKILL: no shutdown hook, no goodbye
                     kills++;
-                } else {
-                    awaitAllCompleted(queue, queueName, jobs, deadline);
-                    worker.destroy();
-                    worker.waitFor(20, TimeUnit.SECONDS);
                 }
             }
+            Path output = logs.resolve(queueName + "-run-" + (++runs) + ".log");
+            outputs.add(output);
+            try (WorkerProcess worker = WorkerProcess.start(valkey.url(), database, queueName, settings, output)) {
+                ReliabilityChecker.awaitDrained(queue, queueName, jobs, DEADLINE);
+            }
 
-            QueueStats stats = queue.stats(queueName);
             LedgerSummary ledger = LedgerSummary.of(Jdbi.create(database.dataSource()), queueName);
-            long lost = jobs - ledger.distinctJobs();
-            long deliveries = deliveries(redis, queueName, jobs);
-            long skipped = countLines(outputs, "event=skipped");
-            System.out.printf("batch_size=%d jobs=%d kills=%d lost=%d duplicates=%d deliveries=%d skipped_as_applied=%d (seed %d)%n",
-                    batchSize, jobs, kills, lost, ledger.duplicates(), deliveries, skipped, seed);
-
-            assertThat(kills).isEqualTo(KILLS);
-            assertThat(stats.completed()).as("every job completed").isEqualTo(jobs);
-            assertThat(lost).as("lost").isZero();
-            assertThat(ledger.duplicates()).as("duplicate effects").isZero();
+            ReliabilityChecker.check(batchSize == 1 ? "worker-kill-9" : "worker-kill-9-batched", kills, 0, queue, queueName, Jdbi.create(database.dataSource()), ids)
+                    .with("batch_size", batchSize)
+                    .with("skipped_as_applied", WorkerProcess.countLines(outputs, "event=skipped"))
+                    .with("seed", seed)
+                    .print()
+                    .assertNothingLostNothingTwice();
             assertThat(ledger.entries()).isEqualTo(jobs);
             assertThat(ledger.totalCents()).isEqualTo(jobs * 100L);
-            assertThat(deliveries).isGreaterThanOrEqualTo(jobs);
         }
-    }
-
-    private static Process startWorker(ValkeyService valkey, PostgresService.Database database, String queueName, int batchSize,
-            Path output)
-            throws IOException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), StandaloneWorker.class.getName())
-                .redirectErrorStream(true)
-                .redirectOutput(output.toFile());
-        builder.environment().put("ECHOMQ_VALKEY_URL", valkey.url());
-        builder.environment().put("ECHOMQ_JDBC_URL", database.jdbcUrl());
-        builder.environment().put("ECHOMQ_JDBC_USER", database.user());
-        builder.environment().put("ECHOMQ_JDBC_PASSWORD", database.password() == null ? "" : database.password());
-        builder.environment().put("ECHOMQ_QUEUE", queueName);
-        builder.environment().put("ECHOMQ_CONCURRENCY", "4");
-        builder.environment().put("ECHOMQ_BATCH_SIZE", Integer.toString(batchSize));
-        builder.environment().put("ECHOMQ_LEASE_MS", Long.toString(LEASE.toMillis()));
-        builder.environment().put("ECHOMQ_MAINTENANCE_INTERVAL_MS", "100");
-        return builder.start();
-    }
-
-    private static void awaitLine(Path output, String marker, long deadline) throws IOException, InterruptedException {
-        while (countLines(List.of(output), marker) == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-    }
-
-    private static void awaitAllCompleted(QueueClient queue, String queueName, int jobs, long deadline) throws InterruptedException {
-        while (queue.stats(queueName).completed() < jobs && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-    }
-
-    /** Deliveries are the attempts minted across all jobs: each claim minted one. */
-    private static long deliveries(RedisClient redis, String queueName, int jobs) {
-        QueueKeys keys = new QueueKeys(queueName);
-        List<Response<String>> attempts = new ArrayList<>();
-        try (Pipeline p = redis.pipelined()) {
-            for (int id = 1; id <= jobs; id++) {
-                attempts.add(p.hget(keys.job(Integer.toString(id)), "attempts"));
-            }
-            p.sync();
-        }
-        return attempts.stream().mapToLong(r -> Long.parseLong(r.get())).sum();
-    }
-
-    private static long countLines(List<Path> files, String marker) throws IOException {
-        long count = 0;
-        for (Path file : files) {
-            try (var lines = Files.lines(file)) {
-                count += lines.filter(l -> l.contains(marker)).count();
-            }
-        }
-        return count;
     }
 }

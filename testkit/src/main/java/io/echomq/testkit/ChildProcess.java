@@ -62,6 +62,13 @@ final class ChildProcess {
         return process.isAlive();
     }
 
+    /** SIGKILL, as a crash would; returns once the process is gone. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+        ChildProcessLauncher.unregister(this);
+    }
+
     /** Waits for a short-lived command (initdb); returns its exit code, or fails after {@code timeout}. */
     int awaitExit(Duration timeout) throws InterruptedException {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {

@@ -26,19 +26,24 @@ final class ChildProcessValkey {
         Path in(Path serviceDirectory) throws Exception;
     }
 
-    /**
-     * What makes a server private to the tests: its own password, no persistence, data and log
-     * in its own directory, never evicting keys (as production must be configured).
-     */
+    /** Test data only: nothing written to disk, and never a key evicted (as production must be configured). */
+    static final List<String> EPHEMERAL = List.of("--appendonly", "no", "--maxmemory-policy", "noeviction");
+
+    /** What makes a server private to the tests: its own password and directory, no snapshots, in the foreground. */
     static List<String> privateServerOptions(Path directory, String password) {
         return List.of(
                 "--requirepass", password,
                 "--dir", directory.toString(),
                 "--save", "",
-                "--appendonly", "no",
                 "--daemonize", "no",
-                "--protected-mode", "yes",
-                "--maxmemory-policy", "noeviction");
+                "--protected-mode", "yes");
+    }
+
+    /** A private server on loopback: its port, then {@link #privateServerOptions}. */
+    static List<String> command(Path executable, int port, String password, Path directory) {
+        List<String> command = new ArrayList<>(List.of(executable.toString(), "--port", Integer.toString(port), "--bind", LOOPBACK));
+        command.addAll(privateServerOptions(directory, password));
+        return command;
     }
 
     static StartedValkey start(String origin, Binary binary) throws Exception {
@@ -49,8 +54,8 @@ final class ChildProcessValkey {
         Path directory = ServiceDirectories.fresh("valkey-" + port);
         Path executable = binary.in(directory);
         String password = RandomSecret.hex(16);
-        List<String> command = new ArrayList<>(List.of(executable.toString(), "--port", Integer.toString(port), "--bind", LOOPBACK));
-        command.addAll(privateServerOptions(directory, password));
+        List<String> command = command(executable, port, password, directory);
+        command.addAll(EPHEMERAL);
         Path log = directory.resolve("server.log");
         String name = executable.getFileName() + " on port " + port;
         ChildProcess server = ChildProcess.start(name, command, directory, log, ChildProcess.StopSignal.TERM, Optional.empty());

@@ -6,12 +6,12 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /** Looks a program up the way a shell would, so "installed" means the same thing as for the developer. */
-final class ExecutableOnPath {
+public final class ExecutableOnPath {
 
     private ExecutableOnPath() {
     }
 
-    static Optional<Path> find(String name) {
+    public static Optional<Path> find(String name) {
         String path = System.getenv("PATH");
         if (path == null) {
             return Optional.empty();

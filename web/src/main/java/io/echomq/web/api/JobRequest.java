@@ -2,6 +2,7 @@ package io.echomq.web.api;
 
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.NewJob;
+import jakarta.json.JsonNumber;
 import jakarta.json.JsonValue;
 import java.time.Duration;
 import java.util.Optional;
@@ -11,7 +12,7 @@ import java.util.Optional;
  * "maxAttempts": n, "idempotencyKey": "…"}}; all but the payload are optional (the key is
  * usually given as the {@code Idempotency-Key} header; in a batch, per job).
  */
-public record JobRequest(JsonValue payload, String lane, Long delayMs, Integer maxAttempts, String idempotencyKey) {
+public record JobRequest(JsonValue payload, String lane, JsonNumber delayMs, Integer maxAttempts, String idempotencyKey) {
 
     /** The engine's job; the payload is kept as the JSON text it arrived as. */
     NewJob toNewJob(Optional<String> headerKey) {
@@ -20,12 +21,24 @@ public record JobRequest(JsonValue payload, String lane, Long delayMs, Integer m
         }
         NewJob job = NewJob.of(payload.toString()).inLane(lane);
         if (delayMs != null) {
-            job = job.delayedBy(Duration.ofMillis(delayMs));
+            job = job.delayedBy(Duration.ofMillis(wholeMillis(delayMs)));
         }
         if (maxAttempts != null) {
             job = job.withMaxAttempts(maxAttempts);
         }
         Optional<String> key = headerKey.or(() -> Optional.ofNullable(idempotencyKey));
         return key.map(job::withIdempotencyKey).orElse(job);
+    }
+
+    /**
+     * Read as a JSON number and converted exactly: bound to a {@code Long} directly, a number
+     * such as {@code 1e999} silently wrapped to 0 and the job ran at once.
+     */
+    private static long wholeMillis(JsonNumber delay) {
+        try {
+            return delay.bigDecimalValue().longValueExact();
+        } catch (ArithmeticException e) {
+            throw new InvalidRequestException("delay", "must be a whole number of milliseconds within range, was " + delay);
+        }
     }
 }

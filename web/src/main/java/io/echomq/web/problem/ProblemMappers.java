@@ -23,6 +23,8 @@ public final class ProblemMappers {
     /** The engine names some inputs differently from the API's JSON; the API's name wins. */
     private static final Map<String, String> API_FIELD_NAMES = Map.of("delay", "delayMs", "jobId", "id");
 
+    static final int RETRY_AFTER_SECONDS = 1;
+
     private ProblemMappers() {
     }
 
@@ -50,8 +52,11 @@ public final class ProblemMappers {
         @Override
         public Response toResponse(QueueUnavailableException e) {
             LOG.log(Level.WARNING, "EchoMQ API: {0}", e.getMessage());
-            return Problem.of(Response.Status.SERVICE_UNAVAILABLE, e.getMessage() + ". Nothing was accepted; try again later.")
-                    .toResponse();
+            // Retry-After: an outage or a full Valkey (maxmemory) is usually over within seconds.
+            return Response.fromResponse(Problem.of(Response.Status.SERVICE_UNAVAILABLE,
+                            e.getMessage() + ". Nothing was accepted; try again later.").toResponse())
+                    .header("Retry-After", RETRY_AFTER_SECONDS)
+                    .build();
         }
     }
 

@@ -1,0 +1,79 @@
+package io.echomq.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueSettings;
+import io.echomq.testkit.ExecutableOnPath;
+import io.echomq.testkit.PostgresService;
+import io.echomq.testkit.ValkeyService;
+import io.echomq.testkit.WithRealServices;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * Scenario 8: two worker JVMs whose wall clocks are an hour ahead and an hour behind
+ * ({@code faketime}, monotonic time left alone), sharing one queue with a short lease. Leases,
+ * reaping and backoff are computed from the Valkey server's clock, so neither worker judges a
+ * live lease expired: every job is delivered exactly once. Needs the Debian {@code faketime}
+ * package ({@code .ci/run} installs it); without it the test fails, it never skips.
+ */
+@WithRealServices
+class ClockSkewReliabilityTest {
+
+    private static final int JOBS = ReliabilitySize.pick(600, 6_000);
+    private static final List<String> SKEWS = List.of("-1h", "+1h");
+
+    @Test
+    void workersAnHourAheadAndAnHourBehindKeepTheirLeasesBecauseLeasesUseTheServerClock(ValkeyService valkey,
+            PostgresService postgres) throws Exception {
+        Path faketime = ExecutableOnPath.find("faketime").orElseThrow(() -> new AssertionError(
+                "the faketime command is needed for the clock-skew scenario: apt-get install faketime (.ci/run does)"));
+        PostgresService.Database database = Scenarios.migratedDatabase(postgres, "clock_skew");
+        String queueName = "clock-skew-" + ProcessHandle.current().pid();
+        Map<String, String> settings = Map.of("ECHOMQ_LEASE_MS", "2000", "FAKETIME_DONT_FAKE_MONOTONIC", "1");
+        List<WorkerProcess> workers = new ArrayList<>();
+        try (RedisClient redis = valkey.newClient()) {
+            QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+            for (String skew : SKEWS) {
+                WorkerProcess worker = WorkerProcess.start(List.of(faketime.toString(), "-f", skew), valkey.url(), database, queueName,
+                        settings, Scenarios.output("clock-skew" + skew));
+                workers.add(worker);
+                worker.awaitLine("event=started", Scenarios.WORKER_START);
+                assertThat(worker.jvm().map(ClockSkewReliabilityTest::environment).orElse(""))
+                        .as("worker pid %d runs under faketime", worker.pid()).contains("FAKETIME=" + skew);
+            }
+            List<String> acknowledged = new ArrayList<>();
+            SubmissionLoad.burstPerSecond(queue, queueName, JOBS, acknowledged);
+            ReliabilityChecker.awaitDrained(queue, queueName, JOBS, Duration.ofMinutes(3));
+
+            Verdict verdict = ReliabilityChecker.check("worker-clock-skew-1h", SKEWS.size(), 0, queue, queueName,
+                            Jdbi.create(database.dataSource()), acknowledged)
+                    .with("skews", String.join(",", SKEWS))
+                    .print();
+            verdict.assertNothingLostNothingTwice();
+            assertThat(verdict.deliveries()).as("no live lease was taken for expired").isEqualTo(JOBS);
+        } finally {
+            for (WorkerProcess worker : workers) {
+                worker.close();
+            }
+        }
+    }
+
+    private static String environment(ProcessHandle process) {
+        try {
+            return new String(Files.readAllBytes(Path.of("/proc", Long.toString(process.pid()), "environ")), StandardCharsets.UTF_8)
+                    .replace('\0', '\n');
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
