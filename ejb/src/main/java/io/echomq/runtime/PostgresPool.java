@@ -26,8 +26,6 @@ public final class PostgresPool {
         // skips) and does not ask for it per transaction; the pool sets it on every connection
         // and restores it if a handler changed it.
         pool.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
-        // Prepare each statement on the server at its first use, not its fifth.
-        driver.setPrepareThreshold(1);
         // Fail fast with the driver's own message when the database is unreachable.
         pool.setInitializationFailTimeout(10_000);
         return new HikariDataSource(pool);

@@ -123,6 +123,25 @@ class BatchedEffectProofTest {
     }
 
     @Test
+    void heartbeatsKeepALongBatchLeasedSoEachJobIsDeliveredOnce() {
+        engine = new Engine(valkey, postgres);
+        engine.startMaintenance(Duration.ofMillis(50));
+        BatchJobHandler charge = countedBatchCharge();
+        BatchJobHandler slow = jobs -> {
+            Thread.sleep(SHORT_LEASE.multipliedBy(4).toMillis());
+            charge.handleBatch(jobs);
+        };
+        enqueueCharges(JOBS);
+        engine.startWorker("w1", slow, batchesOfTen(), FaultInjector.NONE);
+
+        awaitSettled(JOBS);
+
+        assertThat(engine.events.claims).as("deliveries").hasSize(JOBS);
+        assertThat(engine.events.rejectedCompletions).isEmpty();
+        assertThat(engine.ledger()).isEqualTo(new LedgerSummary(JOBS, JOBS, 0, JOBS * 100L));
+    }
+
+    @Test
     void aPoisonJobFailsAloneAndItsNeighboursCommit() {
         engine = new Engine(valkey, postgres);
         List<NewJob> jobs = new ArrayList<>();
