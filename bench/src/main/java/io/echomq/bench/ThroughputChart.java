@@ -3,12 +3,14 @@ package io.echomq.bench;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
+import java.text.DecimalFormat;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
@@ -32,7 +34,11 @@ final class ThroughputChart {
         });
         LogAxis x = new LogAxis("worker concurrency");
         x.setBase(2);
+        x.setTickUnit(new NumberTickUnit(2));   // 1, 4, 16, 64: ticks every second power of two
+        x.setNumberFormatOverride(new DecimalFormat("0"));
         LogAxis y = new LogAxis("jobs/s (median of rounds)");
+        y.setTickUnit(new NumberTickUnit(0.25));
+        y.setNumberFormatOverride(new DecimalFormat("#,##0"));
         XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
         for (int i = 0; i < data.getSeriesCount(); i++) {
             String name = (String) data.getSeriesKey(i);
