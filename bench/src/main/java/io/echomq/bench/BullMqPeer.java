@@ -1,14 +1,16 @@
 package io.echomq.bench;
 
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
 import java.io.IOException;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * BullMQ on the same Valkey and PostgreSQL, with the same effect (bench/bullmq/run.mjs): installed
@@ -54,14 +56,17 @@ final class BullMqPeer {
                 "--effect", effect.name().toLowerCase(),
                 "--mode", mode));
         command.addAll(extra);
-        String line = run(command, 1800);
-        version = text(line, "version");
-        if (number(line, "duplicates") != 0 || number(line, "missing") != 0) {
-            throw new IllegalStateException("BullMQ run lost or doubled jobs: " + line);
+        JsonObject result;
+        try (JsonReader reader = Json.createReader(new StringReader(run(command, 1800)))) {
+            result = reader.readObject();
+        }
+        version = result.getString("version", "?");
+        if (result.getInt("duplicates") != 0 || result.getInt("missing") != 0) {
+            throw new IllegalStateException("BullMQ run lost or doubled jobs: " + result);
         }
         boolean latency = mode.equals("latency");
-        return new Measurement(jobs, number(line, "seconds"), latency ? number(line, "p50Ms") : Double.NaN,
-                latency ? number(line, "p99Ms") : Double.NaN);
+        return new Measurement(jobs, number(result, "seconds"), latency ? number(result, "p50Ms") : Double.NaN,
+                latency ? number(result, "p99Ms") : Double.NaN);
     }
 
     /** Runs a command in the peer's folder; returns the last line of its stdout (stderr is passed through). */
@@ -80,16 +85,7 @@ final class BullMqPeer {
         return lines[lines.length - 1];
     }
 
-    private static double number(String json, String key) {
-        Matcher m = Pattern.compile("\"" + key + "\":(-?[0-9.eE+-]+)").matcher(json);
-        if (!m.find()) {
-            throw new IllegalStateException("no " + key + " in " + json);
-        }
-        return Double.parseDouble(m.group(1));
-    }
-
-    private static String text(String json, String key) {
-        Matcher m = Pattern.compile("\"" + key + "\":\"([^\"]*)\"").matcher(json);
-        return m.find() ? m.group(1) : "?";
+    private static double number(JsonObject result, String key) {
+        return result.getJsonNumber(key).doubleValue();
     }
 }

@@ -57,9 +57,8 @@ final class Ceilings {
             return inParallel(concurrency, jobs, () -> {
                 for (long id; (id = next.incrementAndGet()) <= jobs; ) {
                     String jobId = Long.toString(id);
-                    int i = (int) id;
-                    effects.apply(new Lease(queue, jobId, 1), tx -> LedgerChargeHandler.charge(tx, queue, jobId, 1,
-                            new Charge("acct-" + (i % Workload.ACCOUNTS), 1 + i % 97)));
+                    Charge charge = Workload.chargeOf((int) id);
+                    effects.apply(new Lease(queue, jobId, 1), tx -> LedgerChargeHandler.charge(tx, queue, jobId, 1, charge));
                 }
             });
         }

@@ -1,5 +1,6 @@
 package io.echomq.bench;
 
+import io.echomq.demo.Charge;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import java.util.ArrayList;
@@ -19,13 +20,22 @@ final class Workload {
     private Workload() {
     }
 
+    /** The i-th job's charge: the same account and amount on every side. */
+    static Charge chargeOf(int i) {
+        return new Charge("acct-" + (i % ACCOUNTS), 1 + i % 97);
+    }
+
     static String charge(int i) {
-        return "{\"account\":\"acct-" + (i % ACCOUNTS) + "\",\"amountCents\":" + (1 + i % 97) + "}";
+        return json(chargeOf(i), "");
     }
 
     /** A charge that carries the moment it was sent (this JVM's nanoTime), for latency. */
     static String timedCharge(int i, long sentNanos) {
-        return "{\"account\":\"acct-" + (i % ACCOUNTS) + "\",\"amountCents\":" + (1 + i % 97) + ",\"sentNanos\":" + sentNanos + "}";
+        return json(chargeOf(i), ",\"sentNanos\":" + sentNanos);
+    }
+
+    private static String json(Charge charge, String extra) {
+        return "{\"account\":\"" + charge.account() + "\",\"amountCents\":" + charge.amountCents() + extra + "}";
     }
 
     static long sentNanos(String payload) {

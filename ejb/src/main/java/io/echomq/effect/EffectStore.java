@@ -39,10 +39,15 @@ public final class EffectStore {
 
     private final Jdbi jdbi;
     private final EffectSettings settings;
+    /** The wait limits as set_config takes them, made once rather than per transaction. */
+    private final String lockTimeout;
+    private final String idleTimeout;
 
     public EffectStore(Jdbi jdbi, EffectSettings settings) {
         this.jdbi = jdbi;
         this.settings = settings;
+        this.lockTimeout = settings.lockTimeout().toMillis() + "ms";
+        this.idleTimeout = settings.idleInTransactionTimeout().toMillis() + "ms";
     }
 
     /**
@@ -178,8 +183,8 @@ public final class EffectStore {
                     .bind("ids", ids)
                     .bind("attempts", attempts);
         }
-        return insert.bind("lock", settings.lockTimeout().toMillis() + "ms")
-                .bind("idle", settings.idleInTransactionTimeout().toMillis() + "ms")
+        return insert.bind("lock", lockTimeout)
+                .bind("idle", idleTimeout)
                 .bind("queue", queue)
                 .map((rs, ctx) -> Map.entry(Long.toString(rs.getLong("job_id")), rs.getTimestamp("applied_at").toInstant()))
                 .collectToMap(Map.Entry::getKey, Map.Entry::getValue);

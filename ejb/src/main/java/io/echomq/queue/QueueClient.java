@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -222,11 +223,7 @@ public final class QueueClient {
     public List<JobEvent> history(String queue, String jobId) {
         QueueKeys keys = keysOf(queue);
         RequestChecks.jobId(jobId);
-        try {
-            return redis.lrange(keys.history(jobId), 0, -1).stream().map(JobEvent::parse).toList();
-        } catch (JedisConnectionException | JedisClusterOperationException e) {
-            throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
-        }
+        return read(() -> redis.lrange(keys.history(jobId), 0, -1).stream().map(JobEvent::parse).toList());
     }
 
     /** Gives a dead job a fresh budget of attempts and makes it pending again. */
@@ -255,13 +252,9 @@ public final class QueueClient {
      */
     public List<Map.Entry<String, Long>> idsInState(String queue, JobState state, long afterScore, int limit) {
         QueueKeys keys = keysOf(queue);
-        try {
-            return redis.zrangeByScoreWithScores(JobPages.setOf(keys, state), "(" + afterScore, "+inf", 0, limit).stream()
-                    .map(t -> Map.entry(t.getElement(), (long) t.getScore()))
-                    .toList();
-        } catch (JedisConnectionException | JedisClusterOperationException e) {
-            throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
-        }
+        return read(() -> redis.zrangeByScoreWithScores(JobPages.setOf(keys, state), "(" + afterScore, "+inf", 0, limit).stream()
+                .map(t -> Map.entry(t.getElement(), (long) t.getScore()))
+                .toList());
     }
 
     public QueueStats stats(String queue) {
@@ -298,11 +291,7 @@ public final class QueueClient {
     public Optional<JobView> job(String queue, String jobId) {
         QueueKeys keys = keysOf(queue);
         RequestChecks.jobId(jobId);
-        try {
-            return JobPages.view(queue, jobId, redis.hgetAll(keys.job(jobId)));
-        } catch (JedisConnectionException | JedisClusterOperationException e) {
-            throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
-        }
+        return read(() -> JobPages.view(queue, jobId, redis.hgetAll(keys.job(jobId))));
     }
 
     /** The most jobs one page lists. */
@@ -318,8 +307,13 @@ public final class QueueClient {
         if (state == null) {
             throw new InvalidRequestException("state", "is required");
         }
+        return read(() -> new JobPages(redis, keys).page(state, cursor, limit));
+    }
+
+    /** A plain read (no script): a server that cannot be reached is the queue's unavailability, as for scripts. */
+    private static <T> T read(Supplier<T> reading) {
         try {
-            return new JobPages(redis, keys).page(state, cursor, limit);
+            return reading.get();
         } catch (JedisConnectionException | JedisClusterOperationException e) {
             throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
         }

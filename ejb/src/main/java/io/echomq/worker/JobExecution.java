@@ -42,6 +42,7 @@ final class JobExecution {
     private final FaultInjector faults;
     private final WorkerListener listener;
     private final Consumer<ClaimedJob> acknowledge;
+    private final boolean batched;
 
     JobExecution(QueueClient queue, EffectStore effects, JobHandler handler, WorkerSettings settings, LeaseKeeper keeper,
             FaultInjector faults, WorkerListener listener, Consumer<ClaimedJob> acknowledge) {
@@ -53,11 +54,12 @@ final class JobExecution {
         this.faults = faults;
         this.listener = listener;
         this.acknowledge = acknowledge;
+        this.batched = handler instanceof BatchJobHandler && settings.batchSize() > 1;
     }
 
     /** Whether batches of jobs go through one transaction: the handler can apply them set-wise. */
     boolean batched() {
-        return handler instanceof BatchJobHandler && settings.batchSize() > 1;
+        return batched;
     }
 
     /** Runs the jobs on the calling thread, as one batch when batched; returns when all are settled or abandoned. */
