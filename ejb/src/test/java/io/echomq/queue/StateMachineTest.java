@@ -8,7 +8,9 @@ import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -214,6 +216,38 @@ class StateMachineTest {
                 }
             }
             assertThat(smallClaimed).as("small-lane jobs among the first 20 claims").isEqualTo(10);
+        }
+
+        /**
+         * A claim of n plans its round-robin at once (one pop per lane, one ring rewrite); it must
+         * hand out the same jobs in the same order, and leave the ring as n single claims would,
+         * also when the ring holds more lanes than one claim can visit.
+         */
+        @Test
+        void aBatchClaimServesTheLanesExactlyAsSingleClaimsWould() {
+            String batched = queue + "-batched";
+            String single = queue + "-single";
+            Random random = new Random(42);
+            List<String> lanes = List.of("a", "b", "c", "d", "e", "f", "g");
+            int claimedSoFar = 0;
+            for (int step = 0; step < 200; step++) {
+                for (int i = random.nextInt(6); i > 0; i--) {
+                    NewJob job = NewJob.of("p" + step + "-" + i).inLane(lanes.get(random.nextInt(random.nextBoolean() ? 2 : lanes.size())));
+                    client.enqueue(batched, job);
+                    client.enqueue(single, job);
+                }
+                int n = 1 + random.nextInt(random.nextBoolean() ? 3 : 12);
+                List<String> fromBatch = client.claim(batched, LEASE, n, "w").stream().map(j -> j.lane() + ":" + j.payload()).toList();
+                List<String> fromSingles = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    client.claim(single, LEASE, 1, "w").forEach(j -> fromSingles.add(j.lane() + ":" + j.payload()));
+                }
+                assertThat(fromBatch).as("claim of %d at step %d", n, step).isEqualTo(fromSingles);
+                assertThat(redis.lrange(new QueueKeys(batched).ring(), 0, -1)).as("lane ring after step %d", step)
+                        .isEqualTo(redis.lrange(new QueueKeys(single).ring(), 0, -1));
+                claimedSoFar += fromBatch.size();
+            }
+            assertThat(claimedSoFar).as("jobs claimed over the run").isGreaterThan(300);
         }
     }
 

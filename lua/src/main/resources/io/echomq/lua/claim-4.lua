@@ -35,4 +35,4 @@ local worker, promote_limit = ARGV[4], tonumber(ARGV[5])
 -- #include log_event
 -- #include claim_jobs
 
-return claim_jobs(prefix, ring, delayed, active, meta, lease_ms, max_jobs, worker, promote_limit)
+return claim_jobs(prefix, ring, delayed, active, meta, now_ms(), lease_ms, max_jobs, worker, promote_limit)

@@ -25,8 +25,8 @@ local prefix, id, token = ARGV[1], ARGV[2], ARGV[3]
 -- #include now_ms
 -- #include log_event
 -- #include fence
--- #include complete_one
+-- #include complete_jobs
 
--- KEYS[1] is the job's own key, declared for the reader and the cluster router; complete_one
+-- KEYS[1] is the job's own key, declared for the reader and the cluster router; complete_jobs
 -- derives the same key from the prefix.
-return complete_one(prefix, active, completed, id, token)
+return complete_jobs(prefix, active, completed, now_ms(), {id, token})[1]

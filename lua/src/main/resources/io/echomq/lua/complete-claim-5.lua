@@ -37,11 +37,9 @@ local acks = tonumber(ARGV[6])
 -- #include push_pending
 -- #include log_event
 -- #include fence
--- #include complete_one
+-- #include complete_jobs
 -- #include claim_jobs
 
-local settlements = {}
-for i = 0, acks - 1 do
-  settlements[#settlements + 1] = complete_one(prefix, active, completed, ARGV[7 + i * 2], ARGV[8 + i * 2])
-end
-return {settlements, claim_jobs(prefix, ring, delayed, active, meta, lease_ms, max_jobs, worker, promote_limit)}
+local now = now_ms()
+local settlements = complete_jobs(prefix, active, completed, now, {unpack(ARGV, 7, 6 + acks * 2)})
+return {settlements, claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, max_jobs, worker, promote_limit)}

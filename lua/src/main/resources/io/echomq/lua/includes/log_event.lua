@@ -24,6 +24,7 @@ local function log_event(prefix, id, at, event, attempt, worker, lease, detail)
       end
     end
   end
-  redis.call('RPUSH', log, entry)
-  redis.call('LTRIM', log, -64, -1)
+  if redis.call('RPUSH', log, entry) > 64 then
+    redis.call('LTRIM', log, -64, -1)
+  end
 end
