@@ -65,6 +65,10 @@ public final class Bench {
         if (options.peer) {
             bullmq.install();
         }
+        if (options.latencyRate > 0) {
+            latencyAt(options.concurrencies.get(0), options.latencyRate);
+            return;
+        }
         List<Contestant> contestants = contestants().stream()
                 .filter(c -> options.only == null || c.name().toLowerCase(Locale.ROOT).contains(options.only))
                 .toList();
@@ -163,6 +167,23 @@ public final class Bench {
         }
     }
 
+    /** The latency rows at one given rate and concurrency, nothing else (for tuning; {@code --latency-rate}). */
+    private void latencyAt(int concurrency, double rate) throws Exception {
+        Map<String, List<Double>> fixed = new LinkedHashMap<>();
+        List<String> names = new ArrayList<>(List.of("EchoMQ per-job, ledger", "EchoMQ batched, ledger"));
+        if (options.peer) {
+            names.add("BullMQ + pg, ledger");
+        }
+        // One "best" of twice the rate at the given concurrency, so each row runs at exactly that rate and concurrency.
+        names.removeIf(name -> options.only != null && !name.toLowerCase(Locale.ROOT).contains(options.only));
+        names.forEach(name -> fixed.put(name, List.of(rate * 2)));
+        options.concurrencies = List.of(concurrency);
+        // In a full run the throughput rounds warm the JVM up first; here a drain of each mode does.
+        ours.drain(OurWorker.Mode.PER_JOB, OurWorker.Effect.LEDGER, concurrency, options.jobs / 4);
+        ours.drain(OurWorker.Mode.BATCHED, OurWorker.Effect.LEDGER, concurrency, options.jobs);
+        latency(fixed);
+    }
+
     @FunctionalInterface
     private interface LatencyRun {
         Measurement run(int concurrency, int jobs, double rate) throws Exception;
@@ -170,6 +191,9 @@ public final class Bench {
 
     private void latencyRow(String name, Map<String, List<Double>> rates, LatencyRun run) throws Exception {
         List<Double> byConcurrency = rates.get(name);
+        if (byConcurrency == null) {
+            return;
+        }
         int best = 0;
         for (int i = 1; i < byConcurrency.size(); i++) {
             if (byConcurrency.get(i) > byConcurrency.get(best)) {
@@ -270,6 +294,8 @@ public final class Bench {
         int heapJobs = 100_000;
         int pgbenchSeconds = 5;
         int latencySeconds = 5;
+        /** When set: only the latency rows, at this rate and the first concurrency. */
+        double latencyRate;
         boolean peer = true;
         /** Only the throughput of contestants whose name contains this (lower case), nothing else. */
         String only;
@@ -298,9 +324,11 @@ public final class Bench {
                     case "--no-peer" -> o.peer = false;
                     case "--only" -> o.only = args[++i].toLowerCase(Locale.ROOT);
                     case "--out" -> o.out = Path.of(args[++i]);
+                    case "--latency-rate" -> o.latencyRate = Double.parseDouble(args[++i]);
+                    case "--latency-seconds" -> o.latencySeconds = Integer.parseInt(args[++i]);
                     default -> throw new IllegalArgumentException("unknown option " + arg
                             + " (known: --quick, --rounds N, --jobs N, --concurrency 1,4,16,64, --depths 1000,100000, --no-peer, "
-                            + "--only NAME-PART, --out DIR)");
+                            + "--only NAME-PART, --latency-rate JOBS_PER_S, --latency-seconds N, --out DIR)");
                 }
             }
             return o;

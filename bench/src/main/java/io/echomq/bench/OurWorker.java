@@ -102,8 +102,18 @@ final class OurWorker {
             double seconds = (System.nanoTime() - start) / 1e9;
             run.verify();
             double[] millis = run.latencies.stream().mapToDouble(n -> n / 1e6).toArray();
+            System.err.printf(java.util.Locale.ROOT, "bench: %s latency ms p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f; "
+                    + "%d claim calls, %d of them with jobs; claim call ms p50 %.1f p99 %.1f; effect ms p50 %.1f p99 %.1f%n", run.queueName,
+                    Stats.percentile(millis, 50), Stats.percentile(millis, 90), Stats.percentile(millis, 99),
+                    Stats.percentile(millis, 99.9), Stats.percentile(millis, 100), run.claimCalls.get(), run.claimsWithJobs.get(),
+                    Stats.percentile(micros(run.claimMicros), 50), Stats.percentile(micros(run.claimMicros), 99),
+                    Stats.percentile(micros(run.effectMicros), 50), Stats.percentile(micros(run.effectMicros), 99));
             return new Measurement(jobs, seconds, Stats.percentile(millis, 50), Stats.percentile(millis, 99));
         }
+    }
+
+    private static double[] micros(ConcurrentLinkedQueue<Long> values) {
+        return values.stream().mapToDouble(v -> v / 1e3).toArray();
     }
 
     /** One run's queue, pools, worker and counters. */
@@ -119,6 +129,10 @@ final class OurWorker {
         final CountDownLatch completed;
         final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
         final AtomicInteger failures = new AtomicInteger();
+        final AtomicInteger claimCalls = new AtomicInteger();
+        final ConcurrentLinkedQueue<Long> claimMicros = new ConcurrentLinkedQueue<>();
+        final ConcurrentLinkedQueue<Long> effectMicros = new ConcurrentLinkedQueue<>();
+        final AtomicInteger claimsWithJobs = new AtomicInteger();
         final Mode mode;
         final Effect effect;
         final int concurrency;
@@ -144,8 +158,18 @@ final class OurWorker {
                     new WorkerListener() {
                         @Override
                         public void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
+                            effectMicros.add(took.toNanos() / 1_000);
                             if (job.payload().contains("sentNanos")) {
                                 latencies.add(System.nanoTime() - Workload.sentNanos(job.payload()));
+                            }
+                        }
+
+                        @Override
+                        public void claimCall(String queue, Duration took, int claimed) {
+                            claimCalls.incrementAndGet();
+                            claimMicros.add(took.toNanos() / 1_000);
+                            if (claimed > 0) {
+                                claimsWithJobs.incrementAndGet();
                             }
                         }
 
