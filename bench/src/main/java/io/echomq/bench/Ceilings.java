@@ -58,7 +58,7 @@ final class Ceilings {
                 for (long id; (id = next.incrementAndGet()) <= jobs; ) {
                     String jobId = Long.toString(id);
                     Charge charge = Workload.chargeOf((int) id);
-                    effects.apply(new Lease(queue, jobId, 1), tx -> LedgerChargeHandler.charge(tx, queue, jobId, 1, charge));
+                    effects.apply(new Lease(queue, jobId, id, 1), tx -> LedgerChargeHandler.charge(tx, queue, jobId, 1, charge));
                 }
             });
         }
@@ -77,7 +77,7 @@ final class Ceilings {
                     List<Lease> leases = new ArrayList<>();
                     List<String> payloads = new ArrayList<>();
                     for (long id = first; id < first + batchSize && id <= jobs; id++) {
-                        leases.add(new Lease(queue, Long.toString(id), 1));
+                        leases.add(new Lease(queue, Long.toString(id), id, 1));
                         payloads.add(Workload.charge((int) id));
                     }
                     effects.applyAll(leases, (tx, recorded) -> handler.handleBatch(recorded.stream()
@@ -101,7 +101,7 @@ final class Ceilings {
                     "\\set acct random(0, " + (Workload.ACCOUNTS - 1) + ")",
                     "\\set amount random(1, 97)",
                     "BEGIN;",
-                    "WITH limits AS MATERIALIZED (SELECT set_config('lock_timeout', '5000ms', true), set_config('idle_in_transaction_session_timeout', '60000ms', true), set_config('synchronous_commit', 'on', true)) INSERT INTO echomq.effect (queue, job_id, attempt) SELECT 'pgbench', :id, 1 FROM limits ON CONFLICT (queue, job_id) DO NOTHING RETURNING applied_at;",
+                    "WITH limits AS MATERIALIZED (SELECT set_config('lock_timeout', '5000ms', true), set_config('idle_in_transaction_session_timeout', '60000ms', true), set_config('synchronous_commit', 'on', true)) INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt) SELECT 'pgbench', :id, :id, 1 FROM limits WHERE NOT EXISTS (SELECT 1 FROM echomq.effect WHERE queue = 'pgbench' AND job_id = :id AND job_created_ms = 0) ON CONFLICT (queue, job_id, job_created_ms) DO NOTHING RETURNING job_id, applied_at;",
                     "WITH credited AS (INSERT INTO echomq.demo_account AS a (id, balance_cents) VALUES ('acct-' || :acct, :amount) ON CONFLICT (id) DO UPDATE SET balance_cents = a.balance_cents + EXCLUDED.balance_cents) INSERT INTO echomq.demo_ledger (queue, job_id, attempt, account, amount_cents) VALUES ('pgbench', :id, 1, 'acct-' || :acct, :amount);",
                     "COMMIT;", ""), StandardCharsets.UTF_8);
             var address = servers.jdbcAddress();

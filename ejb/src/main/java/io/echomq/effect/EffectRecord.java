@@ -2,6 +2,11 @@ package io.echomq.effect;
 
 import java.time.Instant;
 
-/** The proof that a job's effect committed: which attempt applied it, and when. */
-public record EffectRecord(String queue, String jobId, long attempt, Instant appliedAt) {
+/**
+ * The proof that a job's effect committed: which attempt applied it, and when.
+ *
+ * @param jobCreatedMs the creation time of the job the row belongs to, or 0 for a row recorded
+ *                     before effect keys named it (such a row stands for any job with its id)
+ */
+public record EffectRecord(String queue, String jobId, long jobCreatedMs, long attempt, Instant appliedAt) {
 }

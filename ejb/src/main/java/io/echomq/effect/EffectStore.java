@@ -19,6 +19,10 @@ import org.jdbi.v3.core.statement.Query;
  * effect store and runs the effect through the same handle. If the job is already recorded, an
  * earlier attempt applied the effect; the effect is skipped and the earlier attempt reported.
  *
+ * <p>A job is named by its queue, id and creation time: ids can be handed out again after a
+ * Valkey failover, and a new job with an old id must not be taken for the old one. A row
+ * recorded before the key held the creation time (0 there) stands for any job with its id.
+ *
  * <p>Under READ COMMITTED, an attempt racing an earlier one that still holds the key (a zombie
  * whose lease expired mid-transaction) waits on the key: if the zombie commits, this attempt
  * sees the key taken and skips; if it rolls back, this attempt applies. The wait is bounded by
@@ -78,6 +82,10 @@ public final class EffectStore {
         if (leases.stream().anyMatch(l -> !l.queue().equals(queue))) {
             throw new IllegalArgumentException("a batch holds jobs of one queue, got " + leases);
         }
+        leases.stream().filter(l -> l.jobCreatedMs() <= 0).findFirst().ifPresent(l -> {
+            // 0 would write a row that stands for every job with this id.
+            throw new IllegalArgumentException("jobCreatedMs of job " + l.jobId() + " must be positive, was " + l.jobCreatedMs());
+        });
         try {
             // Isolation is the connection's (PostgreSQL's default READ COMMITTED, which the pool
             // also sets): asking for it per transaction would cost a round trip to read it back.
@@ -92,24 +100,50 @@ public final class EffectStore {
         }
     }
 
-    /** The effect recorded for a job, if any attempt applied it. */
-    public Optional<EffectRecord> find(String queue, String jobId) {
-        return jdbi.withHandle(handle -> recorded(handle, queue, jobId));
+    /** The effect recorded for a job (its queue, id and creation time), if any attempt applied it. */
+    public Optional<EffectRecord> find(String queue, String jobId, long jobCreatedMs) {
+        Lease job = new Lease(queue, jobId, jobCreatedMs, 1);
+        return Optional.ofNullable(jdbi.withHandle(handle -> recordedFor(handle, queue, List.of(job))).get(jobId));
     }
 
-    /** The recorded effects among the given jobs of a queue, by job id (one query). */
-    public Map<String, EffectRecord> findAll(String queue, Collection<String> jobIds) {
+    /**
+     * Every recorded effect of the given job ids of a queue (one query): of any creation time,
+     * so an id handed out twice may have two rows. Whoever acts on one must check the creation
+     * time it names against the job's.
+     */
+    public List<EffectRecord> findAll(String queue, Collection<String> jobIds) {
         if (jobIds.isEmpty()) {
-            return Map.of();
+            return List.of();
         }
-        return jdbi.withHandle(handle -> findAllIn(handle, queue, jobIds));
-    }
-
-    private static Map<String, EffectRecord> findAllIn(Handle handle, String queue, Collection<String> jobIds) {
         long[] ids = jobIds.stream().mapToLong(Long::parseLong).toArray();
-        return handle.createQuery("SELECT job_id, attempt, applied_at FROM echomq.effect WHERE queue = :queue AND job_id = ANY(:ids)")
+        return jdbi.withHandle(handle -> handle.createQuery("""
+                        SELECT job_id, job_created_ms, attempt, applied_at FROM echomq.effect
+                        WHERE queue = :queue AND job_id = ANY(:ids)""")
                 .bind("queue", queue)
                 .bind("ids", ids)
+                .map((rs, ctx) -> record(queue, rs))
+                .list());
+    }
+
+    /**
+     * The rows that stand for these jobs, by job id: the one with the job's creation time, else
+     * one recorded before keys held it.
+     */
+    private static Map<String, EffectRecord> recordedFor(Handle handle, String queue, List<Lease> leases) {
+        long[] ids = new long[leases.size()];
+        long[] created = new long[leases.size()];
+        for (int i = 0; i < leases.size(); i++) {
+            ids[i] = Long.parseLong(leases.get(i).jobId());
+            created[i] = leases.get(i).jobCreatedMs();
+        }
+        return handle.createQuery("""
+                        SELECT DISTINCT ON (e.job_id) e.job_id, e.job_created_ms, e.attempt, e.applied_at
+                        FROM unnest(:ids, :created) AS job (id, created)
+                        JOIN echomq.effect e ON e.queue = :queue AND e.job_id = job.id AND e.job_created_ms IN (job.created, 0)
+                        ORDER BY e.job_id, e.job_created_ms DESC""")
+                .bind("queue", queue)
+                .bind("ids", ids)
+                .bind("created", created)
                 .map((rs, ctx) -> record(queue, rs))
                 .collectToMap(EffectRecord::jobId, r -> r);
     }
@@ -121,7 +155,7 @@ public final class EffectStore {
                 .sorted(Comparator.comparingLong(l -> Long.parseLong(l.jobId())))
                 .toList();
         Map<String, EffectRecord> earlier = recorded.size() == leases.size() ? Map.of()
-                : findAllIn(handle, queue, leases.stream().map(Lease::jobId).filter(id -> !recordedNow.containsKey(id)).toList());
+                : recordedFor(handle, queue, leases.stream().filter(l -> !recordedNow.containsKey(l.jobId())).toList());
         if (!recorded.isEmpty()) {
             try {
                 effect.apply(handle, recorded);
@@ -133,7 +167,8 @@ public final class EffectStore {
         for (Lease lease : leases) {
             Instant appliedAt = recordedNow.get(lease.jobId());
             if (appliedAt != null) {
-                outcomes.add(new EffectOutcome.Applied(lease, new EffectRecord(queue, lease.jobId(), lease.token(), appliedAt)));
+                outcomes.add(new EffectOutcome.Applied(lease,
+                        new EffectRecord(queue, lease.jobId(), lease.jobCreatedMs(), lease.token(), appliedAt)));
             } else {
                 EffectRecord before = earlier.get(lease.jobId());
                 if (before == null) {
@@ -152,7 +187,9 @@ public final class EffectStore {
      * on a key another transaction holds. synchronous_commit is forced on: with it off, a crash
      * could lose an effect whose job Valkey already marked completed, and nothing would ever
      * apply it again. Keys are taken in job-id order, so two batches that overlap (a zombie's
-     * and its successor's) wait on each other instead of deadlocking.
+     * and its successor's) wait on each other instead of deadlocking. A job whose id has a row
+     * from before keys held the creation time is not recorded again: that row is its effect
+     * (no such row is written any more, so reading it races with nothing).
      */
     private Map<String, Instant> record(Handle handle, String queue, List<Lease> leases) {
         Query insert;
@@ -160,27 +197,35 @@ public final class EffectStore {
             // One job, the per-job mode's every transaction: plain values encode faster than arrays.
             Lease lease = leases.get(0);
             insert = handle.createQuery(LIMITS + """
-                            INSERT INTO echomq.effect (queue, job_id, attempt)
-                            SELECT :queue, :jobId, :attempt FROM limits
-                            ON CONFLICT (queue, job_id) DO NOTHING
+                            INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt)
+                            SELECT :queue, :jobId, :created, :attempt FROM limits
+                            WHERE NOT EXISTS (SELECT 1 FROM echomq.effect
+                                              WHERE queue = :queue AND job_id = :jobId AND job_created_ms = 0)
+                            ON CONFLICT (queue, job_id, job_created_ms) DO NOTHING
                             RETURNING job_id, applied_at""")
                     .bind("jobId", Long.parseLong(lease.jobId()))
+                    .bind("created", lease.jobCreatedMs())
                     .bind("attempt", lease.token());
         } else {
             long[] ids = new long[leases.size()];
+            long[] created = new long[leases.size()];
             long[] attempts = new long[leases.size()];
             for (int i = 0; i < leases.size(); i++) {
                 ids[i] = Long.parseLong(leases.get(i).jobId());
+                created[i] = leases.get(i).jobCreatedMs();
                 attempts[i] = leases.get(i).token();
             }
             insert = handle.createQuery(LIMITS + """
-                            INSERT INTO echomq.effect (queue, job_id, attempt)
-                            SELECT :queue, job.id, job.attempt
-                            FROM limits, unnest(:ids, :attempts) AS job (id, attempt)
+                            INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt)
+                            SELECT :queue, job.id, job.created, job.attempt
+                            FROM limits, unnest(:ids, :created, :attempts) AS job (id, created, attempt)
+                            WHERE NOT EXISTS (SELECT 1 FROM echomq.effect
+                                              WHERE queue = :queue AND job_id = job.id AND job_created_ms = 0)
                             ORDER BY job.id
-                            ON CONFLICT (queue, job_id) DO NOTHING
+                            ON CONFLICT (queue, job_id, job_created_ms) DO NOTHING
                             RETURNING job_id, applied_at""")
                     .bind("ids", ids)
+                    .bind("created", created)
                     .bind("attempts", attempts);
         }
         return insert.bind("lock", lockTimeout)
@@ -190,16 +235,8 @@ public final class EffectStore {
                 .collectToMap(Map.Entry::getKey, Map.Entry::getValue);
     }
 
-    private static Optional<EffectRecord> recorded(Handle handle, String queue, String jobId) {
-        return handle.createQuery("SELECT job_id, attempt, applied_at FROM echomq.effect WHERE queue = :queue AND job_id = :jobId")
-                .bind("queue", queue)
-                .bind("jobId", Long.parseLong(jobId))
-                .map((rs, ctx) -> record(queue, rs))
-                .findOne();
-    }
-
     private static EffectRecord record(String queue, java.sql.ResultSet row) throws SQLException {
-        return new EffectRecord(queue, Long.toString(row.getLong("job_id")), row.getLong("attempt"),
+        return new EffectRecord(queue, Long.toString(row.getLong("job_id")), row.getLong("job_created_ms"), row.getLong("attempt"),
                 row.getTimestamp("applied_at").toInstant());
     }
 

@@ -2,6 +2,7 @@ package io.echomq.effect;
 
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.flywaydb.core.api.output.MigrateResult;
 
 /**
@@ -19,6 +20,10 @@ public final class Migrations {
 
     /** Applies pending migrations; a database already up to date is left as it is. */
     public static MigrateResult migrate(DataSource dataSource) {
+        return configuration(dataSource).load().migrate();
+    }
+
+    static FluentConfiguration configuration(DataSource dataSource) {
         // The engine's class loader, not the thread's: on an application server the scripts sit
         // inside WEB-INF/lib jars that only the application's loader sees.
         return Flyway.configure(Migrations.class.getClassLoader())
@@ -27,8 +32,6 @@ public final class Migrations {
                 .createSchemas(true)
                 .table("echomq_schema_history")
                 .locations(LOCATION)
-                .failOnMissingLocations(true)
-                .load()
-                .migrate();
+                .failOnMissingLocations(true);
     }
 }

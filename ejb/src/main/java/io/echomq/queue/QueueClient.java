@@ -237,11 +237,14 @@ public final class QueueClient {
     /**
      * Completes a job whose effect the caller saw committed but which is not active nor
      * completed (pending, delayed, dead or cancelled); {@code reason} stays on the job as its note.
+     * {@code jobCreatedMs} is the creation time the effect row names (0 for a row that names
+     * none): a job with this id but another creation time is another job and is not touched.
      */
-    public ManualTransition reconcile(String queue, String jobId, String reason) {
+    public ManualTransition reconcile(String queue, String jobId, long jobCreatedMs, String reason) {
         QueueKeys keys = keysOf(queue);
         RequestChecks.jobId(jobId);
-        Object reply = scripts.run(Script.RECONCILE, keys, jobId, List.of(keys.prefix(), jobId, truncateError(reason)));
+        Object reply = scripts.run(Script.RECONCILE, keys, jobId,
+                List.of(keys.prefix(), jobId, truncateError(reason), Long.toString(jobCreatedMs)));
         return Replies.moved(queue, jobId, JobState.COMPLETED, reply, "only a job that is not active nor completed is reconciled");
     }
 

@@ -41,11 +41,11 @@ final class Reconciler {
             List<Map.Entry<String, Long>> ids = queue.idsInState(queueName, state, cursors.getOrDefault(cursorKey, -1L), batch);
             // At the end of a set the cursor wraps, so later additions are seen on the next walk.
             cursors.put(cursorKey, ids.size() < batch ? -1L : ids.get(ids.size() - 1).getValue());
-            Map<String, EffectRecord> applied = effects.findAll(queueName, ids.stream().map(Map.Entry::getKey).toList());
-            for (EffectRecord effect : applied.values()) {
+            // A row may belong to an earlier job that had the same id; the script completes only the job the row names.
+            for (EffectRecord effect : effects.findAll(queueName, ids.stream().map(Map.Entry::getKey).toList())) {
                 String reason = "completed by the reconciler: its effect was applied by attempt " + effect.attempt()
                         + " at " + effect.appliedAt() + ", but the job was " + state.wireName();
-                if (queue.reconcile(queueName, effect.jobId(), reason) instanceof ManualTransition.Moved) {
+                if (queue.reconcile(queueName, effect.jobId(), effect.jobCreatedMs(), reason) instanceof ManualTransition.Moved) {
                     completed++;
                 }
             }

@@ -7,6 +7,7 @@ import io.echomq.queue.Lease;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.WithRealServices;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -42,8 +43,11 @@ class EffectStoreTest {
         jobId = Integer.toString(JOBS.incrementAndGet());
     }
 
+    /** The creation time of every job here but the ones that test reused ids. */
+    private static final long CREATED_MS = 1_700_000_000_000L;
+
     private Lease attempt(int n) {
-        return new Lease("payments", jobId, n);
+        return new Lease("payments", jobId, CREATED_MS, n);
     }
 
     /** The demo effect: one ledger row for this job. */
@@ -66,7 +70,7 @@ class EffectStoreTest {
 
         assertThat(outcome).isInstanceOf(EffectOutcome.Applied.class);
         assertThat(ledgerRows()).isEqualTo(1);
-        assertThat(store.find("payments", jobId)).hasValueSatisfying(r -> assertThat(r.attempt()).isEqualTo(1));
+        assertThat(store.find("payments", jobId, CREATED_MS)).hasValueSatisfying(r -> assertThat(r.attempt()).isEqualTo(1));
     }
 
     @Test
@@ -97,6 +101,46 @@ class EffectStoreTest {
     }
 
     @Test
+    void aJobWithAnotherJobsIdButItsOwnCreationTimeIsApplied() {
+        store.apply(attempt(1), tx -> charge(tx, attempt(1)));
+        Lease newJobSameId = new Lease("payments", jobId, CREATED_MS + 5_000, 1);
+
+        EffectOutcome outcome = store.apply(newJobSameId, tx -> charge(tx, newJobSameId));
+
+        assertThat(outcome).isInstanceOf(EffectOutcome.Applied.class);
+        assertThat(ledgerRows()).as("one charge per job").isEqualTo(2);
+        assertThat(store.find("payments", jobId, CREATED_MS + 5_000)).hasValueSatisfying(r ->
+                assertThat(r.jobCreatedMs()).isEqualTo(CREATED_MS + 5_000));
+        assertThat(store.applyAll(List.of(attempt(2), new Lease("payments", jobId, CREATED_MS + 5_000, 2)), (tx, recorded) -> {
+            throw new AssertionError("both jobs were applied already, yet " + recorded + " ran");
+        })).allMatch(EffectOutcome.AlreadyApplied.class::isInstance);
+    }
+
+    @Test
+    void aRowRecordedBeforeKeysHeldTheCreationTimeStillCountsForItsJob() {
+        // What the V3 migration leaves of a row written by the previous version.
+        jdbi.useHandle(h -> h.createUpdate("INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt) VALUES ('payments', :j, 0, 1)")
+                .bind("j", Long.parseLong(jobId)).execute());
+
+        EffectOutcome single = store.apply(attempt(2), tx -> charge(tx, attempt(2)));
+        List<EffectOutcome> batch = store.applyAll(List.of(attempt(3)), (tx, recorded) -> recorded.forEach(l -> charge(tx, l)));
+
+        assertThat(single).isInstanceOfSatisfying(EffectOutcome.AlreadyApplied.class, a -> assertThat(a.record().attempt()).isEqualTo(1));
+        assertThat(batch).allMatch(EffectOutcome.AlreadyApplied.class::isInstance);
+        assertThat(handlerRuns).hasValue(0);
+        assertThat(store.find("payments", jobId, CREATED_MS)).hasValueSatisfying(r -> assertThat(r.jobCreatedMs()).isZero());
+    }
+
+    @Test
+    void aLeaseWithoutACreationTimeIsRefusedNamingTheField() {
+        Lease unnamed = new Lease("payments", jobId, 0, 1);
+
+        assertThatThrownBy(() -> store.apply(unnamed, tx -> charge(tx, unnamed)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("jobCreatedMs");
+        assertThat(handlerRuns).hasValue(0);
+    }
+
+    @Test
     void failingHandlerRollsBackItsWritesAndTheEffectRow() {
         assertThatThrownBy(() -> store.apply(attempt(1), tx -> {
             charge(tx, attempt(1));
@@ -104,7 +148,7 @@ class EffectStoreTest {
         })).isInstanceOf(EffectFailedException.class).hasMessageContaining("card declined");
 
         assertThat(ledgerRows()).isZero();
-        assertThat(store.find("payments", jobId)).isEmpty();
+        assertThat(store.find("payments", jobId, CREATED_MS)).isEmpty();
         assertThat(store.apply(attempt(2), tx -> charge(tx, attempt(2)))).isInstanceOf(EffectOutcome.Applied.class);
         assertThat(ledgerRows()).isEqualTo(1);
     }

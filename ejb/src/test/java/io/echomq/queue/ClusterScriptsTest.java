@@ -99,7 +99,7 @@ class ClusterScriptsTest {
         assertThat(client.requeue(queue, claimed.get(1).id())).isInstanceOf(ManualTransition.Moved.class); // requeue
         String delayed = client.enqueue(queue, NewJob.of("d").delayedBy(Duration.ofHours(1))).id();
         assertThat(client.cancel(queue, delayed)).isInstanceOf(ManualTransition.Moved.class);          // cancel
-        assertThat(client.reconcile(queue, claimed.get(1).id(), "seen")).isInstanceOf(ManualTransition.Moved.class); // reconcile
+        assertThat(client.reconcile(queue, claimed.get(1).id(), claimed.get(1).lease().jobCreatedMs(), "seen")).isInstanceOf(ManualTransition.Moved.class); // reconcile
         assertThat(client.remove(queue, claimed.get(0).id())).isInstanceOf(ManualTransition.Removed.class);          // remove
         client.claim(queue, Duration.ofMillis(100), 1, "w2");
         client.reap(queue, 10);                                                                        // reap

@@ -186,7 +186,7 @@ class StateMachinePropertyTest {
 
     record Reconcile(int pick) implements Action {
         public void applyTo(Run run) {
-            run.operate(pick, id -> client.reconcile(run.queue, id, "effect seen"), Set.of("pending", "delayed", "dead", "cancelled"));
+            run.operate(pick, id -> client.reconcile(run.queue, id, 0, "effect seen"), Set.of("pending", "delayed", "dead", "cancelled"));
         }
     }
 
@@ -272,7 +272,7 @@ class StateMachinePropertyTest {
         <T> void settle(int worker, int pick, java.util.function.Function<Lease, T> call,
                 java.util.function.Predicate<T> accepted) {
             List<Lease> held = leases.get(worker);
-            Lease lease = held.isEmpty() ? new Lease(queue, "999999", 1) : held.get(pick % held.size());
+            Lease lease = held.isEmpty() ? new Lease(queue, "999999", 1, 1) : held.get(pick % held.size());
             List<String> before = redis.hmget(keys.job(lease.jobId()), "state", "attempts");
             boolean exists = before.get(0) != null;
             boolean current = exists && "active".equals(before.get(0)) && Long.toString(lease.token()).equals(before.get(1));

@@ -70,6 +70,10 @@ class StateMachineTest {
         }
     }
 
+    private long createdMs(String id) {
+        return client.job(queue, id).orElseThrow().createdAt().toEpochMilli();
+    }
+
     private JobState stateOf(String id) {
         return client.job(queue, id).orElseThrow().state();
     }
@@ -325,7 +329,7 @@ class StateMachineTest {
 
         @Test
         void unknownJobIsRejectedAsNotFound() {
-            Lease nobody = new Lease(queue, "999", 1);
+            Lease nobody = new Lease(queue, "999", 1, 1);
             assertThat(client.complete(nobody)).isInstanceOfSatisfying(Rejected.class,
                     r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
             assertThat(client.extend(nobody, LEASE)).isInstanceOf(Rejected.class);
@@ -567,7 +571,7 @@ class StateMachineTest {
             client.cancel(queue, cancelled.id());
 
             for (Enqueued job : List.of(pending, delayed, cancelled)) {
-                assertThat(client.reconcile(queue, job.id(), "effect found")).isInstanceOf(ManualTransition.Moved.class);
+                assertThat(client.reconcile(queue, job.id(), createdMs(job.id()), "effect found")).isInstanceOf(ManualTransition.Moved.class);
                 JobView view = client.job(queue, job.id()).orElseThrow();
                 assertThat(view.state()).isEqualTo(JobState.COMPLETED);
                 assertThat(view.note()).contains("effect found");
@@ -579,14 +583,24 @@ class StateMachineTest {
         }
 
         @Test
+        void reconcileLeavesAJobWithTheEffectsIdButAnotherCreationTimeAlone() {
+            Enqueued job = client.enqueue(queue, NewJob.of("d").delayedBy(Duration.ofMinutes(5)));
+
+            // The effect row belongs to an earlier job that had this id (before a failover lost it).
+            assertThat(client.reconcile(queue, job.id(), createdMs(job.id()) - 1, "effect of the earlier job"))
+                    .isInstanceOfSatisfying(ManualTransition.Refused.class, r -> assertThat(r.current()).isEmpty());
+            assertThat(stateOf(job.id())).isEqualTo(JobState.DELAYED);
+        }
+
+        @Test
         void reconcileLeavesActiveAndCompletedJobsAlone() {
             client.enqueue(queue, NewJob.of("x"));
             ClaimedJob active = claimOne(LEASE);
-            assertThat(client.reconcile(queue, active.id(), "r")).isInstanceOfSatisfying(ManualTransition.Refused.class,
+            assertThat(client.reconcile(queue, active.id(), active.lease().jobCreatedMs(), "r")).isInstanceOfSatisfying(ManualTransition.Refused.class,
                     r -> assertThat(r.current()).contains(JobState.ACTIVE));
             client.complete(active.lease());
-            assertThat(client.reconcile(queue, active.id(), "r")).isInstanceOf(ManualTransition.Refused.class);
-            assertThat(client.reconcile(queue, "424242", "r")).isInstanceOfSatisfying(ManualTransition.Refused.class,
+            assertThat(client.reconcile(queue, active.id(), active.lease().jobCreatedMs(), "r")).isInstanceOf(ManualTransition.Refused.class);
+            assertThat(client.reconcile(queue, "424242", 0, "r")).isInstanceOfSatisfying(ManualTransition.Refused.class,
                     r -> assertThat(r.current()).isEmpty());
         }
 
@@ -717,8 +731,8 @@ class StateMachineTest {
             assertField("lease", () -> client.claim(queue, Duration.ZERO, 1, "w"));
             assertField("maxJobs", () -> client.claim(queue, LEASE, 0, "w"));
             assertField("workerId", () -> client.claim(queue, LEASE, 1, " "));
-            assertField("jobId", () -> client.complete(new Lease(queue, "1}", 1)));
-            assertField("token", () -> client.complete(new Lease(queue, "1", 0)));
+            assertField("jobId", () -> client.complete(new Lease(queue, "1}", 1, 1)));
+            assertField("token", () -> client.complete(new Lease(queue, "1", 1, 0)));
         }
 
         @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.demo.LedgerSummary;
 import io.echomq.effect.EffectOutcome;
+import io.echomq.effect.EffectRecord;
 import io.echomq.effect.EffectSettings;
 import io.echomq.handler.JobHandler;
 import io.echomq.handler.PermanentJobFailure;
@@ -17,11 +18,13 @@ import io.echomq.queue.JobView;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.Rejected;
 import io.echomq.queue.RetryOutcome;
+import io.echomq.queue.internal.QueueKeys;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -83,6 +86,34 @@ class ExactlyOnceProofTest {
         return engine.queue.job(engine.queueName, id).orElseThrow();
     }
 
+    private Optional<EffectRecord> effectOf(String id) {
+        return engine.effects.find(engine.queueName, id, engine.queue.job(engine.queueName, id).orElseThrow().createdAt().toEpochMilli());
+    }
+
+    /**
+     * A Valkey failover can lose the increments of the id counter along with the jobs they
+     * minted; the next job then gets an id that already has an effect row. It is another job:
+     * its effect must be applied, not skipped as the old one's.
+     */
+    @Test
+    void aNewJobGivenAnIdAgainAfterAFailoverIsAppliedNotSkipped() throws InterruptedException {
+        engine.startWorker("w1", countedCharge(), shortLeases(), FaultInjector.NONE);
+        Enqueued first = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        awaitState(first.id(), JobState.COMPLETED);
+
+        // What the promoted replica holds when the old primary's last writes never reached it.
+        QueueKeys keys = new QueueKeys(engine.queueName);
+        engine.redis.del(keys.job(first.id()), keys.history(first.id()), keys.completed(), keys.seq());
+        Thread.sleep(2); // creation times are milliseconds: two jobs minted in one would look alike
+        Enqueued second = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        assertThat(second.id()).as("the id handed out again").isEqualTo(first.id());
+
+        awaitState(second.id(), JobState.COMPLETED);
+        assertThat(handlerRuns.get()).as("handler runs: one per job").isEqualTo(2);
+        assertThat(engine.ledger().entries()).as("ledger rows: the second job's charge was applied").isEqualTo(2);
+        assertThat(engine.events.effects).allMatch(EffectOutcome.Applied.class::isInstance);
+    }
+
     @Test
     void crashAfterCommitBeforeAckIsRedeliveredAndNotAppliedAgain() {
         engine.startMaintenance(Duration.ofMillis(50));
@@ -113,7 +144,7 @@ class ExactlyOnceProofTest {
 
         assertThat(ledger.entries()).as("effect applied once, never lost").isEqualTo(1);
         assertThat(ledger.duplicates()).isZero();
-        long appliedBy = engine.effects.find(engine.queueName, job.id()).orElseThrow().attempt();
+        long appliedBy = effectOf(job.id()).orElseThrow().attempt();
         switch (point) {
             case LEASE -> {
                 // Nothing ran before the crash: a clean re-run applies the effect in attempt 2.
@@ -191,7 +222,7 @@ class ExactlyOnceProofTest {
         assertThat(done.attempts()).isEqualTo(3);
         assertThat(engine.events.retries).hasSize(2).allSatisfy(r -> assertThat(r).isInstanceOf(RetryOutcome.Scheduled.class));
         assertThat(engine.ledger()).as("the failed attempts' writes were rolled back").isEqualTo(new LedgerSummary(1, 1, 0, 500));
-        assertThat(engine.effects.find(engine.queueName, job.id()).orElseThrow().attempt()).isEqualTo(3);
+        assertThat(effectOf(job.id()).orElseThrow().attempt()).isEqualTo(3);
     }
 
     @Test
@@ -210,7 +241,7 @@ class ExactlyOnceProofTest {
         assertThat(dead.lastError()).hasValueSatisfying(e -> assertThat(e).contains("bank is down"));
         assertThat(engine.events.retries).hasSize(3).last().isInstanceOf(RetryOutcome.DeadLettered.class);
         assertThat(engine.ledger().entries()).isZero();
-        assertThat(engine.effects.find(engine.queueName, job.id())).isEmpty();
+        assertThat(effectOf(job.id())).isEmpty();
     }
 
     @Test

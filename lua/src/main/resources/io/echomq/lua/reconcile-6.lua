@@ -17,24 +17,27 @@
     ARGV[1] prefix     echomq:{q}:
     ARGV[2] job id
     ARGV[3] reason, kept on the job as its note
+    ARGV[4] the creation time (ms) the effect row names, or 0 for a row recorded before
+            effect keys named it: a job with this id but another creation time is a different
+            job (the id was reused after a failover) and is left alone
 
   Output:
     {'OK', previous_state}
-    {'NOT_FOUND'}
+    {'NOT_FOUND'}             no job with this id and creation time
     {'REFUSED', state}        active or already completed
 ]]
 local rcall = redis.call
 local job, delayed, dead, cancelled, completed, ring = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local prefix, id, reason = ARGV[1], ARGV[2], ARGV[3]
+local prefix, id, reason, created = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 
 -- #include now_ms
 -- #include remove_pending
 -- #include unqueue
 -- #include log_event
 
-local fields = rcall('HMGET', job, 'state', 'lane')
+local fields = rcall('HMGET', job, 'state', 'lane', 'created_at')
 local state, lane = fields[1], fields[2]
-if not state then
+if not state or (created ~= '0' and fields[3] ~= created) then
   return {'NOT_FOUND'}
 end
 local ended = {dead = dead, cancelled = cancelled}

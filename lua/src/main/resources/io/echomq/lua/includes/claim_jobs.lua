@@ -1,7 +1,9 @@
 -- The claim shared by claim and complete-claim: promotes due delayed jobs, then, unless the
 -- queue is paused, leases up to max_jobs pending jobs round-robin across lanes (oldest of each
 -- lane first), minting each job's token. Returns {} when nothing was claimed, else
--- {deadline, id1, payload1, token1, lane1, ...}. Needs push_pending and log_event.
+-- {deadline, id1, payload1, token1, lane1, created1, ...}: created is the job's creation time,
+-- which with the id names the job in the effect store (an id can repeat after a failover).
+-- Needs push_pending and log_event.
 --
 -- The round-robin is planned before anything is popped, so a lane gives all its jobs of this
 -- call in one ZPOPMIN and the ring is rewritten once, instead of a rotation and a pop per job.
@@ -101,7 +103,7 @@ local function claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, ma
     local id = popped[i][next_of[i]]
     next_of[i] = next_of[i] + 2
     local job = prefix .. 'job:' .. id
-    local fields = redis.call('HMGET', job, 'attempts', 'payload')
+    local fields = redis.call('HMGET', job, 'attempts', 'payload', 'created_at')
     local token = (tonumber(fields[1]) or 0) + 1
     redis.call('HSET', job, 'attempts', token, 'state', 'active', 'lease_until', deadline, 'claimed_at', now,
       'worker', worker)
@@ -112,6 +114,7 @@ local function claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, ma
     out[#out + 1] = fields[2]
     out[#out + 1] = token
     out[#out + 1] = lanes[i]
+    out[#out + 1] = fields[3]
   end
   redis.call('ZADD', active, unpack(leases))
   return out
