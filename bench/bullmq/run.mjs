@@ -32,8 +32,11 @@ const SQL_EFFECT = {
     "WITH limits AS MATERIALIZED (SELECT set_config('lock_timeout', '5000ms', true), " +
     "set_config('idle_in_transaction_session_timeout', '60000ms', true), " +
     "set_config('synchronous_commit', 'on', true)) " +
-    'INSERT INTO echomq.effect (queue, job_id, attempt) SELECT $1::text, $2::bigint, $3::integer FROM limits ' +
-    'ON CONFLICT (queue, job_id) DO NOTHING RETURNING applied_at',
+    // Keyed like ours by queue, job id and the job's creation time (BullMQ's job.timestamp).
+    'INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt) ' +
+    'SELECT $1::text, $2::bigint, $3::bigint, $4::integer FROM limits ' +
+    'WHERE NOT EXISTS (SELECT 1 FROM echomq.effect WHERE queue = $1::text AND job_id = $2::bigint AND job_created_ms = 0) ' +
+    'ON CONFLICT (queue, job_id, job_created_ms) DO NOTHING RETURNING job_id, applied_at',
 };
 const SQL_LEDGER = {
   name: 'bench_ledger_apply',
@@ -223,7 +226,7 @@ async function main() {
             try {
               await client.query('BEGIN');
               const attempt = job.attemptsMade + 1;
-              const r = await client.query({ ...SQL_EFFECT, values: [queueName, job.id, attempt] });
+              const r = await client.query({ ...SQL_EFFECT, values: [queueName, job.id, job.timestamp, attempt] });
               if (r.rowCount === 1) {
                 await client.query({
                   ...SQL_LEDGER,
