@@ -29,6 +29,9 @@ public record JobContext(String queue, String jobId, long attempt, String lane, 
     /**
      * A key unique to this job (not to the attempt), {@code <queue>:<job id>}: pass it to
      * outside systems that deduplicate by key, so a redelivery is recognised there too.
+     * Unique as long as job ids are: a Valkey failover that loses writes can hand an id out
+     * again, and the new job then gets the old job's key (the effect store tells the two apart
+     * by creation time; this key does not).
      */
     public String idempotencyKey() {
         return queue + ":" + jobId;
