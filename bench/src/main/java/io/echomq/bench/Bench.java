@@ -70,10 +70,10 @@ public final class Bench {
             return;
         }
         List<Contestant> contestants = contestants().stream()
-                .filter(c -> options.only == null || c.name().toLowerCase(Locale.ROOT).contains(options.only))
+                .filter(c -> options.picks(c.name()))
                 .toList();
         Map<String, List<Double>> rates = throughput(contestants);
-        if (options.only != null) {
+        if (!options.only.isEmpty()) {
             // A partial run (for profiling one contestant) has nothing to compare.
             return;
         }
@@ -175,7 +175,7 @@ public final class Bench {
             names.add("BullMQ + pg, ledger");
         }
         // One "best" of twice the rate at the given concurrency, so each row runs at exactly that rate and concurrency.
-        names.removeIf(name -> options.only != null && !name.toLowerCase(Locale.ROOT).contains(options.only));
+        names.removeIf(name -> !options.picks(name));
         names.forEach(name -> fixed.put(name, List.of(rate * 2)));
         options.concurrencies = List.of(concurrency);
         // In a full run the throughput rounds warm the JVM up first; here a drain of each mode does.
@@ -297,8 +297,8 @@ public final class Bench {
         /** When set: only the latency rows, at this rate and the first concurrency. */
         double latencyRate;
         boolean peer = true;
-        /** Only the throughput of contestants whose name contains this (lower case), nothing else. */
-        String only;
+        /** Only the throughput of contestants whose name contains one of these (lower case; --only repeats), nothing else. */
+        final List<String> only = new ArrayList<>();
         Path out = Path.of("bench", "results");
         Path peerFolder = Path.of("bench", "bullmq");
 
@@ -322,16 +322,22 @@ public final class Bench {
                     case "--concurrency" -> o.concurrencies = integers(args[++i]);
                     case "--depths" -> o.depths = integers(args[++i]);
                     case "--no-peer" -> o.peer = false;
-                    case "--only" -> o.only = args[++i].toLowerCase(Locale.ROOT);
+                    case "--only" -> o.only.add(args[++i].toLowerCase(Locale.ROOT));
                     case "--out" -> o.out = Path.of(args[++i]);
                     case "--latency-rate" -> o.latencyRate = Double.parseDouble(args[++i]);
                     case "--latency-seconds" -> o.latencySeconds = Integer.parseInt(args[++i]);
                     default -> throw new IllegalArgumentException("unknown option " + arg
                             + " (known: --quick, --rounds N, --jobs N, --concurrency 1,4,16,64, --depths 1000,100000, --no-peer, "
-                            + "--only NAME-PART, --latency-rate JOBS_PER_S, --latency-seconds N, --out DIR)");
+                            + "--only NAME-PART (repeatable), --latency-rate JOBS_PER_S, --latency-seconds N, --out DIR)");
                 }
             }
             return o;
+        }
+
+        /** Whether a contestant runs: every one, unless --only names parts of the chosen ones. */
+        boolean picks(String contestant) {
+            String name = contestant.toLowerCase(Locale.ROOT);
+            return only.isEmpty() || only.stream().anyMatch(name::contains);
         }
 
         private static List<Integer> integers(String csv) {
