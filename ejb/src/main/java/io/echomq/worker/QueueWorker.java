@@ -34,8 +34,14 @@ import java.util.logging.Logger;
  * call that acknowledges every job whose effect committed since the last turn and leases work
  * for every free runner (itself included). It keeps one portion and hands out the rest. With
  * one runner that is one round trip per job and no hand-off between threads; with many, one
- * round trip settles and fetches for all of them (group commit). Jobs are leased only for a
- * free runner, so none waits leased in a local buffer while other workers starve.
+ * round trip settles and fetches for all of them (group commit).
+ *
+ * <p>Short jobs are leased ahead: while jobs of one at a time take under {@link #SHORT_JOB_NANOS}
+ * on average, a turn also keeps up to one job per runner waiting in a local buffer, and a runner
+ * that takes the last half of it takes a turn at once, while the others still draw from it. So
+ * the round trip to Valkey overlaps other runners' transactions instead of stalling one each
+ * time. Longer jobs, and batches, are leased only for a free runner: a job buffered behind a
+ * long one would wait while another worker idles.
  *
  * <p>Runs on an executor it is given (plain in tests and the standalone worker, the container's
  * managed executor on an application server); it owns no threads. Stopping stops claiming at
@@ -50,6 +56,13 @@ public final class QueueWorker {
     private static final long FIRST_IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Longest a waiting runner sleeps before it looks at the queue's state again. */
     private static final long RUNNER_WAKE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /**
+     * Jobs shorter than this on average are leased ahead, so a buffered job waits about as long
+     * as a round trip to Valkey, far less than it would take another worker to claim it.
+     */
+    private static final long SHORT_JOB_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** Weight of the newest job in the running mean of job durations: 1/8. */
+    private static final int MEAN_WEIGHT_SHIFT = 3;
 
     private final String queueName;
     private final QueueClient queue;
@@ -63,6 +76,8 @@ public final class QueueWorker {
     private final Semaphore freeRunners = new Semaphore(0);
     /** Work (one job, or a batch) claimed for a free runner; never more portions than free runners. */
     private final BlockingQueue<List<ClaimedJob>> ready = new LinkedBlockingQueue<>();
+    /** Short jobs leased ahead, for whichever runner finishes next; at most one per runner. */
+    private final Queue<List<ClaimedJob>> ahead = new ConcurrentLinkedQueue<>();
     /** Jobs whose effect committed, waiting for the next turn to acknowledge them. */
     private final Queue<ClaimedJob> committed = new ConcurrentLinkedQueue<>();
     /** Held by the runner taking a turn. */
@@ -73,6 +88,9 @@ public final class QueueWorker {
     private long nextClaimAt = System.nanoTime();
     /** Guarded by {@link #turn}. */
     private long idleWaitNanos = FIRST_IDLE_WAIT_NANOS;
+
+    /** Running mean of how long a portion of work takes its runner; MAX_VALUE until one ran. Updated racily, read as a hint. */
+    private volatile long meanWorkNanos = Long.MAX_VALUE;
 
     private final CountDownLatch stopping = new CountDownLatch(1);
     /** Counted down by each runner as it ends; null until started. */
@@ -148,13 +166,20 @@ public final class QueueWorker {
     private void runnerLoop() {
         try {
             while (true) {
-                freeRunners.release();
-                List<ClaimedJob> work = awaitWork();
+                List<ClaimedJob> work = ahead.poll();
+                if (work != null) {
+                    refillIfLow();
+                } else {
+                    freeRunners.release();
+                    work = awaitWork();
+                }
                 if (work == null) {
                     return;
                 }
+                long start = System.nanoTime();
                 try {
                     execution.run(work);
+                    recordDuration(System.nanoTime() - start);
                 } catch (OutOfMemoryError e) {
                     throw e;
                 } catch (RuntimeException | Error e) {
@@ -172,6 +197,16 @@ public final class QueueWorker {
         }
     }
 
+    private void recordDuration(long nanos) {
+        long mean = meanWorkNanos;
+        meanWorkNanos = mean == Long.MAX_VALUE ? nanos : mean + ((nanos - mean) >> MEAN_WEIGHT_SHIFT);
+    }
+
+    /** How many portions a turn keeps leased ahead: one per runner while jobs are short, else none. */
+    private int portionsAhead() {
+        return !execution.batched() && !stopping() && meanWorkNanos < SHORT_JOB_NANOS ? settings.concurrency() : 0;
+    }
+
     /**
      * Work for the calling (free) runner: handed out by another runner's turn, or claimed in a
      * turn of its own. Runners that want a turn while one is under way wait for it to end (it
@@ -185,7 +220,8 @@ public final class QueueWorker {
                 return work;
             }
             if (stopping()) {
-                return null;
+                // Jobs leased ahead are ours to run; a turn under way at the stop may have added some.
+                return ahead.poll();
             }
             if (!turn.tryLock(RUNNER_WAKE_NANOS, TimeUnit.NANOSECONDS)) {
                 continue;
@@ -212,6 +248,25 @@ public final class QueueWorker {
         }
     }
 
+    /**
+     * A turn by a runner that has its next job in hand, once the jobs leased ahead are half
+     * taken, so they are topped up before a runner finds none. Skipped if another runner holds
+     * the turn: that turn tops them up.
+     */
+    private void refillIfLow() {
+        int target = portionsAhead();
+        if (target == 0 || ahead.size() > target / 2 || !turn.tryLock()) {
+            return;
+        }
+        try {
+            if (turnDue()) {
+                ready.addAll(turnRoundTrip());
+            }
+        } finally {
+            turn.unlock();
+        }
+    }
+
     /** Valkey is not backing off, and there are acknowledgements to send or it is time to look for jobs. Holding {@link #turn}. */
     private boolean turnDue() {
         long now = System.nanoTime();
@@ -219,14 +274,29 @@ public final class QueueWorker {
     }
 
     /**
-     * One round trip: acknowledges what committed and claims work for every free runner, the
-     * caller included. Returns the caller's portion; hands out the rest. Holding {@link #turn}.
+     * A turn for a free runner, the caller: returns its portion and hands out the rest. Holding
+     * {@link #turn}.
      */
     private List<ClaimedJob> takeTurn() {
+        List<List<ClaimedJob>> portions = turnRoundTrip();
+        if (portions.isEmpty()) {
+            return null;
+        }
+        ready.addAll(portions.subList(1, portions.size()));
+        return portions.get(0);
+    }
+
+    /**
+     * One round trip: acknowledges what committed, claims work for every free runner and tops
+     * up the jobs leased ahead. Returns the free runners' portions (fewer if the queue ran
+     * short; those runners count as free again). Holding {@link #turn}.
+     */
+    private List<List<ClaimedJob>> turnRoundTrip() {
         List<ClaimedJob> acknowledgements = drainCommitted();
         int runners = stopping() ? 0 : freeRunners.drainPermits();
         int batch = execution.batched() ? settings.batchSize() : 1;
-        int wanted = Math.min(runners * batch, QueueClient.MAX_CLAIM_JOBS);
+        int toLeaseAhead = Math.max(0, portionsAhead() - ahead.size());
+        int wanted = Math.min((runners + toLeaseAhead) * batch, QueueClient.MAX_CLAIM_JOBS);
         CompletedAndClaimed result;
         try {
             long start = System.nanoTime();
@@ -245,17 +315,16 @@ public final class QueueWorker {
             } else {
                 LOG.log(Level.SEVERE, "worker " + workerId + ": claim on queue '" + queueName + "' failed", e);
             }
-            return null;
+            return List.of();
         }
         report(acknowledgements, result.settlements());
         List<List<ClaimedJob>> portions = portions(result.claimed(), runners);
         pace(wanted, portions.isEmpty());
-        freeRunners.release(runners - portions.size());
-        if (portions.isEmpty()) {
-            return null;
-        }
-        ready.addAll(portions.subList(1, portions.size()));
-        return portions.get(0);
+        // Free runners first; what is left over was leased ahead.
+        int forRunners = Math.min(runners, portions.size());
+        ahead.addAll(portions.subList(forRunners, portions.size()));
+        freeRunners.release(runners - forRunners);
+        return portions.subList(0, forRunners);
     }
 
     /** After a claim that found nothing, wait longer and longer (up to the idle poll) before the next. */

@@ -1,5 +1,6 @@
 package io.echomq.worker;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.echomq.demo.LedgerSummary;
 import io.echomq.effect.EffectSettings;
 import io.echomq.effect.EffectStore;
@@ -7,11 +8,13 @@ import io.echomq.effect.Migrations;
 import io.echomq.handler.JobHandler;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.runtime.PostgresPool;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -22,16 +25,20 @@ import redis.clients.jedis.RedisClient;
 
 /**
  * The real engine wired for one test: a queue client on the run's Valkey, an effect store on a
- * fresh database, executors of its own, and a queue name no other test uses. Closed after the
- * test; stops whatever it started.
+ * fresh database through the engine's own connection pool, executors of its own, and a queue
+ * name no other test uses. Closed after the test; stops whatever it started.
  */
 final class Engine implements AutoCloseable {
 
     private static final AtomicInteger QUEUES = new AtomicInteger();
+    /** Room for every runner a test starts, a zombie's transaction and the test's own queries. */
+    private static final int POOL_SIZE = 16;
 
     final String queueName = "proof-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
     final RedisClient redis;
     final QueueClient queue;
+    /** Pooled like the engine's: a connection per transaction would make every job slow. */
+    private final HikariDataSource pool;
     final Jdbi jdbi;
     final EffectStore effects;
     final ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
@@ -45,7 +52,8 @@ final class Engine implements AutoCloseable {
         queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
         PostgresService.Database database = postgres.createDatabase("proof");
         Migrations.migrate(database.dataSource());
-        jdbi = Jdbi.create(database.dataSource());
+        pool = PostgresPool.open(queueName, database.jdbcUrl(), Optional.of(database.user()), Optional.of(database.password()), POOL_SIZE);
+        jdbi = Jdbi.create(pool);
         effects = new EffectStore(jdbi, effectSettings);
     }
 
@@ -83,5 +91,6 @@ final class Engine implements AutoCloseable {
         timers.shutdownNow();
         loops.awaitTermination(5, TimeUnit.SECONDS);
         redis.close();
+        pool.close();
     }
 }

@@ -19,10 +19,17 @@ final class RecordingListener implements WorkerListener {
     final List<RetryOutcome> retries = new CopyOnWriteArrayList<>();
     final List<String> errors = new CopyOnWriteArrayList<>();
     final List<CrashPoint> crashes = new CopyOnWriteArrayList<>();
+    /** How many jobs each claim call leased (calls that asked for none are not reported). */
+    final List<Integer> claimCalls = new CopyOnWriteArrayList<>();
 
     @Override
     public void claimed(ClaimedJob job) {
         claims.add(job);
+    }
+
+    @Override
+    public void claimCall(String queue, Duration took, int jobs) {
+        claimCalls.add(jobs);
     }
 
     @Override

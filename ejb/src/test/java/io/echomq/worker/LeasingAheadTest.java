@@ -1,0 +1,102 @@
+package io.echomq.worker;
+
+import static io.echomq.worker.RecordingListener.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.echomq.demo.LedgerChargeHandler;
+import io.echomq.handler.JobHandler;
+import io.echomq.queue.NewJob;
+import io.echomq.testkit.PostgresService;
+import io.echomq.testkit.ValkeyService;
+import io.echomq.testkit.WithRealServices;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * When a worker leases jobs before a runner is free: short jobs one ahead per runner, so one
+ * round trip serves several of them; long jobs never, so a job does not wait behind one while
+ * another worker could run it.
+ */
+@WithRealServices
+class LeasingAheadTest {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+    private static final String CHARGE = "{\"account\":\"acct-1\",\"amountCents\":100}";
+
+    private final ValkeyService valkey;
+    private final PostgresService postgres;
+    private Engine engine;
+
+    LeasingAheadTest(ValkeyService valkey, PostgresService postgres) {
+        this.valkey = valkey;
+        this.postgres = postgres;
+    }
+
+    @BeforeEach
+    void engine() {
+        engine = new Engine(valkey, postgres);
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        engine.close();
+    }
+
+    private void enqueue(int jobs) {
+        engine.queue.enqueueBatch(engine.queueName, Collections.nCopies(jobs, NewJob.of(CHARGE)));
+    }
+
+    @Test
+    void shortJobsAreLeasedAheadSoOneRoundTripServesSeveral() {
+        int jobs = 600;
+        int concurrency = 4;
+        enqueue(jobs);
+        AtomicLong mostActive = new AtomicLong();
+        AtomicInteger handled = new AtomicInteger();
+        LedgerChargeHandler charge = new LedgerChargeHandler();
+        JobHandler oneAtATime = job -> {
+            if (handled.incrementAndGet() % 10 == 0) {
+                mostActive.accumulateAndGet(engine.queue.stats(engine.queueName).active(), Math::max);
+            }
+            charge.handle(job);
+        };
+
+        engine.startWorker("w1", oneAtATime, WorkerSettings.DEFAULT.withConcurrency(concurrency), FaultInjector.NONE);
+
+        await("all jobs completed", PATIENCE, () -> engine.events.completions.size() == jobs);
+        assertThat(mostActive.get()).as("jobs leased at once by a worker of " + concurrency + " runners").isGreaterThan(concurrency);
+        long callsWithJobs = engine.events.claimCalls.stream().filter(n -> n > 0).count();
+        // One job per call would be one round trip per job; leased ahead, a call serves two to four.
+        assertThat(callsWithJobs).as("claim calls for " + jobs + " jobs").isLessThan(jobs * 2 / 3);
+        assertThat(engine.ledger().entries()).isEqualTo(jobs);
+        assertThat(engine.ledger().duplicates()).isZero();
+    }
+
+    @Test
+    void longJobsAreLeasedOnlyForAFreeRunner() {
+        int jobs = 8;
+        int concurrency = 2;
+        enqueue(jobs);
+        AtomicLong mostActive = new AtomicLong();
+        LedgerChargeHandler charge = new LedgerChargeHandler();
+        JobHandler slow = job -> {
+            mostActive.accumulateAndGet(engine.queue.stats(engine.queueName).active(), Math::max);
+            Thread.sleep(60);
+            charge.handle(job);
+        };
+
+        engine.startWorker("w1", slow, WorkerSettings.DEFAULT.withConcurrency(concurrency), FaultInjector.NONE);
+
+        await("all jobs completed", PATIENCE, () -> engine.events.completions.size() == jobs);
+        assertThat(mostActive.get()).as("jobs leased at once by a worker of " + concurrency + " runners").isLessThanOrEqualTo(concurrency);
+        List<Integer> leasedPerCall = engine.events.claimCalls.stream().filter(n -> n > 0).toList();
+        assertThat(leasedPerCall).as("jobs per claim call").allMatch(n -> n <= concurrency);
+        assertThat(engine.ledger().entries()).isEqualTo(jobs);
+    }
+}
