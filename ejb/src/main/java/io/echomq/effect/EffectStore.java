@@ -1,6 +1,8 @@
 package io.echomq.effect;
 
 import io.echomq.queue.Lease;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,7 +14,7 @@ import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
-import org.jdbi.v3.core.statement.Query;
+import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
 
 /**
  * Applies a job's effect exactly once: in one PostgreSQL transaction it records the job in the
@@ -30,28 +32,46 @@ import org.jdbi.v3.core.statement.Query;
  */
 public final class EffectStore {
 
-    /** Scopes the transaction's wait limits; see {@link #record}. */
+    /**
+     * Scopes the transaction's wait limits (see {@link #record}); filled in once per store with
+     * its own settings (numbers in milliseconds, never outside input).
+     */
     private static final String LIMITS = """
             WITH limits AS MATERIALIZED (
-                SELECT set_config('lock_timeout', :lock, true) AS lock_timeout,
-                       set_config('idle_in_transaction_session_timeout', :idle, true) AS idle_timeout,
+                SELECT set_config('lock_timeout', '%dms', true) AS lock_timeout,
+                       set_config('idle_in_transaction_session_timeout', '%dms', true) AS idle_timeout,
                        set_config('synchronous_commit', 'on', true) AS synchronous_commit)
             """;
+
+    /**
+     * {@link #record} for one job, after the limits. The per-job mode's every transaction
+     * starts with it, so it goes through plain JDBC: JDBI's per-statement work (binding by name,
+     * argument lookups, result mapping) cost more JVM time than the round trip. Parameters:
+     * queue, job id, creation ms, attempt, queue, job id.
+     */
+    private static final String RECORD_ONE = """
+            INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt)
+            SELECT ?, ?, ?, ? FROM limits
+            WHERE NOT EXISTS (SELECT 1 FROM echomq.effect
+                              WHERE queue = ? AND job_id = ? AND job_created_ms = 0)
+            ON CONFLICT (queue, job_id, job_created_ms) DO NOTHING
+            RETURNING job_id, applied_at""";
 
     /** PostgreSQL's "lock_not_available", raised when lock_timeout expires. */
     private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     private final Jdbi jdbi;
     private final EffectSettings settings;
-    /** The wait limits as set_config takes them, made once rather than per transaction. */
-    private final String lockTimeout;
-    private final String idleTimeout;
+    /** {@link #LIMITS} with this store's settings. */
+    private final String limits;
+    /** {@link #RECORD_ONE} after them, made once: the driver finds its prepared statement by this text. */
+    private final String recordOne;
 
     public EffectStore(Jdbi jdbi, EffectSettings settings) {
         this.jdbi = jdbi;
         this.settings = settings;
-        this.lockTimeout = settings.lockTimeout().toMillis() + "ms";
-        this.idleTimeout = settings.idleInTransactionTimeout().toMillis() + "ms";
+        this.limits = LIMITS.formatted(settings.lockTimeout().toMillis(), settings.idleInTransactionTimeout().toMillis());
+        this.recordOne = limits + RECORD_ONE;
     }
 
     /**
@@ -192,50 +212,54 @@ public final class EffectStore {
      * (no such row is written any more, so reading it races with nothing).
      */
     private Map<String, Instant> record(Handle handle, String queue, List<Lease> leases) {
-        Query insert;
         if (leases.size() == 1) {
-            // One job, the per-job mode's every transaction: plain values encode faster than arrays.
-            Lease lease = leases.get(0);
-            insert = handle.createQuery(LIMITS + """
-                            INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt)
-                            SELECT :queue, :jobId, :created, :attempt FROM limits
-                            WHERE NOT EXISTS (SELECT 1 FROM echomq.effect
-                                              WHERE queue = :queue AND job_id = :jobId AND job_created_ms = 0)
-                            ON CONFLICT (queue, job_id, job_created_ms) DO NOTHING
-                            RETURNING job_id, applied_at""")
-                    .bind("jobId", Long.parseLong(lease.jobId()))
-                    .bind("created", lease.jobCreatedMs())
-                    .bind("attempt", lease.token());
-        } else {
-            long[] ids = new long[leases.size()];
-            long[] created = new long[leases.size()];
-            long[] attempts = new long[leases.size()];
-            for (int i = 0; i < leases.size(); i++) {
-                ids[i] = Long.parseLong(leases.get(i).jobId());
-                created[i] = leases.get(i).jobCreatedMs();
-                attempts[i] = leases.get(i).token();
-            }
-            insert = handle.createQuery(LIMITS + """
-                            INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt)
-                            SELECT :queue, job.id, job.created, job.attempt
-                            FROM limits, unnest(:ids, :created, :attempts) AS job (id, created, attempt)
-                            WHERE NOT EXISTS (SELECT 1 FROM echomq.effect
-                                              WHERE queue = :queue AND job_id = job.id AND job_created_ms = 0)
-                            ORDER BY job.id
-                            ON CONFLICT (queue, job_id, job_created_ms) DO NOTHING
-                            RETURNING job_id, applied_at""")
-                    .bind("ids", ids)
-                    .bind("created", created)
-                    .bind("attempts", attempts);
+            return recordOne(handle, queue, leases.get(0));
         }
-        return insert.bind("lock", lockTimeout)
-                .bind("idle", idleTimeout)
+        long[] ids = new long[leases.size()];
+        long[] created = new long[leases.size()];
+        long[] attempts = new long[leases.size()];
+        for (int i = 0; i < leases.size(); i++) {
+            ids[i] = Long.parseLong(leases.get(i).jobId());
+            created[i] = leases.get(i).jobCreatedMs();
+            attempts[i] = leases.get(i).token();
+        }
+        return handle.createQuery(limits + """
+                        INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt)
+                        SELECT :queue, job.id, job.created, job.attempt
+                        FROM limits, unnest(:ids, :created, :attempts) AS job (id, created, attempt)
+                        WHERE NOT EXISTS (SELECT 1 FROM echomq.effect
+                                          WHERE queue = :queue AND job_id = job.id AND job_created_ms = 0)
+                        ORDER BY job.id
+                        ON CONFLICT (queue, job_id, job_created_ms) DO NOTHING
+                        RETURNING job_id, applied_at""")
+                .bind("ids", ids)
+                .bind("created", created)
+                .bind("attempts", attempts)
                 .bind("queue", queue)
                 .map((rs, ctx) -> Map.entry(Long.toString(rs.getLong("job_id")), rs.getTimestamp("applied_at").toInstant()))
                 .collectToMap(Map.Entry::getKey, Map.Entry::getValue);
     }
 
-    private static EffectRecord record(String queue, java.sql.ResultSet row) throws SQLException {
+    /** {@link #record} for one job: the same statement as {@link #RECORD_ONE}, on the handle's connection. */
+    private Map<String, Instant> recordOne(Handle handle, String queue, Lease lease) {
+        long jobId = Long.parseLong(lease.jobId());
+        try (PreparedStatement insert = handle.getConnection().prepareStatement(recordOne)) {
+            insert.setString(1, queue);
+            insert.setLong(2, jobId);
+            insert.setLong(3, lease.jobCreatedMs());
+            insert.setLong(4, lease.token());
+            insert.setString(5, queue);
+            insert.setLong(6, jobId);
+            try (ResultSet recorded = insert.executeQuery()) {
+                return recorded.next() ? Map.of(lease.jobId(), recorded.getTimestamp(2).toInstant()) : Map.of();
+            }
+        } catch (SQLException e) {
+            // No statement context: the driver's message names what failed.
+            throw new UnableToExecuteStatementException(e, null);
+        }
+    }
+
+    private static EffectRecord record(String queue, ResultSet row) throws SQLException {
         return new EffectRecord(queue, Long.toString(row.getLong("job_id")), row.getLong("job_created_ms"), row.getLong("attempt"),
                 row.getTimestamp("applied_at").toInstant());
     }
