@@ -114,9 +114,12 @@ public final class Bench {
             Map<String, List<Double>> rounds = new LinkedHashMap<>();
             for (int round = 1; round <= options.rounds; round++) {
                 for (Contestant contestant : contestants) {
-                    double rate = contestant.measure().at(concurrency).jobsPerSecond();
+                    Measurement run = contestant.measure().at(concurrency);
+                    double rate = run.jobsPerSecond();
                     rounds.computeIfAbsent(contestant.name(), k -> new ArrayList<>()).add(rate);
-                    System.err.printf(Locale.ROOT, "bench: c=%d round %d %-50s %,10.0f jobs/s%n", concurrency, round, contestant.name(), rate);
+                    String cpu = Double.isNaN(run.jvmCpuSeconds()) ? ""
+                            : String.format(Locale.ROOT, "  %,6.0f µs JVM CPU per job", run.jvmCpuMicrosPerJob());
+                    System.err.printf(Locale.ROOT, "bench: c=%d round %d %-50s %,10.0f jobs/s%s%n", concurrency, round, contestant.name(), rate, cpu);
                 }
             }
             rounds.forEach((name, rates) -> medians.get(name).add(Stats.median(rates)));

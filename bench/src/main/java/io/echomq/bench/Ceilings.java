@@ -173,6 +173,7 @@ final class Ceilings {
     private static Measurement inParallel(int threads, int jobs, Task task) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
+            double cpu = Measurement.jvmCpuNow();
             long start = System.nanoTime();
             List<Future<?>> running = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
@@ -184,7 +185,7 @@ final class Ceilings {
             for (Future<?> f : running) {
                 f.get();
             }
-            return Measurement.throughput(jobs, (System.nanoTime() - start) / 1e9);
+            return Measurement.throughput(jobs, (System.nanoTime() - start) / 1e9, cpu);
         } finally {
             pool.shutdownNow();
         }
