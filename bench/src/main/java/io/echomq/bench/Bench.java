@@ -109,23 +109,32 @@ public final class Bench {
 
     private Map<String, List<Double>> throughput(List<Contestant> contestants) throws Exception {
         Map<String, List<Double>> medians = new LinkedHashMap<>();
+        Map<String, List<Double>> cpuMedians = new LinkedHashMap<>();
         contestants.forEach(c -> medians.put(c.name(), new ArrayList<>()));
         for (int concurrency : options.concurrencies) {
             Map<String, List<Double>> rounds = new LinkedHashMap<>();
+            Map<String, List<Double>> cpuRounds = new LinkedHashMap<>();
             for (int round = 1; round <= options.rounds; round++) {
                 for (Contestant contestant : contestants) {
                     Measurement run = contestant.measure().at(concurrency);
                     double rate = run.jobsPerSecond();
                     rounds.computeIfAbsent(contestant.name(), k -> new ArrayList<>()).add(rate);
-                    String cpu = Double.isNaN(run.jvmCpuSeconds()) ? ""
-                            : String.format(Locale.ROOT, "  %,6.0f µs JVM CPU per job", run.jvmCpuMicrosPerJob());
+                    String cpu = "";
+                    if (!Double.isNaN(run.jvmCpuSeconds())) {
+                        cpuRounds.computeIfAbsent(contestant.name(), k -> new ArrayList<>()).add(run.jvmCpuMicrosPerJob());
+                        cpu = String.format(Locale.ROOT, "  %,6.0f µs JVM CPU per job", run.jvmCpuMicrosPerJob());
+                    }
                     System.err.printf(Locale.ROOT, "bench: c=%d round %d %-50s %,10.0f jobs/s%s%n", concurrency, round, contestant.name(), rate, cpu);
                 }
             }
             rounds.forEach((name, rates) -> medians.get(name).add(Stats.median(rates)));
+            cpuRounds.forEach((name, micros) -> cpuMedians.computeIfAbsent(name, k -> new ArrayList<>()).add(Stats.median(micros)));
         }
         section("Throughput, jobs/s (median of " + options.rounds + " rounds, " + options.jobs + " jobs per run)");
         table(medians, v -> String.format(Locale.ROOT, "%,.0f", v));
+        section("CPU time of the bench JVM per job, µs (median of " + options.rounds
+                + " rounds; contestants that run in it: ours, and the ceilings' clients)");
+        table(cpuMedians, v -> String.format(Locale.ROOT, "%,.0f", v));
         return medians;
     }
 
