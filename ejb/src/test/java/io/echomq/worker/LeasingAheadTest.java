@@ -29,17 +29,10 @@ class LeasingAheadTest {
     private static final Duration PATIENCE = Duration.ofSeconds(30);
     private static final String CHARGE = "{\"account\":\"acct-1\",\"amountCents\":100}";
 
-    private final ValkeyService valkey;
-    private final PostgresService postgres;
     private Engine engine;
 
-    LeasingAheadTest(ValkeyService valkey, PostgresService postgres) {
-        this.valkey = valkey;
-        this.postgres = postgres;
-    }
-
     @BeforeEach
-    void engine() {
+    void engine(ValkeyService valkey, PostgresService postgres) {
         engine = new Engine(valkey, postgres);
     }
 
@@ -52,22 +45,33 @@ class LeasingAheadTest {
         engine.queue.enqueueBatch(engine.queueName, Collections.nCopies(jobs, NewJob.of(CHARGE)));
     }
 
+    /**
+     * The demo charge, one job at a time (a plain handler), taking {@code pause} first; every
+     * {@code every}th job notes how many jobs of the queue are leased, the most in {@code mostLeased}.
+     */
+    private JobHandler chargeNotingLeased(AtomicLong mostLeased, int every, Duration pause) {
+        AtomicInteger handled = new AtomicInteger();
+        LedgerChargeHandler charge = new LedgerChargeHandler();
+        return job -> {
+            if (handled.incrementAndGet() % every == 0) {
+                mostLeased.accumulateAndGet(engine.queue.stats(engine.queueName).active(), Math::max);
+            }
+            if (!pause.isZero()) {
+                Thread.sleep(pause.toMillis());
+            }
+            charge.handle(job);
+        };
+    }
+
     @Test
     void shortJobsAreLeasedAheadSoOneRoundTripServesSeveral() {
         int jobs = 600;
         int concurrency = 4;
         enqueue(jobs);
         AtomicLong mostActive = new AtomicLong();
-        AtomicInteger handled = new AtomicInteger();
-        LedgerChargeHandler charge = new LedgerChargeHandler();
-        JobHandler oneAtATime = job -> {
-            if (handled.incrementAndGet() % 10 == 0) {
-                mostActive.accumulateAndGet(engine.queue.stats(engine.queueName).active(), Math::max);
-            }
-            charge.handle(job);
-        };
 
-        engine.startWorker("w1", oneAtATime, WorkerSettings.DEFAULT.withConcurrency(concurrency), FaultInjector.NONE);
+        engine.startWorker("w1", chargeNotingLeased(mostActive, 10, Duration.ZERO), WorkerSettings.DEFAULT.withConcurrency(concurrency),
+                FaultInjector.NONE);
 
         await("all jobs completed", PATIENCE, () -> engine.events.completions.size() == jobs);
         assertThat(mostActive.get()).as("jobs leased at once by a worker of " + concurrency + " runners").isGreaterThan(concurrency);
@@ -84,14 +88,9 @@ class LeasingAheadTest {
         int concurrency = 2;
         enqueue(jobs);
         AtomicLong mostActive = new AtomicLong();
-        LedgerChargeHandler charge = new LedgerChargeHandler();
-        JobHandler slow = job -> {
-            mostActive.accumulateAndGet(engine.queue.stats(engine.queueName).active(), Math::max);
-            Thread.sleep(60);
-            charge.handle(job);
-        };
 
-        engine.startWorker("w1", slow, WorkerSettings.DEFAULT.withConcurrency(concurrency), FaultInjector.NONE);
+        engine.startWorker("w1", chargeNotingLeased(mostActive, 1, Duration.ofMillis(60)), WorkerSettings.DEFAULT.withConcurrency(concurrency),
+                FaultInjector.NONE);
 
         await("all jobs completed", PATIENCE, () -> engine.events.completions.size() == jobs);
         assertThat(mostActive.get()).as("jobs leased at once by a worker of " + concurrency + " runners").isLessThanOrEqualTo(concurrency);
