@@ -72,6 +72,9 @@ public final class Bench {
         List<Contestant> contestants = contestants().stream()
                 .filter(c -> options.picks(c.name()))
                 .toList();
+        if (!options.only.isEmpty()) {
+            warmUp(contestants);
+        }
         Map<String, List<Double>> rates = throughput(contestants);
         if (!options.only.isEmpty()) {
             // A partial run (for profiling one contestant) has nothing to compare.
@@ -105,6 +108,18 @@ public final class Bench {
                 new Contestant("ceiling: claim + complete pair alone", c -> ceilings.claimCompletePair(c, jobs)),
                 new Contestant("ceiling: complete-claim alone (c jobs per call)", c -> ceilings.completeClaimFolded(c, jobs))));
         return all;
+    }
+
+    /**
+     * One unrecorded run of each contestant at the first concurrency. A partial run is for
+     * comparing a change: without this its first rounds would also measure the JIT compiling.
+     * (A full run starts with the slowest contestants at c=1, which warm the JVM up as well.)
+     */
+    private void warmUp(List<Contestant> contestants) throws Exception {
+        for (Contestant contestant : contestants) {
+            Measurement run = contestant.measure().at(options.concurrencies.get(0));
+            System.err.printf(Locale.ROOT, "bench: warm-up %-50s %,10.0f jobs/s (not counted)%n", contestant.name(), run.jobsPerSecond());
+        }
     }
 
     private Map<String, List<Double>> throughput(List<Contestant> contestants) throws Exception {
