@@ -214,20 +214,23 @@ public final class QueueWorker {
     }
 
     /**
-     * Work for the calling (free) runner: handed out by another runner's turn, or claimed in a
-     * turn of its own. Runners that want a turn while one is under way wait for it to end (it
-     * may have claimed for them); the next then sends every acknowledgement added meanwhile.
-     * Null once stopping and no work is left.
+     * Work for the calling (free) runner: handed out by another runner's turn, leased ahead by
+     * one, or claimed in a turn of its own. Runners that want a turn while one is under way wait
+     * for it to end (it may have claimed for them); the next then sends every acknowledgement
+     * added meanwhile. Null once stopping and no work is left.
      */
     private List<ClaimedJob> awaitWork() throws InterruptedException {
         while (true) {
             List<ClaimedJob> work = ready.poll();
+            if (work == null && (work = ahead.poll()) != null) {
+                // A turn topped the buffer up after this runner found it empty: it is not free any more.
+                freeRunners.tryAcquire();
+            }
             if (work != null) {
                 return work;
             }
             if (stopping()) {
-                // Jobs leased ahead are ours to run; a turn under way at the stop may have added some.
-                return ahead.poll();
+                return null;
             }
             if (!turn.tryLock(RUNNER_WAKE_NANOS, TimeUnit.NANOSECONDS)) {
                 continue;
