@@ -20,7 +20,7 @@ record Measurement(int jobs, double seconds, double p50Millis, double p99Millis,
         return new Measurement(jobs, seconds, Double.NaN, Double.NaN);
     }
 
-    /** A run in this JVM that began when {@link #jvmCpuSeconds()} read {@code cpuAtStart}. */
+    /** A run in this JVM that began when {@link #jvmCpuNow()} read {@code cpuAtStart}. */
     static Measurement throughput(int jobs, double seconds, double cpuAtStart) {
         return new Measurement(jobs, seconds, Double.NaN, Double.NaN, jvmCpuNow() - cpuAtStart);
     }

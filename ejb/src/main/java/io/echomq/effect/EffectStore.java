@@ -1,6 +1,7 @@
 package io.echomq.effect;
 
 import io.echomq.queue.Lease;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -8,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,18 +46,24 @@ public final class EffectStore {
             """;
 
     /**
-     * {@link #record} for one job, after the limits. The per-job mode's every transaction
-     * starts with it, so it goes through plain JDBC: JDBI's per-statement work (binding by name,
-     * argument lookups, result mapping) cost more JVM time than the round trip. Parameters:
-     * queue, job id, creation ms, attempt, queue, job id.
+     * {@link #record}'s statement after the limits, with the jobs' (id, creation ms, attempt)
+     * from {@link #ONE_JOB} or {@link #JOBS} in place of {@code %s}. Parameters: queue, the
+     * three of the jobs, queue. The per-job mode's every transaction starts with it, so it goes
+     * through plain JDBC: JDBI's per-statement work (binding by name, argument lookups, result
+     * mapping) cost more JVM time than the round trip.
      */
-    private static final String RECORD_ONE = """
+    private static final String RECORD = """
             INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt)
-            SELECT ?, ?, ?, ? FROM limits
+            SELECT ?, job.id, job.created, job.attempt
+            FROM limits, %s AS job (id, created, attempt)
             WHERE NOT EXISTS (SELECT 1 FROM echomq.effect
-                              WHERE queue = ? AND job_id = ? AND job_created_ms = 0)
+                              WHERE queue = ? AND job_id = job.id AND job_created_ms = 0)
+            ORDER BY job.id
             ON CONFLICT (queue, job_id, job_created_ms) DO NOTHING
             RETURNING job_id, applied_at""";
+    /** One job as plain values: they encode faster than arrays. */
+    private static final String ONE_JOB = "(VALUES (?::bigint, ?::bigint, ?::bigint))";
+    private static final String JOBS = "unnest(?::bigint[], ?::bigint[], ?::bigint[])";
 
     /** PostgreSQL's "lock_not_available", raised when lock_timeout expires. */
     private static final String LOCK_NOT_AVAILABLE = "55P03";
@@ -64,14 +72,16 @@ public final class EffectStore {
     private final EffectSettings settings;
     /** {@link #LIMITS} with this store's settings. */
     private final String limits;
-    /** {@link #RECORD_ONE} after them, made once: the driver finds its prepared statement by this text. */
+    /** {@link #RECORD} after them, for one job and for many, made once: the driver finds its prepared statement by this text. */
     private final String recordOne;
+    private final String recordMany;
 
     public EffectStore(Jdbi jdbi, EffectSettings settings) {
         this.jdbi = jdbi;
         this.settings = settings;
         this.limits = LIMITS.formatted(settings.lockTimeout().toMillis(), settings.idleInTransactionTimeout().toMillis());
-        this.recordOne = limits + RECORD_ONE;
+        this.recordOne = limits + RECORD.formatted(ONE_JOB);
+        this.recordMany = limits + RECORD.formatted(JOBS);
     }
 
     /**
@@ -212,47 +222,27 @@ public final class EffectStore {
      * (no such row is written any more, so reading it races with nothing).
      */
     private Map<String, Instant> record(Handle handle, String queue, List<Lease> leases) {
-        if (leases.size() == 1) {
-            return recordOne(handle, queue, leases.get(0));
-        }
-        long[] ids = new long[leases.size()];
-        long[] created = new long[leases.size()];
-        long[] attempts = new long[leases.size()];
-        for (int i = 0; i < leases.size(); i++) {
-            ids[i] = Long.parseLong(leases.get(i).jobId());
-            created[i] = leases.get(i).jobCreatedMs();
-            attempts[i] = leases.get(i).token();
-        }
-        return handle.createQuery(limits + """
-                        INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt)
-                        SELECT :queue, job.id, job.created, job.attempt
-                        FROM limits, unnest(:ids, :created, :attempts) AS job (id, created, attempt)
-                        WHERE NOT EXISTS (SELECT 1 FROM echomq.effect
-                                          WHERE queue = :queue AND job_id = job.id AND job_created_ms = 0)
-                        ORDER BY job.id
-                        ON CONFLICT (queue, job_id, job_created_ms) DO NOTHING
-                        RETURNING job_id, applied_at""")
-                .bind("ids", ids)
-                .bind("created", created)
-                .bind("attempts", attempts)
-                .bind("queue", queue)
-                .map((rs, ctx) -> Map.entry(Long.toString(rs.getLong("job_id")), rs.getTimestamp("applied_at").toInstant()))
-                .collectToMap(Map.Entry::getKey, Map.Entry::getValue);
-    }
-
-    /** {@link #record} for one job: the same statement as {@link #RECORD_ONE}, on the handle's connection. */
-    private Map<String, Instant> recordOne(Handle handle, String queue, Lease lease) {
-        long jobId = Long.parseLong(lease.jobId());
-        try (PreparedStatement insert = handle.getConnection().prepareStatement(recordOne)) {
+        Connection connection = handle.getConnection();
+        try (PreparedStatement insert = connection.prepareStatement(leases.size() == 1 ? recordOne : recordMany)) {
             insert.setString(1, queue);
-            insert.setLong(2, jobId);
-            insert.setLong(3, lease.jobCreatedMs());
-            insert.setLong(4, lease.token());
-            insert.setString(5, queue);
-            insert.setLong(6, jobId);
-            try (ResultSet recorded = insert.executeQuery()) {
-                return recorded.next() ? Map.of(lease.jobId(), recorded.getTimestamp(2).toInstant()) : Map.of();
+            if (leases.size() == 1) {
+                Lease lease = leases.get(0);
+                insert.setLong(2, Long.parseLong(lease.jobId()));
+                insert.setLong(3, lease.jobCreatedMs());
+                insert.setLong(4, lease.token());
+            } else {
+                insert.setArray(2, connection.createArrayOf("bigint", leases.stream().map(l -> Long.valueOf(l.jobId())).toArray()));
+                insert.setArray(3, connection.createArrayOf("bigint", leases.stream().map(Lease::jobCreatedMs).toArray()));
+                insert.setArray(4, connection.createArrayOf("bigint", leases.stream().map(Lease::token).toArray()));
             }
+            insert.setString(5, queue);
+            Map<String, Instant> recorded = new HashMap<>();
+            try (ResultSet rows = insert.executeQuery()) {
+                while (rows.next()) {
+                    recorded.put(Long.toString(rows.getLong(1)), rows.getTimestamp(2).toInstant());
+                }
+            }
+            return recorded;
         } catch (SQLException e) {
             // No statement context: the driver's message names what failed.
             throw new UnableToExecuteStatementException(e, null);
