@@ -41,18 +41,17 @@ class LeasingAheadTest {
         engine.close();
     }
 
-    private void enqueue(int jobs) {
-        engine.queue.enqueueBatch(engine.queueName, Collections.nCopies(jobs, NewJob.of(CHARGE)));
-    }
-
     /**
-     * The demo charge, one job at a time (a plain handler), taking {@code pause} first; every
-     * {@code every}th job notes how many jobs of the queue are leased, the most in {@code mostLeased}.
+     * Drains {@code jobs} demo charges through a worker of {@code concurrency} runners, one job
+     * per transaction, each taking {@code pause} first. Returns the most jobs of the queue leased
+     * at once, as every {@code every}th job saw it.
      */
-    private JobHandler chargeNotingLeased(AtomicLong mostLeased, int every, Duration pause) {
+    private long drainNotingMostLeased(int jobs, int concurrency, int every, Duration pause) {
+        engine.queue.enqueueBatch(engine.queueName, Collections.nCopies(jobs, NewJob.of(CHARGE)));
+        AtomicLong mostLeased = new AtomicLong();
         AtomicInteger handled = new AtomicInteger();
         LedgerChargeHandler charge = new LedgerChargeHandler();
-        return job -> {
+        JobHandler oneAtATime = job -> {
             if (handled.incrementAndGet() % every == 0) {
                 mostLeased.accumulateAndGet(engine.queue.stats(engine.queueName).active(), Math::max);
             }
@@ -61,20 +60,19 @@ class LeasingAheadTest {
             }
             charge.handle(job);
         };
+        engine.startWorker("w1", oneAtATime, WorkerSettings.DEFAULT.withConcurrency(concurrency), FaultInjector.NONE);
+        await("all jobs completed", PATIENCE, () -> engine.events.completions.size() == jobs);
+        return mostLeased.get();
     }
 
     @Test
     void shortJobsAreLeasedAheadSoOneRoundTripServesSeveral() {
         int jobs = 600;
         int concurrency = 4;
-        enqueue(jobs);
-        AtomicLong mostActive = new AtomicLong();
 
-        engine.startWorker("w1", chargeNotingLeased(mostActive, 10, Duration.ZERO), WorkerSettings.DEFAULT.withConcurrency(concurrency),
-                FaultInjector.NONE);
+        long mostLeased = drainNotingMostLeased(jobs, concurrency, 10, Duration.ZERO);
 
-        await("all jobs completed", PATIENCE, () -> engine.events.completions.size() == jobs);
-        assertThat(mostActive.get()).as("jobs leased at once by a worker of " + concurrency + " runners").isGreaterThan(concurrency);
+        assertThat(mostLeased).as("jobs leased at once by a worker of " + concurrency + " runners").isGreaterThan(concurrency);
         long callsWithJobs = engine.events.claimCalls.stream().filter(n -> n > 0).count();
         // One job per call would be one round trip per job; leased ahead, a call serves two to four.
         assertThat(callsWithJobs).as("claim calls for " + jobs + " jobs").isLessThan(jobs * 2 / 3);
@@ -86,14 +84,10 @@ class LeasingAheadTest {
     void longJobsAreLeasedOnlyForAFreeRunner() {
         int jobs = 8;
         int concurrency = 2;
-        enqueue(jobs);
-        AtomicLong mostActive = new AtomicLong();
 
-        engine.startWorker("w1", chargeNotingLeased(mostActive, 1, Duration.ofMillis(60)), WorkerSettings.DEFAULT.withConcurrency(concurrency),
-                FaultInjector.NONE);
+        long mostLeased = drainNotingMostLeased(jobs, concurrency, 1, Duration.ofMillis(60));
 
-        await("all jobs completed", PATIENCE, () -> engine.events.completions.size() == jobs);
-        assertThat(mostActive.get()).as("jobs leased at once by a worker of " + concurrency + " runners").isLessThanOrEqualTo(concurrency);
+        assertThat(mostLeased).as("jobs leased at once by a worker of " + concurrency + " runners").isLessThanOrEqualTo(concurrency);
         List<Integer> leasedPerCall = engine.events.claimCalls.stream().filter(n -> n > 0).toList();
         assertThat(leasedPerCall).as("jobs per claim call").allMatch(n -> n <= concurrency);
         assertThat(engine.ledger().entries()).isEqualTo(jobs);
