@@ -10,6 +10,7 @@
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { Queue, Worker } from 'bullmq';
+import IORedis from 'ioredis';
 import pg from 'pg';
 
 const require = createRequire(import.meta.url);
@@ -117,6 +118,17 @@ function redisOptions(url) {
 const nowNs = () => process.hrtime.bigint();
 const nsToMs = (ns) => Number(ns) / 1e6;
 
+// CPU time the server has used so far (user and system), as the Java side reads it.
+async function valkeyCpuNow(redis) {
+  const info = await redis.info('cpu');
+  let seconds = 0;
+  for (const line of info.split(/\r?\n/)) {
+    const [key, value] = line.split(':');
+    if (key === 'used_cpu_user' || key === 'used_cpu_sys') seconds += Number(value);
+  }
+  return seconds;
+}
+
 function percentile(sorted, q) {
   if (sorted.length === 0) return null;
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length)));
@@ -143,6 +155,8 @@ async function main() {
     defaultJobOptions: { removeOnComplete: true, removeOnFail: false, attempts: ATTEMPTS },
   });
   queue.on('error', (err) => log('queue error:', err?.message ?? err));
+  // Reads the server's CPU time around the run; a connection of its own, idle in between.
+  const probe = new IORedis({ ...baseRedis, lazyConnect: true, maxRetriesPerRequest: 1 });
 
   let pool = null;
   let worker = null;
@@ -152,6 +166,7 @@ async function main() {
       ['worker', () => worker?.close()],
       ['queue', () => queue.close()],
       ['pg pool', () => pool?.end()],
+      ['probe', () => probe.disconnect()],
     ]) {
       try {
         await withTimeout(Promise.resolve().then(fn), 10_000, `closing the ${what}`);
@@ -283,6 +298,7 @@ async function main() {
     timeout.unref();
 
     let producerLateMs = 0;
+    let valkeyCpuAtStart = 0;
     if (mode === 'drain') {
       // Bulk-load everything first, then start the one worker.
       const loadStart = nowNs();
@@ -293,6 +309,7 @@ async function main() {
       }
       const waiting = await queue.getWaitingCount();
       log(`loaded ${N} jobs in ${nsToMs(nowNs() - loadStart).toFixed(0)} ms (waiting=${waiting}); starting worker`);
+      valkeyCpuAtStart = await valkeyCpuNow(probe);
       startNs = nowNs();
       worker.run().catch((err) => rejectDone(err));
       await done;
@@ -300,6 +317,7 @@ async function main() {
       // Latency: worker first, then an open-loop producer at a fixed rate.
       worker.run().catch((err) => rejectDone(err));
       await new Promise((r) => setTimeout(r, 200)); // let the worker block on the queue
+      valkeyCpuAtStart = await valkeyCpuNow(probe);
       const adds = [];
       let addError = null;
       startNs = nowNs();
@@ -332,6 +350,7 @@ async function main() {
       await done;
     }
     clearTimeout(timeout);
+    const valkeyCpuSeconds = (await valkeyCpuNow(probe)) - valkeyCpuAtStart;
 
     const seconds = nsToMs(lastCompletionNs - startNs) / 1000;
     let duplicates;
@@ -368,6 +387,7 @@ async function main() {
       jobsPerSecond: Math.round((N / seconds) * 10) / 10,
       p50Ms: percentile(sorted, 0.5),
       p99Ms: percentile(sorted, 0.99),
+      valkeyCpuSeconds: Math.round(valkeyCpuSeconds * 1e6) / 1e6,
       duplicates,
       missing,
     };

@@ -124,33 +124,45 @@ public final class Bench {
 
     private Map<String, List<Double>> throughput(List<Contestant> contestants) throws Exception {
         Map<String, List<Double>> medians = new LinkedHashMap<>();
-        Map<String, List<Double>> cpuMedians = new LinkedHashMap<>();
+        Map<String, List<Double>> jvmCpuMedians = new LinkedHashMap<>();
+        Map<String, List<Double>> valkeyCpuMedians = new LinkedHashMap<>();
         contestants.forEach(c -> medians.put(c.name(), new ArrayList<>()));
         for (int concurrency : options.concurrencies) {
             Map<String, List<Double>> rounds = new LinkedHashMap<>();
-            Map<String, List<Double>> cpuRounds = new LinkedHashMap<>();
+            Map<String, List<Double>> jvmCpuRounds = new LinkedHashMap<>();
+            Map<String, List<Double>> valkeyCpuRounds = new LinkedHashMap<>();
             for (int round = 1; round <= options.rounds; round++) {
                 for (Contestant contestant : contestants) {
                     Measurement run = contestant.measure().at(concurrency);
                     double rate = run.jobsPerSecond();
                     rounds.computeIfAbsent(contestant.name(), k -> new ArrayList<>()).add(rate);
-                    String cpu = "";
-                    if (!Double.isNaN(run.jvmCpuSeconds())) {
-                        cpuRounds.computeIfAbsent(contestant.name(), k -> new ArrayList<>()).add(run.jvmCpuMicrosPerJob());
-                        cpu = String.format(Locale.ROOT, "  %,6.0f µs JVM CPU per job", run.jvmCpuMicrosPerJob());
-                    }
+                    String cpu = perJob(jvmCpuRounds, contestant.name(), run.jvmCpuMicrosPerJob(), "JVM")
+                            + perJob(valkeyCpuRounds, contestant.name(), run.valkeyCpuMicrosPerJob(), "Valkey");
                     System.err.printf(Locale.ROOT, "bench: c=%d round %d %-50s %,10.0f jobs/s%s%n", concurrency, round, contestant.name(), rate, cpu);
                 }
             }
             rounds.forEach((name, rates) -> medians.get(name).add(Stats.median(rates)));
-            cpuRounds.forEach((name, micros) -> cpuMedians.computeIfAbsent(name, k -> new ArrayList<>()).add(Stats.median(micros)));
+            jvmCpuRounds.forEach((name, micros) -> jvmCpuMedians.computeIfAbsent(name, k -> new ArrayList<>()).add(Stats.median(micros)));
+            valkeyCpuRounds.forEach((name, micros) -> valkeyCpuMedians.computeIfAbsent(name, k -> new ArrayList<>()).add(Stats.median(micros)));
         }
         section("Throughput, jobs/s (median of " + options.rounds + " rounds, " + options.jobs + " jobs per run)");
         table(medians, v -> String.format(Locale.ROOT, "%,.0f", v));
         section("CPU time of the bench JVM per job, µs (median of " + options.rounds
                 + " rounds; contestants that run in it: ours, and the ceilings' clients)");
-        table(cpuMedians, v -> String.format(Locale.ROOT, "%,.0f", v));
+        table(jvmCpuMedians, v -> String.format(Locale.ROOT, "%,.0f", v));
+        section("CPU time of Valkey per job, µs (median of " + options.rounds
+                + " rounds; contestants that use it; the drain only, the jobs were loaded before it)");
+        table(valkeyCpuMedians, v -> String.format(Locale.ROOT, "%,.1f", v));
         return medians;
+    }
+
+    /** Notes one round's CPU per job of a contestant, when measured; returns it for the progress line. */
+    private static String perJob(Map<String, List<Double>> rounds, String contestant, double micros, String what) {
+        if (Double.isNaN(micros)) {
+            return "";
+        }
+        rounds.computeIfAbsent(contestant, k -> new ArrayList<>()).add(micros);
+        return String.format(Locale.ROOT, "  %,6.1f µs %s CPU per job", micros, what);
     }
 
     private void ratios(Map<String, List<Double>> rates) {

@@ -66,7 +66,7 @@ final class BullMqPeer {
         }
         boolean latency = mode.equals("latency");
         return new Measurement(jobs, number(result, "seconds"), latency ? number(result, "p50Ms") : Double.NaN,
-                latency ? number(result, "p99Ms") : Double.NaN);
+                latency ? number(result, "p99Ms") : Double.NaN, Double.NaN, number(result, "valkeyCpuSeconds"));
     }
 
     /** Runs a command in the peer's folder; returns the last line of its stdout (stderr is passed through). */

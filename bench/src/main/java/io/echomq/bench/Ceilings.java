@@ -133,6 +133,7 @@ final class Ceilings {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             Workload.preload(queue, queueName, jobs);
             AtomicLong done = new AtomicLong();
+            double valkeyCpu = servers.valkeyCpuNow();
             return inParallel(concurrency, jobs, () -> {
                 while (done.get() < jobs) {
                     List<ClaimedJob> claimed = queue.claim(queueName, Duration.ofSeconds(30), 1, "ceiling");
@@ -142,7 +143,7 @@ final class Ceilings {
                     queue.complete(claimed.get(0).lease());
                     done.incrementAndGet();
                 }
-            });
+            }).withValkeyCpu(servers.valkeyCpuNow() - valkeyCpu);
         }
     }
 
@@ -152,6 +153,7 @@ final class Ceilings {
         try (RedisClient redis = servers.newRedis()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             Workload.preload(queue, queueName, jobs);
+            double valkeyCpu = servers.valkeyCpuNow();
             return inParallel(1, jobs, () -> {
                 List<Lease> finished = List.of();
                 while (true) {
@@ -162,7 +164,7 @@ final class Ceilings {
                     }
                     finished = claimed.stream().map(ClaimedJob::lease).toList();
                 }
-            });
+            }).withValkeyCpu(servers.valkeyCpuNow() - valkeyCpu);
         }
     }
 

@@ -4,16 +4,18 @@ import java.lang.management.ManagementFactory;
 
 /**
  * One run of one contestant: how many jobs, how fast, and (when measured) the latency from
- * enqueue to effect committed and the CPU time this JVM spent on the run (for contestants that
- * run in it). NaN where not measured.
+ * enqueue to effect committed, the CPU time this JVM spent on the run (for contestants that
+ * run in it) and the CPU time Valkey spent on it (for contestants that use it). NaN where not
+ * measured.
  */
-record Measurement(int jobs, double seconds, double p50Millis, double p99Millis, double jvmCpuSeconds) {
+record Measurement(int jobs, double seconds, double p50Millis, double p99Millis, double jvmCpuSeconds,
+        double valkeyCpuSeconds) {
 
     private static final com.sun.management.OperatingSystemMXBean OS =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     Measurement(int jobs, double seconds, double p50Millis, double p99Millis) {
-        this(jobs, seconds, p50Millis, p99Millis, Double.NaN);
+        this(jobs, seconds, p50Millis, p99Millis, Double.NaN, Double.NaN);
     }
 
     static Measurement throughput(int jobs, double seconds) {
@@ -22,7 +24,12 @@ record Measurement(int jobs, double seconds, double p50Millis, double p99Millis,
 
     /** A run in this JVM that began when {@link #jvmCpuNow()} read {@code cpuAtStart}. */
     static Measurement throughput(int jobs, double seconds, double cpuAtStart) {
-        return new Measurement(jobs, seconds, Double.NaN, Double.NaN, jvmCpuNow() - cpuAtStart);
+        return new Measurement(jobs, seconds, Double.NaN, Double.NaN, jvmCpuNow() - cpuAtStart, Double.NaN);
+    }
+
+    /** This run, with the CPU time Valkey spent on it ({@link Servers#valkeyCpuNow()} before and after). */
+    Measurement withValkeyCpu(double valkeyCpuSeconds) {
+        return new Measurement(jobs, seconds, p50Millis, p99Millis, jvmCpuSeconds, valkeyCpuSeconds);
     }
 
     /**
@@ -39,5 +46,9 @@ record Measurement(int jobs, double seconds, double p50Millis, double p99Millis,
 
     double jvmCpuMicrosPerJob() {
         return jvmCpuSeconds / jobs * 1e6;
+    }
+
+    double valkeyCpuMicrosPerJob() {
+        return valkeyCpuSeconds / jobs * 1e6;
     }
 }

@@ -39,6 +39,23 @@ final class Servers {
         return valkey.newClient();
     }
 
+    /**
+     * CPU time the Valkey server has used so far (user and system, all its threads), from
+     * {@code INFO cpu}. Read before and after a run: per job it shows what a contestant costs the
+     * server, which throughput on a shared machine hides.
+     */
+    double valkeyCpuNow() {
+        try (RedisClient redis = newRedis()) {
+            double seconds = 0;
+            for (String line : redis.info("cpu").split("\r?\n")) {
+                if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+                    seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).strip());
+                }
+            }
+            return seconds;
+        }
+    }
+
     DataSource simpleDataSource() {
         return database.dataSource();
     }
