@@ -33,6 +33,7 @@ local lease_ms, max_jobs = tonumber(ARGV[2]), tonumber(ARGV[3])
 local worker, promote_limit = ARGV[4], tonumber(ARGV[5])
 
 -- #include now_ms
+-- #include integer_text
 -- #include push_pending
 -- #include log_event
 -- #include claim_jobs

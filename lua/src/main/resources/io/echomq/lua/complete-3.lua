@@ -23,6 +23,7 @@ local active, completed = KEYS[2], KEYS[3]
 local prefix, id, token = ARGV[1], ARGV[2], ARGV[3]
 
 -- #include now_ms
+-- #include integer_text
 -- #include log_event
 -- #include fence
 -- #include complete_jobs

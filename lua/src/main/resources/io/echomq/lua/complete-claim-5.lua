@@ -34,6 +34,7 @@ local worker, promote_limit = ARGV[4], tonumber(ARGV[5])
 local acks = tonumber(ARGV[6])
 
 -- #include now_ms
+-- #include integer_text
 -- #include push_pending
 -- #include log_event
 -- #include fence

@@ -28,6 +28,7 @@ local max_attempts, delay_ms = tonumber(ARGV[3]), tonumber(ARGV[4])
 local lane, idem_key = ARGV[5], ARGV[6]
 
 -- #include now_ms
+-- #include integer_text
 -- #include push_pending
 -- #include log_event
 -- #include enqueue_one

@@ -24,6 +24,7 @@ local seq, ring, delayed, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local prefix, count = ARGV[1], tonumber(ARGV[2])
 
 -- #include now_ms
+-- #include integer_text
 -- #include push_pending
 -- #include log_event
 -- #include enqueue_one

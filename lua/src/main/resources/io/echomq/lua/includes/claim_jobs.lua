@@ -3,7 +3,7 @@
 -- lane first), minting each job's token. Returns {} when nothing was claimed, else
 -- {deadline, id1, payload1, token1, lane1, created1, ...}: created is the job's creation time,
 -- which with the id names the job in the effect store (an id can repeat after a failover).
--- Needs push_pending and log_event.
+-- Needs push_pending, log_event and integer_text.
 --
 -- The round-robin is planned before anything is popped, so a lane gives all its jobs of this
 -- call in one ZPOPMIN and the ring is rewritten once, instead of a rotation and a pop per job.
@@ -98,6 +98,7 @@ local function claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, ma
     end
   end
   local deadline = now + lease_ms
+  local now_text, deadline_text = integer_text(now), integer_text(deadline)
   local out, leases = {deadline}, {}
   for _, i in ipairs(visits) do
     local id = popped[i][next_of[i]]
@@ -105,10 +106,11 @@ local function claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, ma
     local job = prefix .. 'job:' .. id
     local fields = redis.call('HMGET', job, 'attempts', 'payload', 'created_at')
     local token = (tonumber(fields[1]) or 0) + 1
-    redis.call('HSET', job, 'attempts', token, 'state', 'active', 'lease_until', deadline, 'claimed_at', now,
-      'worker', worker)
-    log_event(prefix, id, now, 'claimed', token, worker, deadline, '')
-    leases[#leases + 1] = deadline
+    local token_text = integer_text(token)
+    redis.call('HSET', job, 'attempts', token_text, 'state', 'active', 'lease_until', deadline_text,
+      'claimed_at', now_text, 'worker', worker)
+    log_event(prefix, id, now_text, 'claimed', token_text, worker, deadline_text, '')
+    leases[#leases + 1] = deadline_text
     leases[#leases + 1] = id
     out[#out + 1] = id
     out[#out + 1] = fields[2]

@@ -1,5 +1,6 @@
 -- Stores one new job, or answers the job an idempotency key already names. Returns
--- {'CREATED'|'DUPLICATE', id, state}. Needs now (ms, server clock), push_pending and log_event.
+-- {'CREATED'|'DUPLICATE', id, state}. Needs now (ms, server clock), push_pending, log_event and
+-- integer_text.
 local function enqueue_one(prefix, seq, ring, delayed, idem, now, payload, max_attempts, delay_ms, lane, idem_key)
   if idem_key ~= '' then
     local existing = redis.call('HGET', idem, idem_key)
@@ -13,23 +14,24 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now, payload, max_a
     end
   end
 
-  local id = tostring(redis.call('INCR', seq))
+  local id = integer_text(redis.call('INCR', seq))
   local job = prefix .. 'job:' .. id
-  redis.call('HSET', job, 'id', id, 'payload', payload, 'lane', lane, 'attempts', 0,
-    'max_attempts', max_attempts, 'retry_budget', max_attempts, 'created_at', now)
+  local now_text, budget = integer_text(now), integer_text(max_attempts)
+  redis.call('HSET', job, 'id', id, 'payload', payload, 'lane', lane, 'attempts', '0',
+    'max_attempts', budget, 'retry_budget', budget, 'created_at', now_text)
   if idem_key ~= '' then
     redis.call('HSET', job, 'idem', idem_key)
     redis.call('HSET', idem, idem_key, id)
   end
 
   if delay_ms > 0 then
-    local due = now + delay_ms
+    local due = integer_text(now + delay_ms)
     redis.call('HSET', job, 'state', 'delayed', 'due_at', due)
     redis.call('ZADD', delayed, due, id)
-    log_event(prefix, id, now, 'enqueued', 0, nil, nil, 'delayed until ' .. due)
+    log_event(prefix, id, now_text, 'enqueued', '0', nil, nil, 'delayed until ' .. due)
     return {'CREATED', id, 'delayed'}
   end
   push_pending(prefix, ring, lane, id)
-  log_event(prefix, id, now, 'enqueued', 0, nil, nil, 'lane ' .. lane)
+  log_event(prefix, id, now_text, 'enqueued', '0', nil, nil, 'lane ' .. lane)
   return {'CREATED', id, 'pending'}
 end

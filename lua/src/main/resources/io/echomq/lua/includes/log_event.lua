@@ -1,13 +1,17 @@
 -- Appends one event to a job's history (echomq:{q}:job:<id>:log), newest last, keeping the
 -- last 64. Fields are joined by the unit separator (0x1f): at, event, attempt, worker, lease
 -- deadline, detail. Consecutive heartbeats of one attempt fold into one 'extended' entry, so a
--- long job does not push its own claim out of the history.
+-- long job does not push its own claim out of the history. Numbers are written as tostring
+-- writes them; callers on the hot path pass text instead (see integer_text).
+local LOG_SEPARATOR = string.char(31)
 local function log_event(prefix, id, at, event, attempt, worker, lease, detail)
   local log = prefix .. 'job:' .. id .. ':log'
-  local sep = string.char(31)
-  local text = string.gsub(tostring(detail or ''), sep, ' ')
-  local entry = table.concat({tostring(at), event, tostring(attempt or ''), tostring(worker or ''),
-    tostring(lease or ''), text}, sep)
+  local sep = LOG_SEPARATOR
+  local text = detail or ''
+  if string.find(text, sep, 1, true) then
+    text = string.gsub(text, sep, ' ')
+  end
+  local entry = at .. sep .. event .. sep .. (attempt or '') .. sep .. (worker or '') .. sep .. (lease or '') .. sep .. text
   if event == 'extended' then
     local last = redis.call('LINDEX', log, -1)
     if last then
