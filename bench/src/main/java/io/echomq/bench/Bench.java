@@ -193,17 +193,65 @@ public final class Bench {
         out.put(name, r);
     }
 
-    /** Each contestant at half its own best drain rate, offered open-loop; latency enqueue → effect committed. */
+    /**
+     * Each contestant at half its own best drain rate, offered open-loop, at every concurrency
+     * that drains at least that rate; latency enqueue → effect committed. Rounds are
+     * interleaved as for throughput and each cell is the median of the rounds: one stall of the
+     * shared machine within a few seconds moves a p99 by tens of milliseconds.
+     */
     private void latency(Map<String, List<Double>> rates) throws Exception {
-        section("Latency enqueue → effect committed, at half of the best throughput (open-loop producer, "
-                + options.latencySeconds + " s)");
-        line("| contestant | concurrency | offered jobs/s | achieved jobs/s | p50 ms | p99 ms |");
-        line("|---|--:|--:|--:|--:|--:|");
-        latencyRow("EchoMQ per-job, ledger", rates, (c, jobs, rate) -> ours.latency(OurWorker.Mode.PER_JOB, OurWorker.Effect.LEDGER, c, jobs, rate));
-        latencyRow("EchoMQ batched, ledger", rates, (c, jobs, rate) -> ours.latency(OurWorker.Mode.BATCHED, OurWorker.Effect.LEDGER, c, jobs, rate));
+        List<LatencyContestant> contestants = new ArrayList<>();
+        contestants.add(new LatencyContestant("EchoMQ per-job, ledger",
+                (c, jobs, rate) -> ours.latency(OurWorker.Mode.PER_JOB, OurWorker.Effect.LEDGER, c, jobs, rate)));
+        contestants.add(new LatencyContestant("EchoMQ batched, ledger",
+                (c, jobs, rate) -> ours.latency(OurWorker.Mode.BATCHED, OurWorker.Effect.LEDGER, c, jobs, rate)));
         if (options.peer) {
-            latencyRow("BullMQ + pg, ledger", rates, (c, jobs, rate) -> bullmq.latency(OurWorker.Effect.LEDGER, c, jobs, rate));
+            contestants.add(new LatencyContestant("BullMQ + pg, ledger", (c, jobs, rate) -> bullmq.latency(OurWorker.Effect.LEDGER, c, jobs, rate)));
         }
+        contestants.removeIf(contestant -> !rates.containsKey(contestant.name()));
+        Map<String, Map<Integer, List<Measurement>>> runs = new LinkedHashMap<>();
+        for (int i = 0; i < options.concurrencies.size(); i++) {
+            int concurrency = options.concurrencies.get(i);
+            for (int round = 1; round <= options.rounds; round++) {
+                for (LatencyContestant contestant : contestants) {
+                    double rate = halfOfBest(rates.get(contestant.name()));
+                    if (rates.get(contestant.name()).get(i) < rate) {
+                        continue;
+                    }
+                    Measurement m = contestant.run().run(concurrency, (int) Math.max(1_000, rate * options.latencySeconds), rate);
+                    System.err.printf(Locale.ROOT, "bench: latency c=%d round %d %-30s at %,.0f jobs/s: p50 %.1f p99 %.1f ms%n",
+                            concurrency, round, contestant.name(), rate, m.p50Millis(), m.p99Millis());
+                    runs.computeIfAbsent(contestant.name(), k -> new LinkedHashMap<>())
+                            .computeIfAbsent(concurrency, k -> new ArrayList<>()).add(m);
+                }
+            }
+        }
+        section("Latency enqueue → effect committed, ms, p50 / p99, at half of each contestant's best throughput (open-loop "
+                + "producer, " + options.latencySeconds + " s per run, median of " + options.rounds + " rounds; — : that "
+                + "concurrency drains less than the offered rate)");
+        StringBuilder head = new StringBuilder("| contestant | offered jobs/s |");
+        StringBuilder rule = new StringBuilder("|---|--:|");
+        options.concurrencies.forEach(c -> {
+            head.append(" c=").append(c).append(" |");
+            rule.append("--:|");
+        });
+        line(head.toString());
+        line(rule.toString());
+        for (LatencyContestant contestant : contestants) {
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %s | %,.0f |", contestant.name(),
+                    halfOfBest(rates.get(contestant.name()))));
+            for (int concurrency : options.concurrencies) {
+                List<Measurement> measured = runs.getOrDefault(contestant.name(), Map.of()).get(concurrency);
+                row.append(measured == null ? " — |" : String.format(Locale.ROOT, " %.1f / %.1f |",
+                        Stats.median(measured.stream().map(Measurement::p50Millis).toList()),
+                        Stats.median(measured.stream().map(Measurement::p99Millis).toList())));
+            }
+            line(row.toString());
+        }
+    }
+
+    private static double halfOfBest(List<Double> byConcurrency) {
+        return byConcurrency.stream().mapToDouble(Double::doubleValue).max().orElseThrow() / 2;
     }
 
     /** The latency rows at one given rate and concurrency, nothing else (for tuning; {@code --latency-rate}). */
@@ -228,23 +276,7 @@ public final class Bench {
         Measurement run(int concurrency, int jobs, double rate) throws Exception;
     }
 
-    private void latencyRow(String name, Map<String, List<Double>> rates, LatencyRun run) throws Exception {
-        List<Double> byConcurrency = rates.get(name);
-        if (byConcurrency == null) {
-            return;
-        }
-        int best = 0;
-        for (int i = 1; i < byConcurrency.size(); i++) {
-            if (byConcurrency.get(i) > byConcurrency.get(best)) {
-                best = i;
-            }
-        }
-        int concurrency = options.concurrencies.get(best);
-        double rate = byConcurrency.get(best) / 2;
-        int jobs = (int) Math.max(1_000, rate * options.latencySeconds);
-        Measurement m = run.run(concurrency, jobs, rate);
-        line(String.format(Locale.ROOT, "| %s | %d | %,.0f | %,.0f | %.1f | %.1f |", name, concurrency, rate, m.jobsPerSecond(),
-                m.p50Millis(), m.p99Millis()));
+    private record LatencyContestant(String name, LatencyRun run) {
     }
 
     private void depth() {
