@@ -34,6 +34,8 @@ class ZombieWorkerReliabilityTest {
     /** Past the lease and past the successor's lock timeout, short of idle_in_transaction_session_timeout. */
     private static final Duration FROZEN = LEASE.plus(LOCK_TIMEOUT).plusSeconds(3);
     private static final Duration MARGIN = Duration.ofSeconds(3);
+    /** Longer than a worker's idle poll (200 ms), so both workers are polling when a fed job arrives. */
+    private static final Duration FEED_INTERVAL = Duration.ofMillis(250);
 
     @Test
     void aFrozenWorkerHoldingTransactionsBlocksItsSuccessorNoLongerThanLockTimeoutAndCannotSettle(
@@ -54,7 +56,7 @@ class ZombieWorkerReliabilityTest {
             long heldTransactions = 0;
             for (int fault = 0; fault < FAULTS; fault++) {
                 SubmissionLoad.burstPerSecond(queue, queueName, JOBS / FAULTS, acknowledged);
-                awaitSlowTransaction(jdbi);
+                awaitSlowTransaction(jdbi, queue, queueName, acknowledged);
                 zombie.pause();
                 Thread.sleep(500);
                 heldTransactions += openTransactions(jdbi);
@@ -76,12 +78,23 @@ class ZombieWorkerReliabilityTest {
         }
     }
 
-    /** Waits until the slow handler holds an effect transaction open (its sleep is running). */
-    private static void awaitSlowTransaction(Jdbi jdbi) throws InterruptedException {
+    /**
+     * Waits until the slow handler holds an effect transaction open (its sleep is running). The
+     * successor may take a whole burst before the zombie's next poll (it claims again the moment
+     * it finishes, the zombie only after its idle wait), so while waiting one more job goes in
+     * now and then, for whichever worker polls first.
+     */
+    private static void awaitSlowTransaction(Jdbi jdbi, QueueClient queue, String queueName, List<String> acknowledged)
+            throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long nextFeed = System.nanoTime() + FEED_INTERVAL.toNanos();
         while (countActivity(jdbi, "state = 'active' AND query = '" + SlowLedgerHandler.SLOW_STATEMENT + "'") == 0) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("the slow worker never held a transaction open");
+            }
+            if (System.nanoTime() - nextFeed >= 0) {
+                SubmissionLoad.burstPerSecond(queue, queueName, 1, acknowledged);
+                nextFeed += FEED_INTERVAL.toNanos();
             }
             Thread.sleep(5);
         }
