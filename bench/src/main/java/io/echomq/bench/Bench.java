@@ -209,12 +209,14 @@ public final class Bench {
             contestants.add(new LatencyContestant("BullMQ + pg, ledger", (c, jobs, rate) -> bullmq.latency(OurWorker.Effect.LEDGER, c, jobs, rate)));
         }
         contestants.removeIf(contestant -> !rates.containsKey(contestant.name()));
+        Map<String, Double> offered = new LinkedHashMap<>();
+        contestants.forEach(contestant -> offered.put(contestant.name(), halfOfBest(rates.get(contestant.name()))));
         Map<String, Map<Integer, List<Measurement>>> runs = new LinkedHashMap<>();
         for (int i = 0; i < options.concurrencies.size(); i++) {
             int concurrency = options.concurrencies.get(i);
             for (int round = 1; round <= options.rounds; round++) {
                 for (LatencyContestant contestant : contestants) {
-                    double rate = halfOfBest(rates.get(contestant.name()));
+                    double rate = offered.get(contestant.name());
                     if (rates.get(contestant.name()).get(i) < rate) {
                         continue;
                     }
@@ -239,7 +241,7 @@ public final class Bench {
         line(rule.toString());
         for (LatencyContestant contestant : contestants) {
             StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %s | %,.0f |", contestant.name(),
-                    halfOfBest(rates.get(contestant.name()))));
+                    offered.get(contestant.name())));
             for (int concurrency : options.concurrencies) {
                 List<Measurement> measured = runs.getOrDefault(contestant.name(), Map.of()).get(concurrency);
                 row.append(measured == null ? " — |" : String.format(Locale.ROOT, " %.1f / %.1f |",

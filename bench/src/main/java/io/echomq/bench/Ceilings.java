@@ -133,8 +133,7 @@ final class Ceilings {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             Workload.preload(queue, queueName, jobs);
             AtomicLong done = new AtomicLong();
-            double valkeyCpu = servers.valkeyCpuNow();
-            return inParallel(concurrency, jobs, () -> {
+            return servers.withValkeyCpu(() -> inParallel(concurrency, jobs, () -> {
                 while (done.get() < jobs) {
                     List<ClaimedJob> claimed = queue.claim(queueName, Duration.ofSeconds(30), 1, "ceiling");
                     if (claimed.isEmpty()) {
@@ -143,7 +142,7 @@ final class Ceilings {
                     queue.complete(claimed.get(0).lease());
                     done.incrementAndGet();
                 }
-            }).withValkeyCpu(servers.valkeyCpuNow() - valkeyCpu);
+            }));
         }
     }
 
@@ -153,8 +152,7 @@ final class Ceilings {
         try (RedisClient redis = servers.newRedis()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             Workload.preload(queue, queueName, jobs);
-            double valkeyCpu = servers.valkeyCpuNow();
-            return inParallel(1, jobs, () -> {
+            return servers.withValkeyCpu(() -> inParallel(1, jobs, () -> {
                 List<Lease> finished = List.of();
                 while (true) {
                     List<ClaimedJob> claimed = queue.completeAndClaim(queueName, finished, Duration.ofSeconds(30), perCall, "ceiling")
@@ -164,7 +162,7 @@ final class Ceilings {
                     }
                     finished = claimed.stream().map(ClaimedJob::lease).toList();
                 }
-            }).withValkeyCpu(servers.valkeyCpuNow() - valkeyCpu);
+            }));
         }
     }
 

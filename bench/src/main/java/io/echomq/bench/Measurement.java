@@ -27,7 +27,7 @@ record Measurement(int jobs, double seconds, double p50Millis, double p99Millis,
         return new Measurement(jobs, seconds, Double.NaN, Double.NaN, jvmCpuNow() - cpuAtStart, Double.NaN);
     }
 
-    /** This run, with the CPU time Valkey spent on it ({@link Servers#valkeyCpuNow()} before and after). */
+    /** This run, with the CPU time Valkey spent on it ({@link Servers#withValkeyCpu}). */
     Measurement withValkeyCpu(double valkeyCpuSeconds) {
         return new Measurement(jobs, seconds, p50Millis, p99Millis, jvmCpuSeconds, valkeyCpuSeconds);
     }

@@ -64,13 +64,13 @@ final class OurWorker {
     Measurement drain(Mode mode, Effect effect, int concurrency, int jobs) throws InterruptedException {
         try (Run run = new Run(mode, effect, concurrency, jobs)) {
             Workload.preload(run.queue, run.queueName, jobs);
-            double valkeyCpu = servers.valkeyCpuNow();
-            double cpu = Measurement.jvmCpuNow();
-            long start = System.nanoTime();
-            run.startWorker();
-            run.awaitAll();
-            double seconds = (System.nanoTime() - start) / 1e9;
-            Measurement drained = Measurement.throughput(jobs, seconds, cpu).withValkeyCpu(servers.valkeyCpuNow() - valkeyCpu);
+            Measurement drained = servers.withValkeyCpu(() -> {
+                double cpu = Measurement.jvmCpuNow();
+                long start = System.nanoTime();
+                run.startWorker();
+                run.awaitAll();
+                return Measurement.throughput(jobs, (System.nanoTime() - start) / 1e9, cpu);
+            });
             run.verify();
             return drained;
         }

@@ -20,11 +20,14 @@ final class Servers {
     final ValkeyService valkey;
     final PostgresService postgres;
     final PostgresService.Database database;
+    /** Reads the server's CPU time around each run; one connection for the whole bench. */
+    private final RedisClient cpuProbe;
 
     private Servers(ValkeyService valkey, PostgresService postgres, PostgresService.Database database) {
         this.valkey = valkey;
         this.postgres = postgres;
         this.database = database;
+        this.cpuProbe = valkey.newClient();
     }
 
     static Servers start() {
@@ -39,21 +42,31 @@ final class Servers {
         return valkey.newClient();
     }
 
+    /** A run whose Measurement is returned, by a contestant that uses Valkey. */
+    @FunctionalInterface
+    interface ValkeyRun<E extends Exception> {
+        Measurement run() throws E;
+    }
+
     /**
-     * CPU time the Valkey server has used so far (user and system, all its threads), from
-     * {@code INFO cpu}. Read before and after a run: per job it shows what a contestant costs the
-     * server, which throughput on a shared machine hides.
+     * {@code run}'s Measurement with the CPU time the Valkey server used meanwhile (user and
+     * system, all its threads, from {@code INFO cpu}): per job it shows what a contestant costs
+     * the server, which throughput on a shared machine hides.
      */
-    double valkeyCpuNow() {
-        try (RedisClient redis = newRedis()) {
-            double seconds = 0;
-            for (String line : redis.info("cpu").split("\r?\n")) {
-                if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
-                    seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).strip());
-                }
+    <E extends Exception> Measurement withValkeyCpu(ValkeyRun<E> run) throws E {
+        double before = valkeyCpuNow();
+        Measurement measured = run.run();
+        return measured.withValkeyCpu(valkeyCpuNow() - before);
+    }
+
+    private double valkeyCpuNow() {
+        double seconds = 0;
+        for (String line : cpuProbe.info("cpu").split("\r?\n")) {
+            if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+                seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).strip());
             }
-            return seconds;
         }
+        return seconds;
     }
 
     DataSource simpleDataSource() {

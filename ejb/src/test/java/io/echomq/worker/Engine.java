@@ -52,7 +52,7 @@ final class Engine implements AutoCloseable {
         queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
         PostgresService.Database database = postgres.createDatabase("proof");
         Migrations.migrate(database.dataSource());
-        pool = PostgresPool.open(queueName, database.jdbcUrl(), Optional.of(database.user()), Optional.of(database.password()), POOL_SIZE);
+        pool = PostgresPool.open(queueName, database.jdbcUrl(), Optional.ofNullable(database.user()), Optional.ofNullable(database.password()), POOL_SIZE);
         jdbi = Jdbi.create(pool);
         effects = new EffectStore(jdbi, effectSettings);
     }

@@ -19,9 +19,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * When a worker leases jobs before a runner is free: short jobs one ahead per runner, so one
- * round trip serves several of them; long jobs never, so a job does not wait behind one while
- * another worker could run it.
+ * When a worker leases jobs before a runner is free: short jobs up to two ahead per runner, so
+ * one round trip serves several of them; long jobs never, so a job does not wait behind one
+ * while another worker could run it.
  */
 @WithRealServices
 class LeasingAheadTest {

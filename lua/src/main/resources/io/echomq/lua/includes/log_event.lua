@@ -11,7 +11,8 @@ local function log_event(prefix, id, at, event, attempt, worker, lease, detail)
   if string.find(text, sep, 1, true) then
     text = string.gsub(text, sep, ' ')
   end
-  local entry = at .. sep .. event .. sep .. (attempt or '') .. sep .. (worker or '') .. sep .. (lease or '') .. sep .. text
+  -- Every field but the detail: a folded heartbeat keeps them and counts in the detail.
+  local fields_but_detail = at .. sep .. event .. sep .. (attempt or '') .. sep .. (worker or '') .. sep .. (lease or '') .. sep
   if event == 'extended' then
     local last = redis.call('LINDEX', log, -1)
     if last then
@@ -21,14 +22,12 @@ local function log_event(prefix, id, at, event, attempt, worker, lease, detail)
       end
       if fields[2] == 'extended' and fields[3] == tostring(attempt) then
         local times = (tonumber(string.match(fields[6] or '', '^(%d+)')) or 1) + 1
-        entry = table.concat({tostring(at), event, tostring(attempt), tostring(worker or ''), tostring(lease or ''),
-          times .. ' heartbeats'}, sep)
-        redis.call('LSET', log, -1, entry)
+        redis.call('LSET', log, -1, fields_but_detail .. times .. ' heartbeats')
         return
       end
     end
   end
-  if redis.call('RPUSH', log, entry) > 64 then
+  if redis.call('RPUSH', log, fields_but_detail .. text) > 64 then
     redis.call('LTRIM', log, -64, -1)
   end
 end
