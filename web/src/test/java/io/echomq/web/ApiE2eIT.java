@@ -369,6 +369,8 @@ class ApiE2eIT {
             long before = total();
 
             assertRefused(app.submitter.post(JOBS, "{\"payload\": {\"account\": "), 400, "body");
+            // Two submissions run together: answering 201 for the first would drop the second unseen.
+            assertRefused(app.submitter.post(JOBS, charge("x", 1) + charge("y", 2)), 400, "body");
             assertRefused(app.submitter.post(JOBS, "{\"lane\":\"x\"}"), 400, "payload");
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"delayMs\":-1}"), 400, "delayMs");
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"maxAttempts\":\"many\"}"), 400, "body");

@@ -56,11 +56,12 @@ final class MalformedRequests {
             for (int length = 0; length < valid[1].length(); length++) {
                 post("truncated to " + length + " characters", valid[0], valid[1].substring(0, length));
             }
-            // Not after the last character: trailing bytes after a complete document are ignored by the
-            // JSON reader today (an open finding in docs/RELIABILITY.md), so that request would be accepted.
-            for (int at = 0; at < valid[1].length(); at++) {
+            // Up to and including after the last character: bytes after a complete document are refused too.
+            for (int at = 0; at <= valid[1].length(); at++) {
                 post("raw control character at " + at, valid[0], valid[1].substring(0, at) + '\u0001' + valid[1].substring(at));
             }
+            post("a second document after the first", valid[0], valid[1] + valid[1]);
+            post("a stray comma after the document", valid[0], valid[1] + ",");
         }
     }
 
