@@ -81,7 +81,7 @@ final class Ceilings {
                         payloads.add(Workload.charge((int) id));
                     }
                     effects.applyAll(leases, (tx, recorded) -> handler.handleBatch(recorded.stream()
-                            .map(l -> new JobContext(queue, l.jobId(), 1, "default",
+                            .map(l -> new JobContext(queue, l.jobId(), l.jobCreatedMs(), 1, "default",
                                     payloads.get((int) (Long.parseLong(l.jobId()) - first)), tx))
                             .toList()));
                 }

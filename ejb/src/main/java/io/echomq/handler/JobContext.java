@@ -12,14 +12,16 @@ import org.jdbi.v3.core.Handle;
 /**
  * What a handler gets for one delivery of a job. Valid only during the handler call.
  *
- * @param queue       the queue the job came from
- * @param jobId       the job's id, stable across deliveries
- * @param attempt     which delivery this is (1 for the first); the fencing token of this lease
- * @param lane        the job's fairness lane
- * @param payload     the payload as submitted (JSON by convention)
- * @param transaction the open transaction that also records this job's effect
+ * @param queue        the queue the job came from
+ * @param jobId        the job's id, stable across deliveries
+ * @param jobCreatedMs when the job was submitted (ms, Valkey's clock); with the id it names the
+ *                     job even if a failover hands the id out again
+ * @param attempt      which delivery this is (1 for the first); the fencing token of this lease
+ * @param lane         the job's fairness lane
+ * @param payload      the payload as submitted (JSON by convention)
+ * @param transaction  the open transaction that also records this job's effect
  */
-public record JobContext(String queue, String jobId, long attempt, String lane, String payload, Handle transaction) {
+public record JobContext(String queue, String jobId, long jobCreatedMs, long attempt, String lane, String payload, Handle transaction) {
 
     /** One JSON-B instance for all handlers: it is thread-safe and costly to build. */
     private static final class Binding {
@@ -27,14 +29,14 @@ public record JobContext(String queue, String jobId, long attempt, String lane, 
     }
 
     /**
-     * A key unique to this job (not to the attempt), {@code <queue>:<job id>}: pass it to
-     * outside systems that deduplicate by key, so a redelivery is recognised there too.
-     * Unique as long as job ids are: a Valkey failover that loses writes can hand an id out
-     * again, and the new job then gets the old job's key (the effect store tells the two apart
-     * by creation time; this key does not).
+     * A key unique to this job (not to the attempt), {@code <queue>:<job id>:<created ms>}: pass
+     * it to outside systems that deduplicate by key, so a redelivery is recognised there too. The
+     * creation time is in it because ids alone can repeat: a Valkey failover that loses writes
+     * can hand an id out again, and the new job must not be taken for the old one there either
+     * (the effect store tells the two apart the same way).
      */
     public String idempotencyKey() {
-        return queue + ":" + jobId;
+        return queue + ":" + jobId + ":" + jobCreatedMs;
     }
 
     /** The payload parsed as JSON (JSON-P). */

@@ -157,7 +157,7 @@ final class JobExecution {
 
     private static JobContext context(ClaimedJob job, Handle tx) {
         Lease lease = job.lease();
-        return new JobContext(lease.queue(), job.id(), job.attempt(), job.lane(), job.payload(), tx);
+        return new JobContext(lease.queue(), job.id(), lease.jobCreatedMs(), job.attempt(), job.lane(), job.payload(), tx);
     }
 
     private void retry(ClaimedJob job, String error, boolean terminal) {

@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,6 +52,8 @@ class ExactlyOnceProofTest {
     private final PostgresService postgres;
     private Engine engine;
     private final AtomicInteger handlerRuns = new AtomicInteger();
+    /** The idempotency key each handler run was given, in order. */
+    private final List<String> keysSeen = new CopyOnWriteArrayList<>();
 
     ExactlyOnceProofTest(ValkeyService valkey, PostgresService postgres) {
         this.valkey = valkey;
@@ -72,6 +75,7 @@ class ExactlyOnceProofTest {
         LedgerChargeHandler charge = new LedgerChargeHandler();
         return job -> {
             handlerRuns.incrementAndGet();
+            keysSeen.add(job.idempotencyKey());
             charge.handle(job);
         };
     }
@@ -112,6 +116,8 @@ class ExactlyOnceProofTest {
         assertThat(handlerRuns.get()).as("handler runs: one per job").isEqualTo(2);
         assertThat(engine.ledger().entries()).as("ledger rows: the second job's charge was applied").isEqualTo(2);
         assertThat(engine.events.effects).allMatch(EffectOutcome.Applied.class::isInstance);
+        assertThat(keysSeen).as("idempotency keys for outside systems: the new job is not taken for the old one there either")
+                .hasSize(2).doesNotHaveDuplicates();
     }
 
     @Test
@@ -207,6 +213,7 @@ class ExactlyOnceProofTest {
     void failingHandlerIsRolledBackRetriedAndAppliedOnce() {
         AtomicInteger calls = new AtomicInteger();
         JobHandler flaky = job -> {
+            keysSeen.add(job.idempotencyKey());
             LedgerChargeHandler.charge(job.transaction(), job.queue(), job.jobId(), job.attempt(),
                     new io.echomq.demo.Charge("acct-1", 500));
             if (calls.incrementAndGet() < 3) {
@@ -223,6 +230,7 @@ class ExactlyOnceProofTest {
         assertThat(engine.events.retries).hasSize(2).allSatisfy(r -> assertThat(r).isInstanceOf(RetryOutcome.Scheduled.class));
         assertThat(engine.ledger()).as("the failed attempts' writes were rolled back").isEqualTo(new LedgerSummary(1, 1, 0, 500));
         assertThat(effectOf(job.id()).orElseThrow().attempt()).isEqualTo(3);
+        assertThat(keysSeen).as("one idempotency key on every delivery").hasSize(3).containsOnly(keysSeen.get(0));
     }
 
     @Test
