@@ -372,15 +372,18 @@ public final class Bench {
         boolean peer = true;
         /** Only the throughput of contestants whose name contains one of these (lower case; --only repeats), nothing else. */
         final List<String> only = new ArrayList<>();
-        Path out = Path.of("bench", "results");
+        /** Where a full run writes its report; a smoke run (--quick) defaults to the build folder, not over the recorded one. */
+        Path out;
         Path peerFolder = Path.of("bench", "bullmq");
 
         static Options parse(String[] args) {
             Options o = new Options();
+            boolean quick = false;
             for (int i = 0; i < args.length; i++) {
                 String arg = args[i];
                 switch (arg) {
                     case "--quick" -> {
+                        quick = true;
                         o.rounds = 1;
                         o.jobs = 2_000;
                         o.depths = List.of(1_000, 10_000);
@@ -403,6 +406,9 @@ public final class Bench {
                             + " (known: --quick, --rounds N, --jobs N, --concurrency 1,4,16,64, --depths 1000,100000, --no-peer, "
                             + "--only NAME-PART (repeatable), --latency-rate JOBS_PER_S, --latency-seconds N, --out DIR)");
                 }
+            }
+            if (o.out == null) {
+                o.out = quick ? Path.of("bench", "target", "quick") : Path.of("bench", "results");
             }
             return o;
         }
