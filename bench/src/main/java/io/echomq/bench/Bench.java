@@ -126,7 +126,6 @@ public final class Bench {
         Map<String, List<Double>> medians = new LinkedHashMap<>();
         Map<String, List<Double>> jvmCpuMedians = new LinkedHashMap<>();
         Map<String, List<Double>> valkeyCpuMedians = new LinkedHashMap<>();
-        contestants.forEach(c -> medians.put(c.name(), new ArrayList<>()));
         for (int concurrency : options.concurrencies) {
             Map<String, List<Double>> rounds = new LinkedHashMap<>();
             Map<String, List<Double>> jvmCpuRounds = new LinkedHashMap<>();
@@ -141,9 +140,9 @@ public final class Bench {
                     System.err.printf(Locale.ROOT, "bench: c=%d round %d %-50s %,10.0f jobs/s%s%n", concurrency, round, contestant.name(), rate, cpu);
                 }
             }
-            rounds.forEach((name, rates) -> medians.get(name).add(Stats.median(rates)));
-            jvmCpuRounds.forEach((name, micros) -> jvmCpuMedians.computeIfAbsent(name, k -> new ArrayList<>()).add(Stats.median(micros)));
-            valkeyCpuRounds.forEach((name, micros) -> valkeyCpuMedians.computeIfAbsent(name, k -> new ArrayList<>()).add(Stats.median(micros)));
+            addMedians(rounds, medians);
+            addMedians(jvmCpuRounds, jvmCpuMedians);
+            addMedians(valkeyCpuRounds, valkeyCpuMedians);
         }
         section("Throughput, jobs/s (median of " + options.rounds + " rounds, " + options.jobs + " jobs per run)");
         table(medians, v -> String.format(Locale.ROOT, "%,.0f", v));
@@ -154,6 +153,11 @@ public final class Bench {
                 + " rounds; contestants that use it; the drain only, the jobs were loaded before it)");
         table(valkeyCpuMedians, v -> String.format(Locale.ROOT, "%,.1f", v));
         return medians;
+    }
+
+    /** Appends each contestant's median of this concurrency's rounds to its row (one value per concurrency). */
+    private static void addMedians(Map<String, List<Double>> rounds, Map<String, List<Double>> medians) {
+        rounds.forEach((name, values) -> medians.computeIfAbsent(name, k -> new ArrayList<>()).add(Stats.median(values)));
     }
 
     /** Notes one round's CPU per job of a contestant, when measured; returns it for the progress line. */
@@ -231,14 +235,7 @@ public final class Bench {
         section("Latency enqueue → effect committed, ms, p50 / p99, at half of each contestant's best throughput (open-loop "
                 + "producer, " + options.latencySeconds + " s per run, median of " + options.rounds + " rounds; — : that "
                 + "concurrency drains less than the offered rate)");
-        StringBuilder head = new StringBuilder("| contestant | offered jobs/s |");
-        StringBuilder rule = new StringBuilder("|---|--:|");
-        options.concurrencies.forEach(c -> {
-            head.append(" c=").append(c).append(" |");
-            rule.append("--:|");
-        });
-        line(head.toString());
-        line(rule.toString());
+        concurrencyHeader("| contestant | offered jobs/s |", "|---|--:|");
         for (LatencyContestant contestant : contestants) {
             StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %s | %,.0f |", contestant.name(),
                     offered.get(contestant.name())));
@@ -336,19 +333,24 @@ public final class Bench {
     }
 
     private void table(Map<String, List<Double>> rows, java.util.function.DoubleFunction<String> format) {
-        StringBuilder head = new StringBuilder("| |");
-        StringBuilder rule = new StringBuilder("|---|");
+        concurrencyHeader("| |", "|---|");
+        rows.forEach((name, values) -> {
+            StringBuilder row = new StringBuilder("| " + name + " |");
+            values.forEach(v -> row.append(' ').append(format.apply(v)).append(" |"));
+            line(row.toString());
+        });
+    }
+
+    /** A table's header and rule: the leading columns given, then one right-aligned column per concurrency. */
+    private void concurrencyHeader(String leadingHead, String leadingRule) {
+        StringBuilder head = new StringBuilder(leadingHead);
+        StringBuilder rule = new StringBuilder(leadingRule);
         for (int c : options.concurrencies) {
             head.append(" c=").append(c).append(" |");
             rule.append("--:|");
         }
         line(head.toString());
         line(rule.toString());
-        rows.forEach((name, values) -> {
-            StringBuilder row = new StringBuilder("| " + name + " |");
-            values.forEach(v -> row.append(' ').append(format.apply(v)).append(" |"));
-            line(row.toString());
-        });
     }
 
     private void line(String text) {

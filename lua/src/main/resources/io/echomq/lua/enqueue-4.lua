@@ -33,4 +33,4 @@ local lane, idem_key = ARGV[5], ARGV[6]
 -- #include log_event
 -- #include enqueue_one
 
-return enqueue_one(prefix, seq, ring, delayed, idem, now_ms(), payload, max_attempts, delay_ms, lane, idem_key)
+return enqueue_one(prefix, seq, ring, delayed, idem, integer_text(now_ms()), payload, max_attempts, delay_ms, lane, idem_key)

@@ -29,11 +29,11 @@ local prefix, count = ARGV[1], tonumber(ARGV[2])
 -- #include log_event
 -- #include enqueue_one
 
-local now = now_ms()
+local now_text = integer_text(now_ms())
 local out = {}
 for i = 0, count - 1 do
   local base = 3 + i * 5
-  local result = enqueue_one(prefix, seq, ring, delayed, idem, now, ARGV[base], tonumber(ARGV[base + 1]),
+  local result = enqueue_one(prefix, seq, ring, delayed, idem, now_text, ARGV[base], tonumber(ARGV[base + 1]),
     tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4])
   out[#out + 1] = result[1]
   out[#out + 1] = result[2]

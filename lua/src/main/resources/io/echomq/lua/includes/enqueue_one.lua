@@ -1,7 +1,8 @@
 -- Stores one new job, or answers the job an idempotency key already names. Returns
--- {'CREATED'|'DUPLICATE', id, state}. Needs now (ms, server clock), push_pending, log_event and
--- integer_text.
-local function enqueue_one(prefix, seq, ring, delayed, idem, now, payload, max_attempts, delay_ms, lane, idem_key)
+-- {'CREATED'|'DUPLICATE', id, state}. now_text is the server clock in ms as text (see
+-- integer_text), formatted once by the caller for every job of its call. Needs push_pending,
+-- log_event and integer_text.
+local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, max_attempts, delay_ms, lane, idem_key)
   if idem_key ~= '' then
     local existing = redis.call('HGET', idem, idem_key)
     if existing then
@@ -16,7 +17,7 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now, payload, max_a
 
   local id = integer_text(redis.call('INCR', seq))
   local job = prefix .. 'job:' .. id
-  local now_text, budget = integer_text(now), integer_text(max_attempts)
+  local budget = integer_text(max_attempts)
   redis.call('HSET', job, 'id', id, 'payload', payload, 'lane', lane, 'attempts', '0',
     'max_attempts', budget, 'retry_budget', budget, 'created_at', now_text)
   if idem_key ~= '' then
@@ -25,7 +26,7 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now, payload, max_a
   end
 
   if delay_ms > 0 then
-    local due = integer_text(now + delay_ms)
+    local due = integer_text(tonumber(now_text) + delay_ms)
     redis.call('HSET', job, 'state', 'delayed', 'due_at', due)
     redis.call('ZADD', delayed, due, id)
     log_event(prefix, id, now_text, 'enqueued', '0', nil, nil, 'delayed until ' .. due)
