@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -225,7 +226,7 @@ public final class Bench {
                     if (rates.get(contestant.name()).get(i) < rate) {
                         continue;
                     }
-                    Measurement m = contestant.run().run(concurrency, (int) Math.max(1_000, rate * options.latencySeconds), rate);
+                    Measurement m = contestant.run().run(concurrency, latencyJobs(rate, 1), rate);
                     System.err.printf(Locale.ROOT, "bench: latency c=%d round %d %-30s at %,.0f jobs/s: p50 %.1f p99 %.1f ms%n",
                             concurrency, round, contestant.name(), rate, m.p50Millis(), m.p99Millis());
                     runs.computeIfAbsent(contestant.name(), k -> new LinkedHashMap<>())
@@ -251,27 +252,28 @@ public final class Bench {
     }
 
     /**
-     * One unrecorded open-loop run of each contestant, three rounds long, at the first
-     * concurrency it runs at. Throughput runs never send single jobs on a timer, so without it
-     * the first latency rounds also measure the JIT compiling that path (measured, batched at
-     * c=64: C2 took 42 % of the JVM's CPU over the first two 5-second runs, whose p50s were 2 to
-     * 25 times those of the fourth run on).
+     * One unrecorded open-loop run of each contestant, three rounds long, at the concurrency that
+     * drained fastest (which surely keeps up with half that rate; the lowest concurrency that
+     * passed the drain test may not, open-loop, and would only build a backlog). Throughput runs
+     * never send single jobs on a timer, so without it the first latency rounds also measure the
+     * JIT compiling that path (measured, batched at c=64: C2 took 42 % of the JVM's CPU over the
+     * first two 5-second runs, whose p50s were 2 to 25 times those of the fourth run on).
      */
     private void warmUpLatency(List<LatencyContestant> contestants, Map<String, List<Double>> rates, Map<String, Double> offered)
             throws Exception {
         for (LatencyContestant contestant : contestants) {
-            double rate = offered.get(contestant.name());
             List<Double> drained = rates.get(contestant.name());
-            for (int i = 0; i < options.concurrencies.size(); i++) {
-                if (drained.get(i) >= rate) {
-                    Measurement m = contestant.run().run(options.concurrencies.get(i),
-                            (int) Math.max(1_000, rate * options.latencySeconds * 3), rate);
-                    System.err.printf(Locale.ROOT, "bench: latency warm-up c=%d %-30s at %,.0f jobs/s: p50 %.1f p99 %.1f ms (not counted)%n",
-                            options.concurrencies.get(i), contestant.name(), rate, m.p50Millis(), m.p99Millis());
-                    break;
-                }
-            }
+            int concurrency = options.concurrencies.get(drained.indexOf(Collections.max(drained)));
+            double rate = offered.get(contestant.name());
+            Measurement m = contestant.run().run(concurrency, latencyJobs(rate, 3), rate);
+            System.err.printf(Locale.ROOT, "bench: latency warm-up c=%d %-30s at %,.0f jobs/s: p50 %.1f p99 %.1f ms (not counted)%n",
+                    concurrency, contestant.name(), rate, m.p50Millis(), m.p99Millis());
         }
+    }
+
+    /** Jobs for an open-loop run of {@code rounds} rounds' length at {@code rate}; at least 1,000, for a p99 worth the name. */
+    private int latencyJobs(double rate, int rounds) {
+        return (int) Math.max(1_000, rate * options.latencySeconds * rounds);
     }
 
     private static double halfOfBest(List<Double> byConcurrency) {
