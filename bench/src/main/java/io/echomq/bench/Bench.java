@@ -277,7 +277,7 @@ public final class Bench {
     }
 
     private static double halfOfBest(List<Double> byConcurrency) {
-        return byConcurrency.stream().mapToDouble(Double::doubleValue).max().orElseThrow() / 2;
+        return Collections.max(byConcurrency) / 2;
     }
 
     /** The latency rows at one given rate and concurrency, nothing else (for tuning; {@code --latency-rate}). */
@@ -291,7 +291,8 @@ public final class Bench {
         names.removeIf(name -> !options.picks(name));
         names.forEach(name -> fixed.put(name, List.of(rate * 2)));
         options.concurrencies = List.of(concurrency);
-        // In a full run the throughput rounds warm the JVM up first; here a drain of each mode does.
+        // In a full run the throughput rounds warm the worker up first; here a drain of each mode does (latency() then
+        // warms the open-loop path itself).
         ours.drain(OurWorker.Mode.PER_JOB, OurWorker.Effect.LEDGER, concurrency, options.jobs / 4);
         ours.drain(OurWorker.Mode.BATCHED, OurWorker.Effect.LEDGER, concurrency, options.jobs);
         latency(fixed);

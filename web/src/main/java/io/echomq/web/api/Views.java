@@ -6,7 +6,6 @@ import io.echomq.queue.JobEvent;
 import io.echomq.queue.JobView;
 import io.echomq.queue.ManualTransition;
 import io.echomq.queue.QueueStats;
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
@@ -98,10 +97,10 @@ final class Views {
 
     /** A stored payload as JSON; one that is not JSON (submitted by other clients) as a string. */
     static JsonValue json(String payload) {
-        try (JsonReader reader = Json.createReader(new StringReader(payload))) {
+        try (JsonReader reader = JsonProcessing.PROVIDER.createReader(new StringReader(payload))) {
             return reader.readValue();
         } catch (JsonException e) {
-            return Json.createValue(payload);
+            return JsonProcessing.PROVIDER.createValue(payload);
         }
     }
 }

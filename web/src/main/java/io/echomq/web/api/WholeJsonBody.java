@@ -1,6 +1,5 @@
 package io.echomq.web.api;
 
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.stream.JsonParser;
 import jakarta.json.stream.JsonParsingException;
@@ -44,7 +43,7 @@ public class WholeJsonBody implements ReaderInterceptor {
         if (isBlank(body)) {
             return;
         }
-        try (JsonParser parser = Json.createParser(new ByteArrayInputStream(body))) {
+        try (JsonParser parser = JsonProcessing.PROVIDER.createParser(new ByteArrayInputStream(body))) {
             walkOneValue(parser);
         } catch (JsonException refused) {
             throw refused;
