@@ -33,9 +33,26 @@ final class ZonkyEmbeddedPostgres {
 
     /**
      * Starts the cluster in {@code directory/data} (created by initdb when absent, kept when
-     * {@code cleanOnClose} is false), with {@code settings} on top of the test defaults.
+     * {@code cleanOnClose} is false), with {@code settings} on top of {@link #durability} for
+     * the harness's setting.
      */
     static EmbeddedPostgres startCluster(int port, Path directory, boolean cleanOnClose, Map<String, String> settings)
+            throws FreePort.PortTaken {
+        return startCluster(port, directory, cleanOnClose, EnvironmentSetting.postgresDurable(), settings);
+    }
+
+    /**
+     * The settings that make a cluster durable or not. Durable ones are spelled out: the library
+     * starts every server with {@code -F} (fsync off) and {@code synchronous_commit=off}, and only
+     * a later {@code -c} turns them back on.
+     */
+    static Map<String, String> durability(boolean durable) {
+        return durable
+                ? Map.of("fsync", "on", "full_page_writes", "on", "synchronous_commit", "on")
+                : Map.of("fsync", "off", "full_page_writes", "off");
+    }
+
+    static EmbeddedPostgres startCluster(int port, Path directory, boolean cleanOnClose, boolean durable, Map<String, String> settings)
             throws FreePort.PortTaken {
         Path log = directory.resolve("server.log");
         ProcessBuilder.Redirect toLog = ProcessBuilder.Redirect.appendTo(log.toFile());
@@ -51,9 +68,7 @@ final class ZonkyEmbeddedPostgres {
                     .setOutputRedirector(toLog)
                     .setErrorRedirector(toLog)
                     .setPGStartupWait(Duration.ofSeconds(60));
-            if (!EnvironmentSetting.postgresDurable()) {
-                builder.setServerConfig("fsync", "off").setServerConfig("full_page_writes", "off");
-            }
+            durability(durable).forEach(builder::setServerConfig);
             settings.forEach(builder::setServerConfig);
             return builder.start();
         } catch (IOException | RuntimeException e) {
