@@ -350,7 +350,7 @@ public final class Bench {
         line("- started " + Instant.now() + ", " + Runtime.getRuntime().availableProcessors() + " cores, JVM "
                 + System.getProperty("java.version") + ", max heap " + Runtime.getRuntime().maxMemory() / 1048576 + " MiB");
         line("- Valkey: " + servers.valkey.description());
-        line("- PostgreSQL: " + servers.postgres.description());
+        line("- PostgreSQL: " + servers.postgres.description() + "; " + servers.durability);
         line("- options: " + options);
     }
 
