@@ -46,7 +46,7 @@ final class ZonkyEmbeddedPostgres {
      * starts every server with {@code -F} (fsync off) and {@code synchronous_commit=off}, and only
      * a later {@code -c} turns them back on.
      */
-    static Map<String, String> durability(boolean durable) {
+    private static Map<String, String> durability(boolean durable) {
         return durable
                 ? Map.of("fsync", "on", "full_page_writes", "on", "synchronous_commit", "on")
                 : Map.of("fsync", "off", "full_page_writes", "off");
