@@ -244,6 +244,8 @@ class ExactlyOnceProofTest {
         Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
 
         JobView dead = awaitState(job.id(), JobState.DEAD);
+        // The worker reports the last retry after the script that made the job dead returned.
+        await("the third failure reported", PATIENCE, () -> engine.events.retries.size() == 3);
 
         assertThat(dead.attempts()).isEqualTo(3);
         assertThat(dead.lastError()).hasValueSatisfying(e -> assertThat(e).contains("bank is down"));
