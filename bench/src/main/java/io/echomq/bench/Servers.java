@@ -23,9 +23,6 @@ import redis.clients.jedis.RedisClient;
  */
 final class Servers {
 
-    /** The harness setting that has a PostgreSQL it starts keep fsync and full_page_writes on. */
-    private static final String HARNESS_POSTGRES_DURABLE = "ECHOMQ_TEST_PG_DURABLE";
-
     final ValkeyService valkey;
     final PostgresService postgres;
     final PostgresService.Database database;
@@ -44,9 +41,8 @@ final class Servers {
 
     /** The servers, however the bench was launched: a PostgreSQL the harness starts for it is a durable one. */
     static Servers start() {
-        System.setProperty(HARNESS_POSTGRES_DURABLE, "true");
         ValkeyService valkey = RealServices.valkey();
-        PostgresService postgres = RealServices.postgres();
+        PostgresService postgres = RealServices.durablePostgres();
         PostgresService.Database database = postgres.createDatabase("bench");
         String durability = requireDurable(database.dataSource());
         Migrations.migrate(database.dataSource());

@@ -53,6 +53,16 @@ public final class RealServices implements ParameterResolver {
     }
 
     /**
+     * The run's PostgreSQL for a benchmark: one the harness starts keeps fsync, full_page_writes
+     * and synchronous_commit on (as {@code ECHOMQ_TEST_PG_DURABLE=true} asks); one given by URL is
+     * what it is. Call it before anything else of the run asks for PostgreSQL.
+     */
+    public static PostgresService durablePostgres() {
+        System.setProperty(EnvironmentSetting.POSTGRES_DURABLE, "true");
+        return POSTGRES.get();
+    }
+
+    /**
      * The run's Valkey Cluster (3 masters + 3 replicas of child processes), shared like
      * {@link #valkey()}. Tests that kill nodes start their own with {@link ValkeyCluster#start()}.
      */
