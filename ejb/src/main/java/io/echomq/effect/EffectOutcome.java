@@ -1,6 +1,7 @@
 package io.echomq.effect;
 
 import io.echomq.queue.Lease;
+import java.time.Instant;
 
 /**
  * What one attempt's effect transaction did: applied the effect now, or found that an earlier
@@ -13,11 +14,23 @@ public sealed interface EffectOutcome permits EffectOutcome.Applied, EffectOutco
     record Applied(Lease lease, EffectRecord record) implements EffectOutcome {
     }
 
-    /** @param record the earlier attempt's effect; this attempt's handler did not run */
+    /**
+     * @param record the effect already applied: by an earlier attempt of this job, or by another
+     *               job submitted with the same idempotency key; this attempt's handler did not run
+     */
     record AlreadyApplied(Lease lease, EffectRecord record) implements EffectOutcome {
 
+        /** True when another job, submitted with this job's idempotency key, applied the effect. */
+        public boolean byAnotherJob() {
+            return !record.isOf(lease.jobId(), lease.jobCreatedMs());
+        }
+
         public String describe() {
-            return "job " + lease.jobId() + " attempt " + lease.token() + ": effect already applied by attempt "
+            String by = byAnotherJob()
+                    ? "job " + record.jobId() + " created " + Instant.ofEpochMilli(record.jobCreatedMs())
+                            + " (submitted with the same idempotency key '" + lease.idempotencyKey() + "'), attempt "
+                    : "attempt ";
+            return "job " + lease.jobId() + " attempt " + lease.token() + ": effect already applied by " + by
                     + record.attempt() + " at " + record.appliedAt();
         }
     }

@@ -9,4 +9,12 @@ import java.time.Instant;
  *                     before effect keys named it (such a row stands for any job with its id)
  */
 public record EffectRecord(String queue, String jobId, long jobCreatedMs, long attempt, Instant appliedAt) {
+
+    /**
+     * Whether this is the record of that job's own effect, not of another job's that stands for
+     * it (one submitted with the same idempotency key).
+     */
+    public boolean isOf(String otherJobId, long otherJobCreatedMs) {
+        return jobId.equals(otherJobId) && (jobCreatedMs == 0 || jobCreatedMs == otherJobCreatedMs);
+    }
 }

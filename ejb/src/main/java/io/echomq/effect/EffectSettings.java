@@ -3,26 +3,45 @@ package io.echomq.effect;
 import java.time.Duration;
 
 /**
- * Timeouts of the effect transaction, set on each one ({@code SET LOCAL}), so that a paused
- * zombie holding a job's effect key cannot block the next attempt for long.
+ * How the effect store runs its transactions and how long it remembers a submission.
  *
- * @param lockTimeout             longest wait for a key another transaction holds (default 5 s)
+ * @param lockTimeout              longest wait for a key another transaction holds (default 5 s);
+ *                                 set on each transaction ({@code SET LOCAL}), so that a paused
+ *                                 zombie holding a job's effect key cannot block the next attempt
+ *                                 for long
  * @param idleInTransactionTimeout a transaction idle this long is ended by the server, releasing
  *                                 its key (default 60 s); handlers that wait on outside calls
  *                                 inside the transaction need it longer than those calls
+ * @param idempotencyWindow        how long an idempotency key names one effect (default 24 h): a
+ *                                 job whose key an effect already carries, of a job created less
+ *                                 than this long before it, skips its handler. Valkey answers a
+ *                                 resubmission with the first job only while that job is kept;
+ *                                 this covers the rest, and a failover that lost the first job
+ *                                 and its key. After it the key may name a new effect.
  */
-public record EffectSettings(Duration lockTimeout, Duration idleInTransactionTimeout) {
+public record EffectSettings(Duration lockTimeout, Duration idleInTransactionTimeout, Duration idempotencyWindow) {
 
-    public static final EffectSettings DEFAULT = new EffectSettings(Duration.ofSeconds(5), Duration.ofSeconds(60));
+    public static final EffectSettings DEFAULT = new EffectSettings(Duration.ofSeconds(5), Duration.ofSeconds(60), Duration.ofHours(24));
 
     public EffectSettings {
-        requirePositive("lockTimeout", lockTimeout);
-        requirePositive("idleInTransactionTimeout", idleInTransactionTimeout);
+        requirePositive("lockTimeout", lockTimeout, Integer.MAX_VALUE);
+        requirePositive("idleInTransactionTimeout", idleInTransactionTimeout, Integer.MAX_VALUE);
+        requirePositive("idempotencyWindow", idempotencyWindow, Long.MAX_VALUE / 2);
     }
 
-    private static void requirePositive(String field, Duration value) {
-        if (value == null || value.isNegative() || value.isZero() || value.toMillis() > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(field + " must be between 1 ms and " + Integer.MAX_VALUE + " ms, was " + value);
+    /** These settings with another lock timeout. */
+    public EffectSettings withLockTimeout(Duration timeout) {
+        return new EffectSettings(timeout, idleInTransactionTimeout, idempotencyWindow);
+    }
+
+    /** These settings with another idempotency window. */
+    public EffectSettings withIdempotencyWindow(Duration window) {
+        return new EffectSettings(lockTimeout, idleInTransactionTimeout, window);
+    }
+
+    private static void requirePositive(String field, Duration value, long maxMillis) {
+        if (value == null || value.isNegative() || value.isZero() || value.toMillis() > maxMillis) {
+            throw new IllegalArgumentException(field + " must be between 1 ms and " + maxMillis + " ms, was " + value);
         }
     }
 }

@@ -27,6 +27,12 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
  * Valkey failover, and a new job with an old id must not be taken for the old one. A row
  * recorded before the key held the creation time (0 there) stands for any job with its id.
  *
+ * <p>A job submitted with an idempotency key records the key with its effect. Another job with
+ * the same key, created less than {@link EffectSettings#idempotencyWindow()} after the first,
+ * is the same submission again (Valkey answers such a resubmission with the first job only
+ * while it still holds the first job and its key; a failover can lose both after the job ran):
+ * its handler is skipped and the first job's effect reported.
+ *
  * <p>Under READ COMMITTED, an attempt racing an earlier one that still holds the key (a zombie
  * whose lease expired mid-transaction) waits on the key: if the zombie commits, this attempt
  * sees the key taken and skips; if it rolls back, this attempt applies. The wait is bounded by
@@ -46,24 +52,37 @@ public final class EffectStore {
             """;
 
     /**
-     * {@link #record}'s statement after the limits, with the jobs' (id, creation ms, attempt)
-     * from {@link #ONE_JOB} or {@link #JOBS} in place of {@code %s}. Parameters: queue, the
-     * three of the jobs, queue. The per-job mode's every transaction starts with it, so it goes
-     * through plain JDBC: JDBI's per-statement work (binding by name, argument lookups, result
-     * mapping) cost more JVM time than the round trip.
+     * {@link #record}'s statement after the limits, with the jobs' (id, creation ms, attempt,
+     * idempotency key) from {@link #ONE_JOB} or {@link #JOBS} in place of {@code %s}.
+     * Parameters: queue, the four of the jobs, queue. The per-job mode's every transaction starts
+     * with it, so it goes through plain JDBC: JDBI's per-statement work (binding by name,
+     * argument lookups, result mapping) cost more JVM time than the round trip. The conflict
+     * has no target: a row is skipped when its job's key is taken, or its idempotency key.
      */
     private static final String RECORD = """
-            INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt)
-            SELECT ?, job.id, job.created, job.attempt
-            FROM limits, %s AS job (id, created, attempt)
+            INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt, idempotency_key)
+            SELECT ?, job.id, job.created, job.attempt, job.idempotency_key
+            FROM limits, %s AS job (id, created, attempt, idempotency_key)
             WHERE NOT EXISTS (SELECT 1 FROM echomq.effect
                               WHERE queue = ? AND job_id = job.id AND job_created_ms = 0)
             ORDER BY job.id
-            ON CONFLICT (queue, job_id, job_created_ms) DO NOTHING
+            ON CONFLICT DO NOTHING
             RETURNING job_id, applied_at""";
     /** One job as plain values: they encode faster than arrays. */
-    private static final String ONE_JOB = "(VALUES (?::bigint, ?::bigint, ?::bigint))";
-    private static final String JOBS = "unnest(?::bigint[], ?::bigint[], ?::bigint[])";
+    private static final String ONE_JOB = "(VALUES (?::bigint, ?::bigint, ?::bigint, ?::text))";
+    private static final String JOBS = "unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::text[])";
+
+    /**
+     * Frees the idempotency keys of these jobs (parameters: keys, creation times, queue, window
+     * ms) from rows of jobs created a whole window or more before them: such a job is another
+     * submission that reuses the key, not the same one again. The row itself stays: it is its
+     * own job's record. The limits bound a wait on a row another transaction is freeing too.
+     */
+    private static final String FREE_EXPIRED_KEYS = """
+            UPDATE echomq.effect e SET idempotency_key = NULL
+            FROM limits, unnest(?::text[], ?::bigint[]) AS job (idempotency_key, created)
+            WHERE e.queue = ? AND e.idempotency_key = job.idempotency_key
+              AND e.job_created_ms <= job.created - ?""";
 
     /** PostgreSQL's "lock_not_available", raised when lock_timeout expires. */
     private static final String LOCK_NOT_AVAILABLE = "55P03";
@@ -75,6 +94,8 @@ public final class EffectStore {
     /** {@link #RECORD} after them, for one job and for many, made once: the driver finds its prepared statement by this text. */
     private final String recordOne;
     private final String recordMany;
+    /** {@link #FREE_EXPIRED_KEYS} after the limits. */
+    private final String freeExpiredKeys;
 
     public EffectStore(Jdbi jdbi, EffectSettings settings) {
         this.jdbi = jdbi;
@@ -82,6 +103,7 @@ public final class EffectStore {
         this.limits = LIMITS.formatted(settings.lockTimeout().toMillis(), settings.idleInTransactionTimeout().toMillis());
         this.recordOne = limits + RECORD.formatted(ONE_JOB);
         this.recordMany = limits + RECORD.formatted(JOBS);
+        this.freeExpiredKeys = limits + FREE_EXPIRED_KEYS;
     }
 
     /**
@@ -130,9 +152,19 @@ public final class EffectStore {
         }
     }
 
-    /** The effect recorded for a job (its queue, id and creation time), if any attempt applied it. */
+    /** The effect recorded for a job submitted without an idempotency key, if any attempt applied it. */
     public Optional<EffectRecord> find(String queue, String jobId, long jobCreatedMs) {
-        Lease job = new Lease(queue, jobId, jobCreatedMs, 1);
+        return find(queue, jobId, jobCreatedMs, null);
+    }
+
+    /**
+     * The effect that stands for a job (its queue, id, creation time and idempotency key, or
+     * null): the one an attempt of the job applied, else the one another job with the same key,
+     * created less than the idempotency window before it, applied (the job's handler will not
+     * run, or did not).
+     */
+    public Optional<EffectRecord> find(String queue, String jobId, long jobCreatedMs, String idempotencyKey) {
+        Lease job = new Lease(queue, jobId, jobCreatedMs, 1, idempotencyKey);
         return Optional.ofNullable(jdbi.withHandle(handle -> recordedFor(handle, queue, List.of(job))).get(jobId));
     }
 
@@ -156,30 +188,43 @@ public final class EffectStore {
     }
 
     /**
-     * The rows that stand for these jobs, by job id: the one with the job's creation time, else
-     * one recorded before keys held it.
+     * The rows that stand for these jobs, by the jobs' ids: the one with the job's creation time,
+     * else one recorded before keys held it, else the row of another job that carries the job's
+     * idempotency key and was created less than the window before it.
      */
-    private static Map<String, EffectRecord> recordedFor(Handle handle, String queue, List<Lease> leases) {
+    private Map<String, EffectRecord> recordedFor(Handle handle, String queue, List<Lease> leases) {
         long[] ids = new long[leases.size()];
         long[] created = new long[leases.size()];
+        String[] keys = new String[leases.size()];
         for (int i = 0; i < leases.size(); i++) {
             ids[i] = Long.parseLong(leases.get(i).jobId());
             created[i] = leases.get(i).jobCreatedMs();
+            keys[i] = leases.get(i).idempotencyKey();
         }
         return handle.createQuery("""
-                        SELECT DISTINCT ON (e.job_id) e.job_id, e.job_created_ms, e.attempt, e.applied_at
-                        FROM unnest(:ids, :created) AS job (id, created)
-                        JOIN echomq.effect e ON e.queue = :queue AND e.job_id = job.id AND e.job_created_ms IN (job.created, 0)
-                        ORDER BY e.job_id, e.job_created_ms DESC""")
+                        SELECT DISTINCT ON (job.id) job.id AS for_job, e.job_id, e.job_created_ms, e.attempt, e.applied_at
+                        FROM unnest(:ids, :created, :keys) AS job (id, created, idempotency_key)
+                        JOIN echomq.effect e ON e.queue = :queue
+                          AND ((e.job_id = job.id AND e.job_created_ms IN (job.created, 0))
+                               OR (e.idempotency_key = job.idempotency_key AND e.job_created_ms > job.created - :window))
+                        ORDER BY job.id, e.job_id = job.id AND e.job_created_ms IN (job.created, 0) DESC, e.job_created_ms DESC""")
                 .bind("queue", queue)
                 .bind("ids", ids)
                 .bind("created", created)
-                .map((rs, ctx) -> record(queue, rs))
-                .collectToMap(EffectRecord::jobId, r -> r);
+                .bind("keys", keys)
+                .bind("window", settings.idempotencyWindow().toMillis())
+                .map((rs, ctx) -> Map.entry(Long.toString(rs.getLong("for_job")), record(queue, rs)))
+                .collectToMap(Map.Entry::getKey, Map.Entry::getValue);
     }
 
     private List<EffectOutcome> applyIn(Handle handle, String queue, List<Lease> leases, BatchEffect effect) {
         Map<String, Instant> recordedNow = record(handle, queue, leases);
+        // Rare: a job whose idempotency key a row already holds. Only when that row's job is a
+        // whole window older is the key freed and taken; the hot path pays no extra round trip.
+        List<Lease> keyTaken = leases.stream().filter(l -> l.idempotencyKey() != null && !recordedNow.containsKey(l.jobId())).toList();
+        if (!keyTaken.isEmpty() && freeExpiredKeys(handle, queue, keyTaken) > 0) {
+            recordedNow.putAll(record(handle, queue, keyTaken));
+        }
         List<Lease> recorded = leases.stream()
                 .filter(l -> recordedNow.containsKey(l.jobId()))
                 .sorted(Comparator.comparingLong(l -> Long.parseLong(l.jobId())))
@@ -202,7 +247,7 @@ public final class EffectStore {
             } else {
                 EffectRecord before = earlier.get(lease.jobId());
                 if (before == null) {
-                    throw new IllegalStateException("effect key of job " + lease.jobId() + " conflicted but has no row");
+                    throw new IllegalStateException("effect key or idempotency key of job " + lease.jobId() + " conflicted but has no row");
                 }
                 outcomes.add(new EffectOutcome.AlreadyApplied(lease, before));
             }
@@ -230,12 +275,14 @@ public final class EffectStore {
                 insert.setLong(2, Long.parseLong(lease.jobId()));
                 insert.setLong(3, lease.jobCreatedMs());
                 insert.setLong(4, lease.token());
+                insert.setString(5, lease.idempotencyKey());
             } else {
                 insert.setArray(2, connection.createArrayOf("bigint", leases.stream().map(l -> Long.valueOf(l.jobId())).toArray()));
                 insert.setArray(3, connection.createArrayOf("bigint", leases.stream().map(Lease::jobCreatedMs).toArray()));
                 insert.setArray(4, connection.createArrayOf("bigint", leases.stream().map(Lease::token).toArray()));
+                insert.setArray(5, connection.createArrayOf("text", leases.stream().map(Lease::idempotencyKey).toArray()));
             }
-            insert.setString(5, queue);
+            insert.setString(6, queue);
             Map<String, Instant> recorded = new HashMap<>();
             try (ResultSet rows = insert.executeQuery()) {
                 while (rows.next()) {
@@ -245,6 +292,20 @@ public final class EffectStore {
             return recorded;
         } catch (SQLException e) {
             // No statement context: the driver's message names what failed.
+            throw new UnableToExecuteStatementException(e, null);
+        }
+    }
+
+    /** Runs {@link #FREE_EXPIRED_KEYS} for these jobs, which all carry an idempotency key; returns how many keys it freed. */
+    private int freeExpiredKeys(Handle handle, String queue, List<Lease> keyed) {
+        Connection connection = handle.getConnection();
+        try (PreparedStatement free = connection.prepareStatement(freeExpiredKeys)) {
+            free.setArray(1, connection.createArrayOf("text", keyed.stream().map(Lease::idempotencyKey).toArray()));
+            free.setArray(2, connection.createArrayOf("bigint", keyed.stream().map(Lease::jobCreatedMs).toArray()));
+            free.setString(3, queue);
+            free.setLong(4, settings.idempotencyWindow().toMillis());
+            return free.executeUpdate();
+        } catch (SQLException e) {
             throw new UnableToExecuteStatementException(e, null);
         }
     }

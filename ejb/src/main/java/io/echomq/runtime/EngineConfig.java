@@ -64,7 +64,9 @@ public final class EngineConfig {
         effects = new EffectSettings(
                 read.millis("echomq.effect.lock-timeout-ms", EffectSettings.DEFAULT.lockTimeout(), Duration.ofMillis(1), Duration.ofHours(1)),
                 read.millis("echomq.effect.idle-in-transaction-timeout-ms", EffectSettings.DEFAULT.idleInTransactionTimeout(),
-                        Duration.ofMillis(1), DAY));
+                        Duration.ofMillis(1), DAY),
+                read.millis("echomq.idempotency.window-ms", EffectSettings.DEFAULT.idempotencyWindow(), Duration.ofMillis(1),
+                        DAY.multipliedBy(365)));
         declaredQueues = read.list("echomq.queues");
         demoEnabled = read.flag("echomq.demo.enabled", true);
         devMode = read.flag("echomq.dev-mode", false);

@@ -78,7 +78,7 @@ final class JobExecution {
             pass(CrashPoint.LEASE, List.of(job));
             long start = System.nanoTime();
             EffectOutcome outcome = effects.apply(job.lease(), tx -> handler.handle(context(job, tx)));
-            listener.effect(job, outcome, Duration.ofNanos(System.nanoTime() - start));
+            report(job, outcome, Duration.ofNanos(System.nanoTime() - start));
             settle(List.of(job), work);
         } catch (SimulatedCrash crash) {
             // Reported where it happened; like a dead process, this delivery does nothing more.
@@ -98,6 +98,18 @@ final class JobExecution {
         } finally {
             keeper.release(work);
         }
+    }
+
+    /**
+     * Hands the outcome to the listener. A job whose handler was skipped because another job with
+     * its idempotency key applied the effect is logged too: it is a resubmission Valkey did not
+     * recognise (the first job was trimmed, or lost in a failover), and operators should see it.
+     */
+    private void report(ClaimedJob job, EffectOutcome outcome, Duration took) {
+        if (outcome instanceof EffectOutcome.AlreadyApplied skipped && skipped.byAnotherJob()) {
+            LOG.log(Level.INFO, "queue ''{0}'', {1}", new Object[] {job.lease().queue(), skipped.describe()});
+        }
+        listener.effect(job, outcome, took);
     }
 
     /**
@@ -124,7 +136,7 @@ final class JobExecution {
             }
             Duration took = Duration.ofNanos(System.nanoTime() - start);
             for (int i = 0; i < jobs.size(); i++) {
-                listener.effect(jobs.get(i), outcomes.get(i), took);
+                report(jobs.get(i), outcomes.get(i), took);
             }
             settle(jobs, work);
         } catch (SimulatedCrash crash) {

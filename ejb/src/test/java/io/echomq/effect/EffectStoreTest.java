@@ -35,7 +35,7 @@ class EffectStoreTest {
         Migrations.migrate(database.dataSource());
         jdbi = Jdbi.create(database.dataSource());
         jdbi.useHandle(h -> h.execute("INSERT INTO echomq.demo_account (id) VALUES ('acct')"));
-        store = new EffectStore(jdbi, new EffectSettings(Duration.ofMillis(300), Duration.ofSeconds(30)));
+        store = new EffectStore(jdbi, new EffectSettings(Duration.ofMillis(300), Duration.ofSeconds(30), WINDOW));
     }
 
     @BeforeEach
@@ -45,6 +45,8 @@ class EffectStoreTest {
 
     /** The creation time of every job here but the ones that test reused ids. */
     private static final long CREATED_MS = 1_700_000_000_000L;
+    /** The idempotency window of the stores here. */
+    private static final Duration WINDOW = Duration.ofHours(1);
 
     private Lease attempt(int n) {
         return new Lease("payments", jobId, CREATED_MS, n);
@@ -164,7 +166,7 @@ class EffectStoreTest {
         }));
         assertThat(zombieHoldsTheKey.await(10, TimeUnit.SECONDS)).isTrue();
 
-        EffectStore patient = new EffectStore(jdbi, new EffectSettings(Duration.ofSeconds(10), Duration.ofSeconds(30)));
+        EffectStore patient = new EffectStore(jdbi, new EffectSettings(Duration.ofSeconds(10), Duration.ofSeconds(30), WINDOW));
         CompletableFuture<EffectOutcome> successor = CompletableFuture.supplyAsync(
                 () -> patient.apply(attempt(2), tx -> charge(tx, attempt(2))));
         Thread.sleep(200);
@@ -189,7 +191,7 @@ class EffectStoreTest {
             throw new IllegalStateException("zombie dies");
         }));
         assertThat(zombieHoldsTheKey.await(10, TimeUnit.SECONDS)).isTrue();
-        EffectStore patient = new EffectStore(jdbi, new EffectSettings(Duration.ofSeconds(10), Duration.ofSeconds(30)));
+        EffectStore patient = new EffectStore(jdbi, new EffectSettings(Duration.ofSeconds(10), Duration.ofSeconds(30), WINDOW));
         CompletableFuture<EffectOutcome> successor = CompletableFuture.supplyAsync(
                 () -> patient.apply(attempt(2), tx -> charge(tx, attempt(2))));
         Thread.sleep(200);
@@ -222,5 +224,106 @@ class EffectStoreTest {
         zombie.get(10, TimeUnit.SECONDS);
         assertThat(ledgerRows()).isEqualTo(1);
         assertThat(handlerRuns).hasValue(1);
+    }
+
+    /** A job of its own, submitted with this test's idempotency key {@code created} ms after the first. */
+    private Lease keyedJob(long createdAfterFirst, int attempt) {
+        return new Lease("payments", Integer.toString(JOBS.incrementAndGet()), CREATED_MS + createdAfterFirst, attempt, "order-" + jobId);
+    }
+
+    private Lease keyedAttempt(int n) {
+        return new Lease("payments", jobId, CREATED_MS, n, "order-" + jobId);
+    }
+
+    /** Ledger rows of all the jobs this test submitted with its idempotency key (and of none other). */
+    private int chargesOfTheKey(List<Lease> jobs) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM echomq.demo_ledger WHERE job_id = ANY(:ids)")
+                .bind("ids", jobs.stream().mapToLong(l -> Long.parseLong(l.jobId())).toArray()).mapTo(Integer.class).one());
+    }
+
+    @Test
+    void aSecondJobWithTheSameIdempotencyKeySkipsTheHandlerAndNamesTheFirstJob() {
+        Lease first = keyedAttempt(1);
+        store.apply(first, tx -> charge(tx, first));
+        // A failover lost the first job and its key after the effect committed; the client resubmitted.
+        Lease resubmitted = keyedJob(3_000, 1);
+
+        EffectOutcome outcome = store.apply(resubmitted, tx -> charge(tx, resubmitted));
+        EffectOutcome retried = store.apply(keyedAttempt(2), tx -> charge(tx, keyedAttempt(2)));
+
+        assertThat(outcome).isInstanceOfSatisfying(EffectOutcome.AlreadyApplied.class, a -> {
+            assertThat(a.byAnotherJob()).isTrue();
+            assertThat(a.record().jobId()).isEqualTo(jobId);
+            assertThat(a.describe()).contains("already applied by job " + jobId + " created 2023-11-14T22:13:20Z (submitted with the same idempotency key 'order-" + jobId + "')");
+        });
+        assertThat(retried).isInstanceOfSatisfying(EffectOutcome.AlreadyApplied.class, a -> assertThat(a.byAnotherJob()).isFalse());
+        assertThat(handlerRuns).hasValue(1);
+        assertThat(chargesOfTheKey(List.of(first, resubmitted))).isEqualTo(1);
+        assertThat(store.find("payments", resubmitted.jobId(), resubmitted.jobCreatedMs(), resubmitted.idempotencyKey()))
+                .hasValueSatisfying(r -> assertThat(r.jobId()).isEqualTo(jobId));
+        assertThat(store.find("payments", resubmitted.jobId(), resubmitted.jobCreatedMs())).as("without its key, the job has no effect").isEmpty();
+    }
+
+    @Test
+    void aBatchSkipsOnlyItsJobWhoseIdempotencyKeyAnotherJobApplied() {
+        Lease first = keyedAttempt(1);
+        store.apply(first, tx -> charge(tx, first));
+        Lease resubmitted = keyedJob(3_000, 1);
+        Lease unkeyed = new Lease("payments", Integer.toString(JOBS.incrementAndGet()), CREATED_MS, 1);
+        List<Lease> ran = new java.util.ArrayList<>();
+
+        List<EffectOutcome> outcomes = store.applyAll(List.of(resubmitted, unkeyed), (tx, recorded) -> {
+            ran.addAll(recorded);
+            recorded.forEach(l -> charge(tx, l));
+        });
+
+        assertThat(ran).containsExactly(unkeyed);
+        assertThat(outcomes.get(0)).isInstanceOfSatisfying(EffectOutcome.AlreadyApplied.class,
+                a -> assertThat(a.record().jobId()).isEqualTo(jobId));
+        assertThat(outcomes.get(1)).isInstanceOf(EffectOutcome.Applied.class);
+        assertThat(chargesOfTheKey(List.of(first, resubmitted))).isEqualTo(1);
+    }
+
+    @Test
+    void aJobSubmittedAWholeWindowAfterTheFirstTakesTheKeyAndApplies() {
+        Lease first = keyedAttempt(1);
+        store.apply(first, tx -> charge(tx, first));
+        Lease reuse = keyedJob(WINDOW.toMillis(), 1);
+        Lease reuseAgain = keyedJob(WINDOW.toMillis() + 2_000, 1);
+
+        EffectOutcome reused = store.apply(reuse, tx -> charge(tx, reuse));
+        EffectOutcome again = store.apply(reuseAgain, tx -> charge(tx, reuseAgain));
+
+        assertThat(reused).isInstanceOf(EffectOutcome.Applied.class);
+        assertThat(again).as("within the window of the job that now holds the key")
+                .isInstanceOfSatisfying(EffectOutcome.AlreadyApplied.class, a -> assertThat(a.record().jobId()).isEqualTo(reuse.jobId()));
+        assertThat(chargesOfTheKey(List.of(first, reuse, reuseAgain))).isEqualTo(2);
+        assertThat(store.find("payments", jobId, CREATED_MS)).as("the first job keeps its record").isPresent();
+        assertThat(store.apply(keyedAttempt(2), tx -> charge(tx, keyedAttempt(2)))).as("and a retry of it still skips")
+                .isInstanceOf(EffectOutcome.AlreadyApplied.class);
+    }
+
+    @Test
+    void twoJobsWithOneIdempotencyKeyRacingProduceOneEffect() throws Exception {
+        Lease first = keyedAttempt(1);
+        Lease resubmitted = keyedJob(1_000, 1);
+        CountDownLatch firstHoldsTheKey = new CountDownLatch(1);
+        CountDownLatch letFirstCommit = new CountDownLatch(1);
+        CompletableFuture<EffectOutcome> running = CompletableFuture.supplyAsync(() -> store.apply(first, tx -> {
+            charge(tx, first);
+            firstHoldsTheKey.countDown();
+            assertThat(letFirstCommit.await(10, TimeUnit.SECONDS)).isTrue();
+        }));
+        assertThat(firstHoldsTheKey.await(10, TimeUnit.SECONDS)).isTrue();
+
+        EffectStore patient = new EffectStore(jdbi, new EffectSettings(Duration.ofSeconds(10), Duration.ofSeconds(30), WINDOW));
+        CompletableFuture<EffectOutcome> second = CompletableFuture.supplyAsync(() -> patient.apply(resubmitted, tx -> charge(tx, resubmitted)));
+        Thread.sleep(200);
+        assertThat(second).as("the second job waits on the key the first holds").isNotDone();
+        letFirstCommit.countDown();
+
+        assertThat(running.get(10, TimeUnit.SECONDS)).isInstanceOf(EffectOutcome.Applied.class);
+        assertThat(second.get(10, TimeUnit.SECONDS)).isInstanceOf(EffectOutcome.AlreadyApplied.class);
+        assertThat(chargesOfTheKey(List.of(first, resubmitted))).isEqualTo(1);
     }
 }

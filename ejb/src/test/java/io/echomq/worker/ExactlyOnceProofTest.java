@@ -120,6 +120,38 @@ class ExactlyOnceProofTest {
                 .hasSize(2).doesNotHaveDuplicates();
     }
 
+    /**
+     * A failover can lose a job that already ran together with its idempotency key, after its
+     * submission's answer was lost: the client resubmits with the key, and the promoted replica,
+     * knowing neither, makes a new job. The effect store knows the key: the new job completes
+     * without running its handler.
+     */
+    @Test
+    void aResubmissionAfterAFailoverLostTheJobAndItsKeyIsNotAppliedAgain() throws InterruptedException {
+        engine.startWorker("w1", countedCharge(), shortLeases(), FaultInjector.NONE);
+        NewJob submission = NewJob.of(CHARGE).withIdempotencyKey("order-7");
+        Enqueued first = engine.queue.enqueue(engine.queueName, submission);
+        long firstCreatedMs = awaitState(first.id(), JobState.COMPLETED).createdAt().toEpochMilli();
+
+        QueueKeys keys = new QueueKeys(engine.queueName);
+        engine.redis.del(keys.job(first.id()), keys.history(first.id()), keys.completed(), keys.seq(), keys.idempotency());
+        Thread.sleep(2); // creation times are milliseconds: two jobs minted in one would look alike
+        Enqueued resubmitted = engine.queue.enqueue(engine.queueName, submission);
+        assertThat(resubmitted.replayed()).as("Valkey no longer knows the key").isFalse();
+
+        JobView done = awaitState(resubmitted.id(), JobState.COMPLETED);
+        assertThat(handlerRuns).as("handler runs").hasValue(1);
+        assertThat(engine.ledger().entries()).as("ledger rows: the charge once").isEqualTo(1);
+        assertThat(engine.events.effects).hasSize(2);
+        assertThat(engine.events.effects.get(1)).isInstanceOfSatisfying(EffectOutcome.AlreadyApplied.class, skipped -> {
+            assertThat(skipped.byAnotherJob()).isTrue();
+            assertThat(skipped.record().jobCreatedMs()).isEqualTo(firstCreatedMs);
+        });
+        assertThat(engine.effects.find(engine.queueName, done.id(), done.createdAt().toEpochMilli(), "order-7"))
+                .as("the effect that stands for the new job, as the console shows it")
+                .hasValueSatisfying(r -> assertThat(r.jobCreatedMs()).isEqualTo(firstCreatedMs));
+    }
+
     @Test
     void crashAfterCommitBeforeAckIsRedeliveredAndNotAppliedAgain() {
         engine.startMaintenance(Duration.ofMillis(50));

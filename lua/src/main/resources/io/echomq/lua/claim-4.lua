@@ -22,10 +22,12 @@
     ARGV[5] max delayed jobs to promote in this call (>= 0)
 
   Output:
-    {}                                                        nothing claimable (or paused)
-    {deadline, id1, payload1, token1, lane1, created1, ...}   deadline is the lease end (ms, server
-                                                              clock); created is the job's creation
-                                                              time (ms), part of its effect key
+    {}                                                              nothing claimable (or paused)
+    {deadline, id1, payload1, token1, lane1, created1, idem1, ...}  deadline is the lease end (ms,
+                                                                    server clock); created is the
+                                                                    job's creation time (ms), part of
+                                                                    its effect key; idem is its
+                                                                    idempotency key ('' = none)
 ]]
 local ring, delayed, active, meta = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local prefix = ARGV[1]

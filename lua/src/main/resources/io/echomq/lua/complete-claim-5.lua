@@ -25,7 +25,7 @@
     {{settlement1, settlement2, ...}, claim}
     settlement: {'OK', finished_at} | {'NOT_FOUND'} | {'STALE_TOKEN', state, attempts}
                 | {'NOT_ACTIVE', state, attempts}, in the order of the acknowledgements
-    claim:      {} or {deadline, id1, payload1, token1, lane1, created1, ...} as claim returns it
+    claim:      {} or {deadline, id1, payload1, token1, lane1, created1, idem1, ...} as claim returns it
 ]]
 local active, completed, ring, delayed, meta = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local prefix = ARGV[1]

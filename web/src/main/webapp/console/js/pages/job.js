@@ -99,7 +99,8 @@ function timeline(job) {
     const lastLease = [...events].reverse().find((e) => e.leaseUntil);
     const end = ending(events);
     const worker = (claimed && claimed.worker) || (events.find((e) => e.worker) || {}).worker;
-    const applied = effect && Number(effect.appliedByAttempt) === k;
+    // An effect another job applied (same idempotency key) was applied by none of this job's attempts.
+    const applied = effect && !effect.appliedByJob && Number(effect.appliedByAttempt) === k;
     const heartbeats = extensions.reduce((n, e) => n + (parseInt(e.detail, 10) || 1), 0);
     const outcome = end ? ENDINGS[end.event] : (job.state === 'active' && k === Number(job.attempts) ? 'running now' : 'no ending recorded');
     words.push(`attempt ${k}: ${outcome}${applied ? ', effect applied' : ''}${end && end.detail && end.event !== 'completed' ? ` (${end.detail})` : ''}`);
@@ -198,9 +199,13 @@ export function jobPage(view, queue, id) {
           fact('Last error', h('span', { class: 'error-text' }, job.lastError ?? '—'), 'job-last-error'),
           fact('Note', job.note ?? '—')),
         h('p', { class: ['effect-row', job.effect ? 'effect-yes' : 'effect-no'], 'data-testid': 'effect-row' },
-          job.effect
-            ? ['Effect: applied by attempt ', String(job.effect.appliedByAttempt), ' at ', timeEl(job.effect.appliedAt), '.']
-            : 'Effect: not applied (no effect recorded for this job).')),
+          !job.effect
+            ? 'Effect: not applied (no effect recorded for this job).'
+            : job.effect.appliedByJob
+              ? ['Effect: applied by job ', h('a', { href: `#/jobs/${enc(queue)}/${enc(job.effect.appliedByJob)}`, class: 'mono', 'data-testid': 'effect-job-link' },
+                  `#${job.effect.appliedByJob}`), ' (submitted with the same idempotency key), attempt ', String(job.effect.appliedByAttempt),
+                ' at ', timeEl(job.effect.appliedAt), '; this job\'s handler does not run.']
+              : ['Effect: applied by attempt ', String(job.effect.appliedByAttempt), ' at ', timeEl(job.effect.appliedAt), '.'])),
       h('h2', { class: 'section-title' }, 'Attempts'),
       h('section', { class: 'card' }, timeline(job)),
       h('h2', { class: 'section-title' }, 'Payload'),

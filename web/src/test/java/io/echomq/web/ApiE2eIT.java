@@ -144,6 +144,24 @@ class ApiE2eIT {
         }
 
         @Test
+        void aKeyResubmittedAfterItsJobWasDeletedChargesOnceAndNamesTheFirstJob() throws Exception {
+            long entriesBefore = ledger().getJsonNumber("entries").longValue();
+            Map<String, String> key = Map.of("Idempotency-Key", "order-deleted-then-resubmitted");
+            E2eHttp.Response first = app.submitter.post(JOBS, charge("resubmitted", 300), key);
+            assertThat(first.status()).isEqualTo(201);
+            String firstId = json(first).getString("id");
+            awaitJob(firstId, "completed");
+            assertThat(app.admin.post(JOBS + "/" + firstId + "/delete", null).status()).isEqualTo(200);
+
+            E2eHttp.Response again = app.submitter.post(JOBS, charge("resubmitted", 300), key);
+
+            assertThat(again.status()).as("Valkey freed the key with the job: a new job").isEqualTo(201);
+            JsonObject job = awaitJob(json(again).getString("id"), "completed");
+            assertThat(job.getJsonObject("effect").getString("appliedByJob")).isEqualTo(firstId);
+            assertThat(ledger().getJsonNumber("entries").longValue() - entriesBefore).as("charges").isEqualTo(1);
+        }
+
+        @Test
         void aJobsDetailShowsItsEffect() throws Exception {
             E2eHttp.Response created = app.submitter.post(JOBS, charge("detail", 250));
             assertThat(created.status()).isEqualTo(201);

@@ -52,9 +52,11 @@ public final class Replies {
             return List.of();
         }
         Instant leaseUntil = millis(r.get(0));
-        List<ClaimedJob> jobs = new ArrayList<>((r.size() - 1) / 5);
-        for (int i = 1; i + 4 < r.size(); i += 5) {
-            Lease lease = new Lease(queue, text(r.get(i)), Long.parseLong(text(r.get(i + 4))), number(r.get(i + 2)));
+        List<ClaimedJob> jobs = new ArrayList<>((r.size() - 1) / 6);
+        for (int i = 1; i + 5 < r.size(); i += 6) {
+            String idempotencyKey = text(r.get(i + 5));
+            Lease lease = new Lease(queue, text(r.get(i)), Long.parseLong(text(r.get(i + 4))), number(r.get(i + 2)),
+                    idempotencyKey.isEmpty() ? null : idempotencyKey);
             jobs.add(new ClaimedJob(lease, text(r.get(i + 1)), text(r.get(i + 3)), leaseUntil));
         }
         return List.copyOf(jobs);

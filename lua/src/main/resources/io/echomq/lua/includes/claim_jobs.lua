@@ -1,8 +1,10 @@
 -- The claim shared by claim and complete-claim: promotes due delayed jobs, then, unless the
 -- queue is paused, leases up to max_jobs pending jobs round-robin across lanes (oldest of each
 -- lane first), minting each job's token. Returns {} when nothing was claimed, else
--- {deadline, id1, payload1, token1, lane1, created1, ...}: created is the job's creation time,
--- which with the id names the job in the effect store (an id can repeat after a failover).
+-- {deadline, id1, payload1, token1, lane1, created1, idem1, ...}: created is the job's creation
+-- time, which with the id names the job in the effect store (an id can repeat after a failover);
+-- idem is its idempotency key ('' for none), which the effect store keeps with the effect so that
+-- a resubmission Valkey lost track of is not applied twice.
 -- Needs push_pending, log_event and integer_text.
 --
 -- The round-robin is planned before anything is popped, so a lane gives all its jobs of this
@@ -104,7 +106,7 @@ local function claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, ma
     local id = popped[i][next_of[i]]
     next_of[i] = next_of[i] + 2
     local job = prefix .. 'job:' .. id
-    local fields = redis.call('HMGET', job, 'attempts', 'payload', 'created_at')
+    local fields = redis.call('HMGET', job, 'attempts', 'payload', 'created_at', 'idem')
     local token = (tonumber(fields[1]) or 0) + 1
     local token_text = integer_text(token)
     redis.call('HSET', job, 'attempts', token_text, 'state', 'active', 'lease_until', deadline_text,
@@ -117,6 +119,7 @@ local function claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, ma
     out[#out + 1] = token
     out[#out + 1] = lanes[i]
     out[#out + 1] = fields[3]
+    out[#out + 1] = fields[4] or ''
   end
   redis.call('ZADD', active, unpack(leases))
   return out

@@ -57,10 +57,15 @@ final class Views {
     public record JobList(String queue, String state, List<JobSummary> jobs, String next) {
     }
 
-    /** How the job's effect stands: applied by attempt k at time t, or not yet (null). */
-    public record EffectView(long appliedByAttempt, Instant appliedAt) {
-        static EffectView of(EffectRecord r) {
-            return new EffectView(r.attempt(), r.appliedAt());
+    /**
+     * How the job's effect stands: applied by attempt k at time t, or not yet (null). When
+     * another job submitted with the same idempotency key applied it, {@code appliedByJob} names
+     * that job (and k is its attempt); this job's handler does not run.
+     */
+    public record EffectView(long appliedByAttempt, Instant appliedAt, String appliedByJob) {
+        static EffectView of(EffectRecord r, JobView job) {
+            return new EffectView(r.attempt(), r.appliedAt(),
+                    r.isOf(job.id(), job.createdAt().toEpochMilli()) ? null : r.jobId());
         }
     }
 
@@ -81,7 +86,7 @@ final class Views {
                     j.maxAttempts(), j.createdAt(), j.dueAt().orElse(null), j.claimedAt().orElse(null),
                     j.leaseUntil().orElse(null), j.worker().orElse(null), j.lastError().orElse(null),
                     j.finishedAt().orElse(null), j.idempotencyKey().orElse(null), j.note().orElse(null),
-                    effect.map(EffectView::of).orElse(null), history.stream().map(HistoryEntry::of).toList());
+                    effect.map(r -> EffectView.of(r, j)).orElse(null), history.stream().map(HistoryEntry::of).toList());
         }
     }
 

@@ -73,6 +73,16 @@ final class ConsoleApi {
         return created.object().getString("id");
     }
 
+    /** Submits a job under an idempotency key (through the batch form, which carries it in the body) and answers its id. */
+    String submit(String queue, String payloadJson, String idempotencyKey) {
+        Response created = post("/api/queues/" + queue + "/jobs:batch",
+                "[{\"payload\":" + payloadJson + ",\"idempotencyKey\":\"" + idempotencyKey + "\"}]");
+        if (created.status() != 201 && created.status() != 200) {
+            throw new AssertionError("submitting to " + queue + " failed: " + created);
+        }
+        return created.json().asJsonArray().getJsonObject(0).getString("id");
+    }
+
     JsonObject job(String queue, String id) {
         Response job = get("/api/queues/" + queue + "/jobs/" + id);
         if (job.status() != 200) {

@@ -161,6 +161,28 @@ class ConsoleIT {
 
     @Test
     @Order(4)
+    void aJobWhoseKeyAnotherJobAppliedNamesThatJobAsItsEffect() throws Exception {
+        String first = submitter.submit("payments", VALID, "console-order-1");
+        submitter.awaitState("payments", first, "completed", WAIT);
+        // Deleting the job frees its key in Valkey; the effect store still holds it.
+        assertThat(admin.post("/api/queues/payments/jobs/" + first + "/delete", null).status()).isEqualTo(200);
+        String again = submitter.submit("payments", VALID, "console-order-1");
+        assertThat(again).isNotEqualTo(first);
+        submitter.awaitState("payments", again, "completed", WAIT);
+
+        open("/jobs/payments/" + again);
+        assertThat(waitFor(By.cssSelector("[data-testid=job-state]")).getText()).isEqualTo("completed");
+        assertThat(text(By.cssSelector("[data-testid=effect-row]")))
+                .startsWith("Effect: applied by job #" + first + " (submitted with the same idempotency key), attempt 1 at ")
+                .endsWith("this job's handler does not run.");
+        assertThat(browser.findElement(By.cssSelector("[data-testid=effect-job-link]")).getAttribute("href"))
+                .endsWith("#/jobs/payments/" + first);
+        WebElement attempt = waitFor(By.cssSelector("[data-testid=attempt][data-attempt='1']"));
+        assertThat(attempt.getText()).contains("not applied by this attempt");
+    }
+
+    @Test
+    @Order(4)
     void aDeadJobIsRetriedFromTheConsole() throws Exception {
         String id = submitter.submit("payments", INVALID);
         JsonObject dead = submitter.awaitState("payments", id, "dead", WAIT);
