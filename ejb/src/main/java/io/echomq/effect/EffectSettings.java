@@ -29,16 +29,6 @@ public record EffectSettings(Duration lockTimeout, Duration idleInTransactionTim
         requirePositive("idempotencyWindow", idempotencyWindow, Long.MAX_VALUE / 2);
     }
 
-    /** These settings with another lock timeout. */
-    public EffectSettings withLockTimeout(Duration timeout) {
-        return new EffectSettings(timeout, idleInTransactionTimeout, idempotencyWindow);
-    }
-
-    /** These settings with another idempotency window. */
-    public EffectSettings withIdempotencyWindow(Duration window) {
-        return new EffectSettings(lockTimeout, idleInTransactionTimeout, window);
-    }
-
     private static void requirePositive(String field, Duration value, long maxMillis) {
         if (value == null || value.isNegative() || value.isZero() || value.toMillis() > maxMillis) {
             throw new IllegalArgumentException(field + " must be between 1 ms and " + maxMillis + " ms, was " + value);

@@ -162,7 +162,8 @@ class BatchedEffectProofTest {
 
     @Test
     void aKeyHeldByAZombieBlocksOnlyItsOwnJobNotItsBatch() throws Exception {
-        engine = new Engine(valkey, postgres, EffectSettings.DEFAULT.withLockTimeout(Duration.ofMillis(300)));
+        engine = new Engine(valkey, postgres, new EffectSettings(Duration.ofMillis(300),
+                EffectSettings.DEFAULT.idleInTransactionTimeout(), EffectSettings.DEFAULT.idempotencyWindow()));
         enqueueCharges(5);
         // A zombie holds the first job's effect key in an open transaction, past its lease.
         ClaimedJob zombie = engine.queue.claim(engine.queueName, SHORT_LEASE, 1, "zombie").get(0);
