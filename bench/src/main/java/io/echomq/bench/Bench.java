@@ -1,5 +1,6 @@
 package io.echomq.bench;
 
+import io.echomq.worker.WorkerSettings;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +33,7 @@ public final class Bench {
     private Bench(Options options, Servers servers) {
         this.options = options;
         this.servers = servers;
-        this.ours = new OurWorker(servers);
+        this.ours = new OurWorker(servers, options.batchSize);
         this.ceilings = new Ceilings(servers);
         this.bullmq = new BullMqPeer(servers, options.peerFolder);
     }
@@ -104,8 +105,8 @@ public final class Bench {
         all.addAll(List.of(
                 new Contestant("ceiling: PG transaction alone (per job)", c -> ceilings.postgresPerJob(c, jobs)),
                 new Contestant("ceiling: pgbench, same SQL", c -> ceilings.pgbench(c, options.pgbenchSeconds)),
-                new Contestant("ceiling: PG transaction alone (batches of " + OurWorker.BATCH_SIZE + ")",
-                        c -> ceilings.postgresBatched(c, jobs, OurWorker.BATCH_SIZE)),
+                new Contestant("ceiling: PG transaction alone (batches of " + options.batchSize + ")",
+                        c -> ceilings.postgresBatched(c, jobs, options.batchSize)),
                 new Contestant("ceiling: claim + complete pair alone", c -> ceilings.claimCompletePair(c, jobs)),
                 new Contestant("ceiling: complete-claim alone (c jobs per call)", c -> ceilings.completeClaimFolded(c, jobs))));
         return all;
@@ -181,7 +182,7 @@ public final class Bench {
         ratio(ratios, "per-job ledger / pgbench same SQL", rates, "EchoMQ per-job, ledger", "ceiling: pgbench, same SQL");
         ratio(ratios, "per-job ledger / PG transaction alone", rates, "EchoMQ per-job, ledger", "ceiling: PG transaction alone (per job)");
         ratio(ratios, "batched ledger / PG batch alone", rates, "EchoMQ batched, ledger",
-                "ceiling: PG transaction alone (batches of " + OurWorker.BATCH_SIZE + ")");
+                "ceiling: PG transaction alone (batches of " + options.batchSize + ")");
         ratio(ratios, "per-job no-op / claim + complete pair", rates, "EchoMQ per-job, no-op", "ceiling: claim + complete pair alone");
         ratio(ratios, "batched no-op / complete-claim alone", rates, "EchoMQ batched, no-op", "ceiling: complete-claim alone (c jobs per call)");
         section("Ratios (same run, same concurrency)");
@@ -397,6 +398,8 @@ public final class Bench {
         int heapJobs = 100_000;
         int pgbenchSeconds = 5;
         int latencySeconds = 5;
+        /** Most jobs per transaction of the batched mode and of its ceiling; the worker's default unless --batch-size. */
+        int batchSize = WorkerSettings.DEFAULT.batchSize();
         /** When set: only the latency rows, at this rate and the first concurrency. */
         double latencyRate;
         boolean peer = true;
@@ -432,9 +435,10 @@ public final class Bench {
                     case "--out" -> o.out = Path.of(args[++i]);
                     case "--latency-rate" -> o.latencyRate = Double.parseDouble(args[++i]);
                     case "--latency-seconds" -> o.latencySeconds = Integer.parseInt(args[++i]);
+                    case "--batch-size" -> o.batchSize = Integer.parseInt(args[++i]);
                     default -> throw new IllegalArgumentException("unknown option " + arg
                             + " (known: --quick, --rounds N, --jobs N, --concurrency 1,4,16,64, --depths 1000,100000, --no-peer, "
-                            + "--only NAME-PART (repeatable), --latency-rate JOBS_PER_S, --latency-seconds N, --out DIR)");
+                            + "--only NAME-PART (repeatable), --latency-rate JOBS_PER_S, --latency-seconds N, --batch-size N, --out DIR)");
                 }
             }
             if (o.out == null) {

@@ -41,7 +41,7 @@ final class OurWorker {
     enum Mode {
         /** One PostgreSQL transaction per job (any handler). */
         PER_JOB,
-        /** Batches of up to {@link #BATCH_SIZE} jobs per transaction (a batch-capable handler). */
+        /** Batches of up to {@link #batchSize} jobs per transaction (a batch-capable handler). */
         BATCHED
     }
 
@@ -52,13 +52,15 @@ final class OurWorker {
         NOOP
     }
 
-    static final int BATCH_SIZE = 100;
     private static final AtomicInteger RUNS = new AtomicInteger();
 
     private final Servers servers;
+    /** Most jobs per transaction in the batched mode. */
+    private final int batchSize;
 
-    OurWorker(Servers servers) {
+    OurWorker(Servers servers, int batchSize) {
         this.servers = servers;
+        this.batchSize = batchSize;
     }
 
     Measurement drain(Mode mode, Effect effect, int concurrency, int jobs) throws InterruptedException {
@@ -160,7 +162,7 @@ final class OurWorker {
         }
 
         void startWorker() {
-            WorkerSettings settings = WorkerSettings.DEFAULT.withConcurrency(concurrency).withBatchSize(BATCH_SIZE)
+            WorkerSettings settings = WorkerSettings.DEFAULT.withConcurrency(concurrency).withBatchSize(batchSize)
                     .withLease(Duration.ofSeconds(30)).withIdlePoll(Duration.ofMillis(50));
             worker = new QueueWorker(queueName, handler(), queue, effects, settings, "bench", timers, FaultInjector.NONE,
                     new WorkerListener() {
