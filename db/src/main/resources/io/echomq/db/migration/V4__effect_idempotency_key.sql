@@ -10,7 +10,13 @@
 -- takes it.
 --
 -- Rows recorded before this migration carry no key. Workers of the previous version insert
--- rows without one and stay correct for unkeyed work; stop them before relying on this.
-ALTER TABLE effect ADD COLUMN idempotency_key text;
+-- rows without one (their claim does not return the key) and stay correct otherwise; a
+-- resubmission they run is not recognised, so finish the upgrade before relying on this.
+--
+-- Adding the column is instant. Building the index blocks effect inserts while it runs, which
+-- on a large table means workers waiting past lock_timeout and retrying: there, build it first
+-- by hand with CREATE UNIQUE INDEX CONCURRENTLY and this exact definition (after adding the
+-- column); the statement below then finds it and does nothing.
+ALTER TABLE effect ADD COLUMN IF NOT EXISTS idempotency_key text;
 
-CREATE UNIQUE INDEX effect_idempotency_key ON effect (queue, idempotency_key) WHERE idempotency_key IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS effect_idempotency_key ON effect (queue, idempotency_key) WHERE idempotency_key IS NOT NULL;
