@@ -13,11 +13,12 @@ import java.time.Duration;
  *                                 its key (default 60 s); handlers that wait on outside calls
  *                                 inside the transaction need it longer than those calls
  * @param idempotencyWindow        how long an idempotency key names one effect (default 24 h): a
- *                                 job whose key an effect already carries, of a job created less
- *                                 than this long before it, skips its handler. Valkey answers a
- *                                 resubmission with the first job only while that job is kept;
- *                                 this covers the rest, and a failover that lost the first job
- *                                 and its key. After it the key may name a new effect.
+ *                                 job skips its handler when its key is already carried by the
+ *                                 effect of a job created less than this long before it. Valkey
+ *                                 answers a resubmission with the first job only while it keeps
+ *                                 that job; this also covers the time after, and a failover that
+ *                                 lost the first job and its key. Past it the key may name a new
+ *                                 effect.
  */
 public record EffectSettings(Duration lockTimeout, Duration idleInTransactionTimeout, Duration idempotencyWindow) {
 
