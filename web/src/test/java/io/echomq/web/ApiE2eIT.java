@@ -85,6 +85,20 @@ class ApiE2eIT {
         return json(app.submitter.get("/api/demo/ledger"));
     }
 
+    /**
+     * A per-queue counter as the server's /metrics (Prometheus text, at the server's root, not
+     * under the application's) reports it; 0 when the queue has no such series yet.
+     */
+    static long metric(String name, String queue) {
+        E2eHttp.Response metrics = new E2eHttp("http://127.0.0.1:" + app.payara.port()).send("GET", "/metrics", null,
+                Map.of("Accept", "text/plain"));
+        assertThat(metrics.status()).as("GET /metrics: " + metrics.body()).isEqualTo(200);
+        return metrics.body().lines()
+                .filter(line -> line.startsWith(name + "{") && line.contains("queue=\"" + queue + "\""))
+                .mapToLong(line -> (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .findFirst().orElse(0);
+    }
+
     static long count(String state) {
         return json(app.submitter.get("/api/queues/payments")).getJsonObject("counts").getJsonNumber(state).longValue();
     }
@@ -159,6 +173,7 @@ class ApiE2eIT {
             JsonObject job = awaitJob(json(again).getString("id"), "completed");
             assertThat(job.getJsonObject("effect").getString("appliedByJob")).isEqualTo(firstId);
             assertThat(ledger().getJsonNumber("entries").longValue() - entriesBefore).as("charges").isEqualTo(1);
+            assertThat(metric("echomq_effects_resubmissions_absorbed_total", "payments")).as("operators see it in the metrics").isEqualTo(1);
         }
 
         @Test

@@ -15,7 +15,8 @@ import org.eclipse.microprofile.metrics.Tag;
 /**
  * Per-queue metrics (MicroProfile Metrics, tag {@code queue}): jobs enqueued, completed,
  * retried and dead; duplicates the effect store absorbed (a redelivered job whose effect was
- * already applied); how long claims and effect transactions take.
+ * already applied), and among them resubmissions (a job whose idempotency key another job's
+ * effect already carries); how long claims and effect transactions take.
  */
 @ApplicationScoped
 public class QueueMetrics implements WorkerListener {
@@ -52,8 +53,11 @@ public class QueueMetrics implements WorkerListener {
     @Override
     public void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
         registry.histogram(EFFECT_MICROS, tag(job.lease().queue())).update(micros(took));
-        if (outcome instanceof EffectOutcome.AlreadyApplied) {
+        if (outcome instanceof EffectOutcome.AlreadyApplied skipped) {
             registry.counter("echomq.effects.duplicates.absorbed", tag(job.lease().queue())).inc();
+            if (skipped.byAnotherJob()) {
+                registry.counter("echomq.effects.resubmissions.absorbed", tag(job.lease().queue())).inc();
+            }
         }
     }
 
