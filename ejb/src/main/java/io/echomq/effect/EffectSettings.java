@@ -22,12 +22,15 @@ import java.time.Duration;
  */
 public record EffectSettings(Duration lockTimeout, Duration idleInTransactionTimeout, Duration idempotencyWindow) {
 
+    /** Longest idempotency window: the store subtracts it from creation times (ms), which must not overflow. */
+    private static final long MAX_WINDOW_MS = Long.MAX_VALUE / 2;
+
     public static final EffectSettings DEFAULT = new EffectSettings(Duration.ofSeconds(5), Duration.ofSeconds(60), Duration.ofHours(24));
 
     public EffectSettings {
         requirePositive("lockTimeout", lockTimeout, Integer.MAX_VALUE);
         requirePositive("idleInTransactionTimeout", idleInTransactionTimeout, Integer.MAX_VALUE);
-        requirePositive("idempotencyWindow", idempotencyWindow, Long.MAX_VALUE / 2);
+        requirePositive("idempotencyWindow", idempotencyWindow, MAX_WINDOW_MS);
     }
 
     private static void requirePositive(String field, Duration value, long maxMillis) {

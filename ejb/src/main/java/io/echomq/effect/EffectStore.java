@@ -152,11 +152,6 @@ public final class EffectStore {
         }
     }
 
-    /** The effect recorded for a job submitted without an idempotency key, if any attempt applied it. */
-    public Optional<EffectRecord> find(String queue, String jobId, long jobCreatedMs) {
-        return find(queue, jobId, jobCreatedMs, null);
-    }
-
     /**
      * The effect that stands for a job (its queue, id, creation time and idempotency key, or
      * null): the one an attempt of the job applied, else the one another job with the same key,
@@ -262,7 +257,10 @@ public final class EffectStore {
      * on a key another transaction holds. synchronous_commit is forced on: with it off, a crash
      * could lose an effect whose job Valkey already marked completed, and nothing would ever
      * apply it again. Keys are taken in job-id order, so two batches that overlap (a zombie's
-     * and its successor's) wait on each other instead of deadlocking. A job whose id has a row
+     * and its successor's) wait on each other instead of deadlocking. Idempotency keys are not
+     * taken in an order of their own: two batches that each hold a resubmission of a job in the
+     * other could deadlock, and PostgreSQL then aborts one, whose jobs run one transaction each
+     * (as after any failed batch). A job whose id has a row
      * from before keys held the creation time is not recorded again: that row is its effect
      * (no such row is written any more, so reading it races with nothing).
      */

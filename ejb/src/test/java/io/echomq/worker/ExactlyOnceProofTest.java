@@ -91,7 +91,7 @@ class ExactlyOnceProofTest {
     }
 
     private Optional<EffectRecord> effectOf(String id) {
-        return engine.effects.find(engine.queueName, id, engine.queue.job(engine.queueName, id).orElseThrow().createdAt().toEpochMilli());
+        return engine.effects.find(engine.queueName, id, engine.queue.job(engine.queueName, id).orElseThrow().createdAt().toEpochMilli(), null);
     }
 
     /**

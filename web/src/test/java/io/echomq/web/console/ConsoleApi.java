@@ -66,21 +66,21 @@ final class ConsoleApi {
 
     /** Submits a job and answers its id. */
     String submit(String queue, String payloadJson) {
-        Response created = post("/api/queues/" + queue + "/jobs", "{\"payload\":" + payloadJson + "}");
-        if (created.status() != 201 && created.status() != 200) {
-            throw new AssertionError("submitting to " + queue + " failed: " + created);
-        }
-        return created.object().getString("id");
+        return accepted(queue, post("/api/queues/" + queue + "/jobs", "{\"payload\":" + payloadJson + "}")).object().getString("id");
     }
 
     /** Submits a job under an idempotency key (through the batch form, which carries it in the body) and answers its id. */
     String submit(String queue, String payloadJson, String idempotencyKey) {
-        Response created = post("/api/queues/" + queue + "/jobs:batch",
-                "[{\"payload\":" + payloadJson + ",\"idempotencyKey\":\"" + idempotencyKey + "\"}]");
-        if (created.status() != 201 && created.status() != 200) {
-            throw new AssertionError("submitting to " + queue + " failed: " + created);
-        }
+        Response created = accepted(queue, post("/api/queues/" + queue + "/jobs:batch",
+                "[{\"payload\":" + payloadJson + ",\"idempotencyKey\":\"" + idempotencyKey + "\"}]"));
         return created.json().asJsonArray().getJsonObject(0).getString("id");
+    }
+
+    private static Response accepted(String queue, Response submission) {
+        if (submission.status() != 201 && submission.status() != 200) {
+            throw new AssertionError("submitting to " + queue + " failed: " + submission);
+        }
+        return submission;
     }
 
     JsonObject job(String queue, String id) {
