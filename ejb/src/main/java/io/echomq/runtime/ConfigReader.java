@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.eclipse.microprofile.config.Config;
 
 /**
@@ -13,10 +15,24 @@ import org.eclipse.microprofile.config.Config;
  */
 public final class ConfigReader {
 
-    private final Config config;
+    private final Function<String, Optional<String>> source;
 
     public ConfigReader(Config config) {
-        this.config = config;
+        this.source = key -> config.getOptionalValue(key, String.class);
+    }
+
+    private ConfigReader(Function<String, Optional<String>> source) {
+        this.source = source;
+    }
+
+    /**
+     * The same keys read from environment variables by MicroProfile Config's rule
+     * ({@code echomq.idempotency.window-ms} is {@code ECHOMQ_IDEMPOTENCY_WINDOW_MS}), for the
+     * engine outside an application server, so it is configured like the WAR.
+     */
+    public static ConfigReader environment(Map<String, String> environment) {
+        return new ConfigReader(key -> Optional.ofNullable(environment.get(key))
+                .or(() -> Optional.ofNullable(environment.get(ConfigurationException.envName(key)))));
     }
 
     public Optional<String> optional(String key) {
@@ -85,7 +101,7 @@ public final class ConfigReader {
 
     private Optional<String> raw(String key) {
         try {
-            return config.getOptionalValue(key, String.class);
+            return source.apply(key);
         } catch (RuntimeException e) {
             throw new ConfigurationException(key, "cannot be read: " + e.getMessage());
         }

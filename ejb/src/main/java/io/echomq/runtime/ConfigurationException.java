@@ -10,7 +10,7 @@ public class ConfigurationException extends RuntimeException {
     private final String key;
 
     public ConfigurationException(String key, String problem) {
-        super("EchoMQ configuration " + key + " (env " + envName(key) + "): " + problem);
+        super("EchoMQ configuration " + key + (key.equals(envName(key)) ? "" : " (env " + envName(key) + ")") + ": " + problem);
         this.key = key;
     }
 

@@ -61,15 +61,24 @@ public final class EngineConfig {
         workerDefaults = workerSettings("echomq.worker.", WorkerSettings.DEFAULT);
         shutdownGrace = read.millis("echomq.worker.shutdown-grace-ms", Duration.ofSeconds(10), Duration.ZERO, Duration.ofMinutes(10));
         maintenance = maintenanceSettings();
-        effects = new EffectSettings(
+        effects = effectSettings(read);
+        declaredQueues = read.list("echomq.queues");
+        demoEnabled = read.flag("echomq.demo.enabled", true);
+        devMode = read.flag("echomq.dev-mode", false);
+    }
+
+    /**
+     * The effect store's settings. Every worker of one database must read the same ones (the
+     * standalone worker reads them here too): a worker with a shorter idempotency window would
+     * apply a resubmission the others skip.
+     */
+    public static EffectSettings effectSettings(ConfigReader read) {
+        return new EffectSettings(
                 read.millis("echomq.effect.lock-timeout-ms", EffectSettings.DEFAULT.lockTimeout(), Duration.ofMillis(1), Duration.ofHours(1)),
                 read.millis("echomq.effect.idle-in-transaction-timeout-ms", EffectSettings.DEFAULT.idleInTransactionTimeout(),
                         Duration.ofMillis(1), DAY),
                 read.millis("echomq.idempotency.window-ms", EffectSettings.DEFAULT.idempotencyWindow(), Duration.ofMillis(1),
                         DAY.multipliedBy(365)));
-        declaredQueues = read.list("echomq.queues");
-        demoEnabled = read.flag("echomq.demo.enabled", true);
-        devMode = read.flag("echomq.dev-mode", false);
     }
 
     /** One server by URL, or a cluster by seed nodes; never both, so there is no doubt which one is used. */

@@ -10,6 +10,9 @@ import io.echomq.handler.JobHandler;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.runtime.ConfigReader;
+import io.echomq.runtime.ConfigurationException;
+import io.echomq.runtime.EngineConfig;
 import io.echomq.runtime.PostgresPool;
 import io.echomq.runtime.ValkeyEndpoint;
 import io.echomq.worker.FaultInjector;
@@ -43,7 +46,11 @@ import redis.clients.jedis.UnifiedJedis;
  * (default {@code payments}; several, comma-separated, are each drained by their own worker), {@code ECHOMQ_CONCURRENCY} (4),
  * {@code ECHOMQ_BATCH_SIZE} (100; 1 = one transaction per job), {@code ECHOMQ_LEASE_MS} (30000),
  * {@code ECHOMQ_MAINTENANCE_INTERVAL_MS} (1000), {@code ECHOMQ_HANDLER} (a {@link JobHandler} class
- * with a public no-argument constructor; default the demo ledger handler). Prints one line per event on stdout:
+ * with a public no-argument constructor; default the demo ledger handler). The effect store reads the
+ * WAR's keys in their environment form, and every worker of one database must be given the same:
+ * {@code ECHOMQ_IDEMPOTENCY_WINDOW_MS}, {@code ECHOMQ_EFFECT_LOCK_TIMEOUT_MS},
+ * {@code ECHOMQ_EFFECT_IDLE_IN_TRANSACTION_TIMEOUT_MS}. A bad value stops it with exit status 2 and
+ * a message naming the variable. Prints one line per event on stdout:
  * {@code echomq-worker event=<applied|skipped|completed> queue=<q> job=<id> attempt=<n>}.
  */
 public final class StandaloneWorker {
@@ -56,24 +63,36 @@ public final class StandaloneWorker {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        List<String> queueNames = List.of(setting("ECHOMQ_QUEUE", LedgerChargeHandler.QUEUE).split(","));
-        int concurrency = Integer.parseInt(setting("ECHOMQ_CONCURRENCY", "4"));
-        int batchSize = Integer.parseInt(setting("ECHOMQ_BATCH_SIZE", Integer.toString(WorkerSettings.DEFAULT.batchSize())));
-        Duration lease = Duration.ofMillis(Long.parseLong(setting("ECHOMQ_LEASE_MS", "30000")));
-        Duration maintenanceInterval = Duration.ofMillis(Long.parseLong(setting("ECHOMQ_MAINTENANCE_INTERVAL_MS", "1000")));
+        try {
+            run(ConfigReader.environment(System.getenv()));
+        } catch (ConfigurationException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+        }
+    }
+
+    private static void run(ConfigReader read) throws InterruptedException {
+        List<String> queueNames = Optional.of(read.list("ECHOMQ_QUEUE")).filter(names -> !names.isEmpty())
+                .orElse(List.of(LedgerChargeHandler.QUEUE));
+        int concurrency = read.integer("ECHOMQ_CONCURRENCY", 4, 1, 1_000);
+        int batchSize = read.integer("ECHOMQ_BATCH_SIZE", WorkerSettings.DEFAULT.batchSize(), 1, QueueClient.MAX_CLAIM_JOBS);
+        Duration lease = read.millis("ECHOMQ_LEASE_MS", Duration.ofSeconds(30), Duration.ofMillis(100), Duration.ofDays(1));
+        Duration maintenanceInterval = read.millis("ECHOMQ_MAINTENANCE_INTERVAL_MS", Duration.ofSeconds(1), Duration.ofMillis(10),
+                Duration.ofMinutes(10));
+        JobHandler handler = handler(read.optional("ECHOMQ_HANDLER").orElse(LedgerChargeHandler.class.getName()));
+        EffectSettings effectSettings = EngineConfig.effectSettings(read);
         String workerId = "standalone-" + ProcessHandle.current().pid();
 
-        UnifiedJedis redis = valkeyEndpoint().open(concurrency * queueNames.size() + 4);
-        HikariDataSource pool = PostgresPool.open("echomq-standalone", required("ECHOMQ_JDBC_URL"),
-                Optional.ofNullable(setting("ECHOMQ_JDBC_USER", null)), Optional.ofNullable(setting("ECHOMQ_JDBC_PASSWORD", null)),
-                concurrency * queueNames.size() + 2);
+        UnifiedJedis redis = valkeyEndpoint(read).open(concurrency * queueNames.size() + 4);
+        HikariDataSource pool = PostgresPool.open("echomq-standalone",
+                read.required("ECHOMQ_JDBC_URL", "the PostgreSQL database, e.g. jdbc:postgresql://127.0.0.1:5432/echomq"),
+                read.optional("ECHOMQ_JDBC_USER"), read.optional("ECHOMQ_JDBC_PASSWORD"), concurrency * queueNames.size() + 2);
         Migrations.migrate(pool);
         QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
-        EffectStore effects = new EffectStore(Jdbi.create(pool), EffectSettings.DEFAULT);
+        EffectStore effects = new EffectStore(Jdbi.create(pool), effectSettings);
         ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
         ExecutorService loops = Executors.newFixedThreadPool(concurrency * queueNames.size());
 
-        JobHandler handler = handler(setting("ECHOMQ_HANDLER", LedgerChargeHandler.class.getName()));
         List<QueueWorker> workers = queueNames.stream().map(queueName -> new QueueWorker(queueName, handler,
                 queue, effects, WorkerSettings.DEFAULT.withConcurrency(concurrency).withLease(lease).withBatchSize(batchSize),
                 workerId, timers, FaultInjector.NONE, new EventPrinter())).toList();
@@ -99,13 +118,14 @@ public final class StandaloneWorker {
     }
 
     /** The cluster when its nodes are given, else the one server of {@code ECHOMQ_VALKEY_URL}. */
-    private static ValkeyEndpoint valkeyEndpoint() {
-        String nodes = setting("ECHOMQ_VALKEY_CLUSTER_NODES", null);
-        if (nodes == null) {
-            return ValkeyEndpoint.server(required("ECHOMQ_VALKEY_URL"));
+    private static ValkeyEndpoint valkeyEndpoint(ConfigReader read) {
+        List<String> nodes = read.list("ECHOMQ_VALKEY_CLUSTER_NODES");
+        if (nodes.isEmpty()) {
+            return ValkeyEndpoint.server(read.required("ECHOMQ_VALKEY_URL", "the Valkey server, e.g. redis://127.0.0.1:6379 "
+                    + "(or ECHOMQ_VALKEY_CLUSTER_NODES for a Valkey Cluster)"));
         }
-        return ValkeyEndpoint.cluster(ValkeyEndpoint.parseNodes("echomq.valkey.cluster-nodes", List.of(nodes.split(","))),
-                Optional.empty(), Optional.ofNullable(setting("ECHOMQ_VALKEY_PASSWORD", null)));
+        return ValkeyEndpoint.cluster(ValkeyEndpoint.parseNodes("ECHOMQ_VALKEY_CLUSTER_NODES", nodes),
+                Optional.empty(), read.optional("ECHOMQ_VALKEY_PASSWORD"));
     }
 
     /** The handler to run: fault tests swap in handlers that stall, fail or halt the JVM. */
@@ -115,19 +135,6 @@ public final class StandaloneWorker {
         } catch (ReflectiveOperationException | ClassCastException e) {
             throw new IllegalArgumentException("ECHOMQ_HANDLER=" + className + " is not a JobHandler with a public no-argument constructor", e);
         }
-    }
-
-    private static String required(String name) {
-        String value = System.getenv(name);
-        if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException("environment variable " + name + " is required");
-        }
-        return value;
-    }
-
-    private static String setting(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 
     /** One line per event, for the process-kill proof to count from outside. */

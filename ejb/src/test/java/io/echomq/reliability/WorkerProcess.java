@@ -111,6 +111,11 @@ public final class WorkerProcess implements AutoCloseable {
         return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /** The exit status of a worker that has exited. */
+    public int exitValue() {
+        return process.exitValue();
+    }
+
     /** Waits until the output has a line containing {@code marker}. */
     public void awaitLine(String marker, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
