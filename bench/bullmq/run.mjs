@@ -2,7 +2,10 @@
 // BullMQ benchmark peer for the Java bench.
 //
 //   node run.mjs --redis redis://127.0.0.1:PORT/DB --pg postgres://USER:PASS@127.0.0.1:PORT/DBNAME \
-//      --queue NAME --jobs N --concurrency C --effect ledger|noop --mode drain|latency [--rate R]
+//      --queue NAME --jobs N --concurrency C --effect ledger|noop --mode drain|latency [--rate R [--untimed-jobs W]]
+//
+// In latency mode the first W of the N jobs go out at the same rate with no timestamp: they bring
+// the new worker and its connections to a steady state and are left out of the percentiles.
 //
 // Prints exactly ONE JSON line on stdout; every log line goes to stderr.
 // Exits non-zero (with a message on stderr) on any error.
@@ -52,7 +55,7 @@ const SQL_LEDGER = {
 function usage(msg) {
   throw new Error(
     `${msg}\nusage: node run.mjs --redis redis://HOST:PORT/DB [--pg postgres://USER:PASS@HOST:PORT/DB] ` +
-      '--queue NAME --jobs N --concurrency C --effect ledger|noop --mode drain|latency [--rate R] ' +
+      '--queue NAME --jobs N --concurrency C --effect ledger|noop --mode drain|latency [--rate R [--untimed-jobs W]] ' +
       '[--timeout-seconds S]',
   );
 }
@@ -70,6 +73,7 @@ function parseOptions(argv) {
       effect: { type: 'string' },
       mode: { type: 'string' },
       rate: { type: 'string' },
+      'untimed-jobs': { type: 'string' },
       'timeout-seconds': { type: 'string' },
     },
   });
@@ -90,6 +94,10 @@ function parseOptions(argv) {
     rate = Number(values.rate);
     if (!Number.isFinite(rate) || rate <= 0) usage(`--rate must be a positive number in latency mode, got ${values.rate}`);
   }
+  const untimedJobs = values['untimed-jobs'] === undefined ? 0 : Number(values['untimed-jobs']);
+  if (!Number.isInteger(untimedJobs) || untimedJobs < 0) usage(`--untimed-jobs must be a whole number, got ${values['untimed-jobs']}`);
+  if (untimedJobs > 0 && mode !== 'latency') usage('--untimed-jobs is for --mode latency');
+  if (untimedJobs >= Number(values.jobs)) usage(`--untimed-jobs must leave some of the ${values.jobs} jobs timed, got ${untimedJobs}`);
   const timeoutSeconds = values['timeout-seconds'] === undefined ? 900 : positiveInt('timeout-seconds');
   return {
     redisUrl: values.redis,
@@ -100,6 +108,7 @@ function parseOptions(argv) {
     effect,
     mode,
     rate,
+    untimedJobs,
     timeoutSeconds,
   };
 }
@@ -333,7 +342,7 @@ async function main() {
           const enqNs = nowNs();
           adds.push(
             queue
-              .add('bench', jobData(i, { enqNs: enqNs.toString(), enqMs: Date.now() }))
+              .add('bench', i < opt.untimedJobs ? jobData(i) : jobData(i, { enqNs: enqNs.toString(), enqMs: Date.now() }))
               .catch((err) => {
                 addError ??= err;
               }),

@@ -208,11 +208,12 @@ public final class Bench {
     private void latency(Map<String, List<Double>> rates) throws Exception {
         List<LatencyContestant> contestants = new ArrayList<>();
         contestants.add(new LatencyContestant("EchoMQ per-job, ledger",
-                (c, jobs, rate) -> ours.latency(OurWorker.Mode.PER_JOB, OurWorker.Effect.LEDGER, c, jobs, rate)));
+                (c, untimed, jobs, rate) -> ours.latency(OurWorker.Mode.PER_JOB, OurWorker.Effect.LEDGER, c, untimed, jobs, rate)));
         contestants.add(new LatencyContestant("EchoMQ batched, ledger",
-                (c, jobs, rate) -> ours.latency(OurWorker.Mode.BATCHED, OurWorker.Effect.LEDGER, c, jobs, rate)));
+                (c, untimed, jobs, rate) -> ours.latency(OurWorker.Mode.BATCHED, OurWorker.Effect.LEDGER, c, untimed, jobs, rate)));
         if (options.peer) {
-            contestants.add(new LatencyContestant("BullMQ + pg, ledger", (c, jobs, rate) -> bullmq.latency(OurWorker.Effect.LEDGER, c, jobs, rate)));
+            contestants.add(new LatencyContestant("BullMQ + pg, ledger",
+                    (c, untimed, jobs, rate) -> bullmq.latency(OurWorker.Effect.LEDGER, c, untimed, jobs, rate)));
         }
         contestants.removeIf(contestant -> !rates.containsKey(contestant.name()));
         Map<String, Double> offered = new LinkedHashMap<>();
@@ -227,7 +228,7 @@ public final class Bench {
                     if (rates.get(contestant.name()).get(i) < rate) {
                         continue;
                     }
-                    Measurement m = contestant.run().run(concurrency, latencyJobs(rate, 1), rate);
+                    Measurement m = contestant.run().run(concurrency, untimedJobs(rate), latencyJobs(rate, 1), rate);
                     System.err.printf(Locale.ROOT, "bench: latency c=%d round %d %-30s at %,.0f jobs/s: p50 %.1f p99 %.1f ms%n",
                             concurrency, round, contestant.name(), rate, m.p50Millis(), m.p99Millis());
                     runs.computeIfAbsent(contestant.name(), k -> new LinkedHashMap<>())
@@ -236,7 +237,8 @@ public final class Bench {
             }
         }
         section("Latency enqueue → effect committed, ms, p50 / p99, at half of each contestant's best throughput (open-loop "
-                + "producer, " + options.latencySeconds + " s per run, median of " + options.rounds + " rounds; — : that "
+                + "producer, " + options.latencySeconds + " s timed per run after " + options.latencyUntimedSeconds + " s untimed at the same "
+                + "rate, median of " + options.rounds + " rounds; — : that "
                 + "concurrency drains less than the offered rate)");
         concurrencyHeader("| contestant | offered jobs/s |", "|---|--:|");
         for (LatencyContestant contestant : contestants) {
@@ -266,10 +268,21 @@ public final class Bench {
             List<Double> drained = rates.get(contestant.name());
             int concurrency = options.concurrencies.get(drained.indexOf(Collections.max(drained)));
             double rate = offered.get(contestant.name());
-            Measurement m = contestant.run().run(concurrency, latencyJobs(rate, 3), rate);
+            Measurement m = contestant.run().run(concurrency, untimedJobs(rate), latencyJobs(rate, 3), rate);
             System.err.printf(Locale.ROOT, "bench: latency warm-up c=%d %-30s at %,.0f jobs/s: p50 %.1f p99 %.1f ms (not counted)%n",
                     concurrency, contestant.name(), rate, m.p50Millis(), m.p99Millis());
         }
+    }
+
+    /**
+     * Jobs sent first in each open-loop run, at its rate, and not timed. Every run starts a new
+     * worker with a new pool (for us) or process (BullMQ); measured, per-job at c=4 and 1,400
+     * jobs/s, its first 0.4 to 1 s built a backlog of up to 150 ms (effects 2 to 3 times slower on
+     * new connections, and a worker at 80 % of its capacity drains a backlog slowly), which made the
+     * run's p99 that of the start rather than of a running worker.
+     */
+    private int untimedJobs(double rate) {
+        return (int) Math.round(rate * options.latencyUntimedSeconds);
     }
 
     /** Jobs for an open-loop run of {@code rounds} rounds' length at {@code rate}; at least 1,000, for a p99 worth the name. */
@@ -301,7 +314,8 @@ public final class Bench {
 
     @FunctionalInterface
     private interface LatencyRun {
-        Measurement run(int concurrency, int jobs, double rate) throws Exception;
+        /** {@code untimed} jobs at {@code rate} to reach a steady state, then {@code jobs} timed ones. */
+        Measurement run(int concurrency, int untimed, int jobs, double rate) throws Exception;
     }
 
     private record LatencyContestant(String name, LatencyRun run) {
@@ -398,6 +412,8 @@ public final class Bench {
         int heapJobs = 100_000;
         int pgbenchSeconds = 5;
         int latencySeconds = 5;
+        /** Seconds of untimed jobs at the offered rate before each latency run's timed ones. */
+        double latencyUntimedSeconds = 2;
         /** Most jobs per transaction of the batched mode and of its ceiling; the worker's default unless --batch-size. */
         int batchSize = WorkerSettings.DEFAULT.batchSize();
         /** When set: only the latency rows, at this rate and the first concurrency. */
@@ -425,6 +441,7 @@ public final class Bench {
                         o.heapJobs = 5_000;
                         o.pgbenchSeconds = 2;
                         o.latencySeconds = 2;
+                        o.latencyUntimedSeconds = 1;
                     }
                     case "--rounds" -> o.rounds = Integer.parseInt(args[++i]);
                     case "--jobs" -> o.jobs = Integer.parseInt(args[++i]);
@@ -435,10 +452,11 @@ public final class Bench {
                     case "--out" -> o.out = Path.of(args[++i]);
                     case "--latency-rate" -> o.latencyRate = Double.parseDouble(args[++i]);
                     case "--latency-seconds" -> o.latencySeconds = Integer.parseInt(args[++i]);
+                    case "--latency-untimed-seconds" -> o.latencyUntimedSeconds = Double.parseDouble(args[++i]);
                     case "--batch-size" -> o.batchSize = Integer.parseInt(args[++i]);
                     default -> throw new IllegalArgumentException("unknown option " + arg
                             + " (known: --quick, --rounds N, --jobs N, --concurrency 1,4,16,64, --depths 1000,100000, --no-peer, "
-                            + "--only NAME-PART (repeatable), --latency-rate JOBS_PER_S, --latency-seconds N, --batch-size N, --out DIR)");
+                            + "--only NAME-PART (repeatable), --latency-rate JOBS_PER_S, --latency-seconds N, --latency-untimed-seconds N, --batch-size N, --out DIR)");
                 }
             }
             if (o.out == null) {

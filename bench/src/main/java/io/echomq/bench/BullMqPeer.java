@@ -41,8 +41,10 @@ final class BullMqPeer {
         return measure(effect, concurrency, jobs, "drain", List.of());
     }
 
-    Measurement latency(OurWorker.Effect effect, int concurrency, int jobs, double rate) throws IOException, InterruptedException {
-        return measure(effect, concurrency, jobs, "latency", List.of("--rate", Double.toString(rate)));
+    /** {@link OurWorker#latency}'s run for BullMQ: the first {@code untimed} of the jobs bring the new worker to a steady state. */
+    Measurement latency(OurWorker.Effect effect, int concurrency, int untimed, int jobs, double rate) throws IOException, InterruptedException {
+        return measure(effect, concurrency, untimed + jobs, "latency",
+                List.of("--rate", Double.toString(rate), "--untimed-jobs", Integer.toString(untimed)));
     }
 
     private Measurement measure(OurWorker.Effect effect, int concurrency, int jobs, String mode, List<String> extra)

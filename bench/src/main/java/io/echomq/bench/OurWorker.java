@@ -78,8 +78,14 @@ final class OurWorker {
         }
     }
 
-    /** An open-loop producer at {@code rate} jobs/s; latency from just before each enqueue to its effect's commit. */
-    Measurement latency(Mode mode, Effect effect, int concurrency, int jobs, double rate) throws InterruptedException {
+    /**
+     * An open-loop producer at {@code rate} jobs/s; latency from just before each enqueue to its
+     * effect's commit. Each run has a new worker, pool and queue; the first {@code untimed} jobs,
+     * sent at the same rate, bring them to a steady state and are not timed, so the percentiles are
+     * those of a worker that is already running, as in production.
+     */
+    Measurement latency(Mode mode, Effect effect, int concurrency, int untimed, int timed, double rate) throws InterruptedException {
+        int jobs = untimed + timed;
         try (Run run = new Run(mode, effect, concurrency, jobs)) {
             run.startWorker();
             long start = System.nanoTime();
@@ -98,7 +104,7 @@ final class OurWorker {
                 // Late ticks send what is due as one burst, so the offered rate holds.
                 List<NewJob> burst = new ArrayList<>(due - sent);
                 for (int i = sent; i < due && burst.size() < QueueClient.MAX_BATCH_JOBS; i++) {
-                    burst.add(NewJob.of(Workload.timedCharge(i, System.nanoTime())));
+                    burst.add(NewJob.of(i < untimed ? Workload.charge(i) : Workload.timedCharge(i, System.nanoTime())));
                 }
                 if (burst.size() == 1) {
                     run.queue.enqueue(run.queueName, burst.get(0));
