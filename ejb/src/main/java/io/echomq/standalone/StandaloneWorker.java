@@ -41,8 +41,8 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * <p>Configured by environment variables: {@code ECHOMQ_VALKEY_URL} (one server) or
  * {@code ECHOMQ_VALKEY_CLUSTER_NODES} ({@code host:port,...} of a Valkey Cluster, with
- * {@code ECHOMQ_VALKEY_PASSWORD}), {@code ECHOMQ_JDBC_URL}, {@code ECHOMQ_JDBC_USER},
- * {@code ECHOMQ_JDBC_PASSWORD} (required), {@code ECHOMQ_QUEUE}
+ * {@code ECHOMQ_VALKEY_PASSWORD}), {@code ECHOMQ_JDBC_URL} (required), {@code ECHOMQ_JDBC_USER},
+ * {@code ECHOMQ_JDBC_PASSWORD}, {@code ECHOMQ_QUEUE}
  * (default {@code payments}; several, comma-separated, are each drained by their own worker), {@code ECHOMQ_CONCURRENCY} (4),
  * {@code ECHOMQ_BATCH_SIZE} (100; 1 = one transaction per job), {@code ECHOMQ_LEASE_MS} (30000),
  * {@code ECHOMQ_MAINTENANCE_INTERVAL_MS} (1000), {@code ECHOMQ_HANDLER} (a {@link JobHandler} class
