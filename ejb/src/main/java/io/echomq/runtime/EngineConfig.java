@@ -107,7 +107,7 @@ public final class EngineConfig {
 
     /** Worker settings under {@code prefix}, each absent key taking its value from {@code base}. */
     private WorkerSettings workerSettings(String prefix, WorkerSettings base) {
-        Duration lease = read.millis(prefix + "lease-ms", base.lease(), MIN_LEASE, DAY);
+        Duration lease = lease(read, prefix + "lease-ms", base.lease());
         Duration heartbeat = read.millis(prefix + "heartbeat-ms",
                 read.optional(prefix + "lease-ms").isPresent() ? lease.dividedBy(3) : base.heartbeatInterval(), Duration.ofMillis(10), DAY);
         Duration baseDelay = read.millis(prefix + "backoff-base-ms", base.backoff().base(), Duration.ZERO, DAY);
@@ -121,12 +121,33 @@ public final class EngineConfig {
                     + lease.toMillis() + "), was " + heartbeat.toMillis());
         }
         return new WorkerSettings(
-                read.integer(prefix + "concurrency", base.concurrency(), 1, 1_000),
+                concurrency(read, prefix + "concurrency", base.concurrency()),
                 lease, heartbeat,
                 read.millis(prefix + "job-timeout-ms", base.jobTimeout(), Duration.ofMillis(10), DAY),
                 new Backoff(baseDelay, maxDelay),
                 base.idlePoll(),
-                read.integer(prefix + "batch-size", base.batchSize(), 1, QueueClient.MAX_CLAIM_JOBS));
+                batchSize(read, prefix + "batch-size", base.batchSize()));
+    }
+
+    /*
+     * The worker's and maintenance's settings the standalone worker reads too, under keys of its
+     * own: one set of bounds for both.
+     */
+
+    public static int concurrency(ConfigReader read, String key, int fallback) {
+        return read.integer(key, fallback, 1, 1_000);
+    }
+
+    public static int batchSize(ConfigReader read, String key, int fallback) {
+        return read.integer(key, fallback, 1, QueueClient.MAX_CLAIM_JOBS);
+    }
+
+    public static Duration lease(ConfigReader read, String key, Duration fallback) {
+        return read.millis(key, fallback, MIN_LEASE, DAY);
+    }
+
+    public static Duration maintenanceInterval(ConfigReader read, String key, Duration fallback) {
+        return read.millis(key, fallback, Duration.ofMillis(10), Duration.ofMinutes(10));
     }
 
     private Maintenance.Settings maintenanceSettings() {
@@ -139,7 +160,7 @@ public final class EngineConfig {
                 defaults.batch());
         Maintenance.Settings base = Maintenance.Settings.DEFAULT;
         return new Maintenance.Settings(
-                read.millis("echomq.maintenance.interval-ms", base.interval(), Duration.ofMillis(10), Duration.ofMinutes(10)),
+                maintenanceInterval(read, "echomq.maintenance.interval-ms", base.interval()),
                 base.reapBatch(), retention, base.trimEvery(), base.reconcileBatch());
     }
 

@@ -74,11 +74,11 @@ public final class StandaloneWorker {
     private static void run(ConfigReader read) throws InterruptedException {
         List<String> queueNames = Optional.of(read.list("ECHOMQ_QUEUE")).filter(names -> !names.isEmpty())
                 .orElse(List.of(LedgerChargeHandler.QUEUE));
-        int concurrency = read.integer("ECHOMQ_CONCURRENCY", 4, 1, 1_000);
-        int batchSize = read.integer("ECHOMQ_BATCH_SIZE", WorkerSettings.DEFAULT.batchSize(), 1, QueueClient.MAX_CLAIM_JOBS);
-        Duration lease = read.millis("ECHOMQ_LEASE_MS", Duration.ofSeconds(30), Duration.ofMillis(100), Duration.ofDays(1));
-        Duration maintenanceInterval = read.millis("ECHOMQ_MAINTENANCE_INTERVAL_MS", Duration.ofSeconds(1), Duration.ofMillis(10),
-                Duration.ofMinutes(10));
+        int concurrency = EngineConfig.concurrency(read, "ECHOMQ_CONCURRENCY", WorkerSettings.DEFAULT.concurrency());
+        int batchSize = EngineConfig.batchSize(read, "ECHOMQ_BATCH_SIZE", WorkerSettings.DEFAULT.batchSize());
+        Duration lease = EngineConfig.lease(read, "ECHOMQ_LEASE_MS", WorkerSettings.DEFAULT.lease());
+        Duration maintenanceInterval = EngineConfig.maintenanceInterval(read, "ECHOMQ_MAINTENANCE_INTERVAL_MS",
+                Maintenance.Settings.DEFAULT.interval());
         JobHandler handler = handler(read.optional("ECHOMQ_HANDLER").orElse(LedgerChargeHandler.class.getName()));
         EffectSettings effectSettings = EngineConfig.effectSettings(read);
         String workerId = "standalone-" + ProcessHandle.current().pid();

@@ -1,5 +1,6 @@
 package io.echomq.standalone;
 
+import static io.echomq.worker.RecordingListener.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.demo.LedgerSummary;
@@ -82,16 +83,12 @@ class StandaloneWorkerTest {
      * Submits a charge with {@code key}, waits for it to complete, then deletes it: Valkey forgets
      * the job and its key, so only the effect store can still tell a resubmission.
      */
-    private static JobView runToCompletion(QueueClient queue, String queueName, String key) throws InterruptedException {
+    private static JobView runToCompletion(QueueClient queue, String queueName, String key) {
         Enqueued job = queue.enqueue(queueName, NewJob.of(CHARGE).withIdempotencyKey(key));
         assertThat(job.replayed()).as("Valkey knows no job with key " + key).isFalse();
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        await("job " + job.id() + " completed", DEADLINE,
+                () -> queue.job(queueName, job.id()).map(view -> view.state() == JobState.COMPLETED).orElse(false));
         JobView view = queue.job(queueName, job.id()).orElseThrow();
-        while (view.state() != JobState.COMPLETED) {
-            assertThat(System.nanoTime()).as("job " + job.id() + " completes, is " + view.state()).isLessThan(deadline);
-            Thread.sleep(20);
-            view = queue.job(queueName, job.id()).orElseThrow();
-        }
         queue.remove(queueName, job.id());
         return view;
     }

@@ -10,7 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
 /** Records what workers report, so tests wait on events instead of sleeping. */
-final class RecordingListener implements WorkerListener {
+public final class RecordingListener implements WorkerListener {
 
     final List<ClaimedJob> claims = new CopyOnWriteArrayList<>();
     final List<EffectOutcome> effects = new CopyOnWriteArrayList<>();
@@ -59,7 +59,7 @@ final class RecordingListener implements WorkerListener {
     }
 
     /** Waits until {@code condition} holds, polling; fails with {@code what} after {@code timeout}. */
-    static void await(String what, Duration timeout, Supplier<Boolean> condition) {
+    public static void await(String what, Duration timeout, Supplier<Boolean> condition) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.get()) {
             if (System.nanoTime() > deadline) {
