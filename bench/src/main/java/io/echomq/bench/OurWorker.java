@@ -6,6 +6,8 @@ import io.echomq.demo.LedgerSummary;
 import io.echomq.effect.EffectOutcome;
 import io.echomq.effect.EffectSettings;
 import io.echomq.effect.EffectStore;
+import io.echomq.engine.EngineAssembly;
+import io.echomq.engine.EngineThreads;
 import io.echomq.handler.BatchJobHandler;
 import io.echomq.handler.JobHandler;
 import io.echomq.queue.ClaimedJob;
@@ -13,8 +15,7 @@ import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.RetryOutcome;
-import io.echomq.worker.FaultInjector;
-import io.echomq.worker.QueueWorker;
+import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.worker.WorkerListener;
 import io.echomq.worker.WorkerSettings;
 import java.time.Duration;
@@ -32,7 +33,7 @@ import org.jdbi.v3.core.Jdbi;
 import redis.clients.jedis.RedisClient;
 
 /**
- * Our worker, exactly as the engine runs it (QueueWorker, the effect store, the demo handler),
+ * Our worker, exactly as the engine runs it (the engine assembly, the effect store, the demo handler),
  * draining a preloaded queue or fed at a fixed rate. Each run uses a fresh queue and its own
  * pool, and checks afterwards that every job's effect is in the ledger exactly once.
  */
@@ -142,6 +143,8 @@ final class OurWorker {
         final EffectStore effects;
         final ScheduledExecutorService timers = Executors.newScheduledThreadPool(1);
         final ExecutorService threads = Executors.newCachedThreadPool();
+        /** Built as every runtime builds the engine; null until the worker starts. */
+        EngineAssembly engine;
         final CountDownLatch completed;
         final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
         final AtomicInteger failures = new AtomicInteger();
@@ -153,7 +156,6 @@ final class OurWorker {
         final Effect effect;
         final int concurrency;
         final int jobs;
-        QueueWorker worker;
 
         Run(Mode mode, Effect effect, int concurrency, int jobs) {
             this.mode = mode;
@@ -170,7 +172,7 @@ final class OurWorker {
         void startWorker() {
             WorkerSettings settings = WorkerSettings.DEFAULT.withConcurrency(concurrency).withBatchSize(batchSize)
                     .withLease(Duration.ofSeconds(30)).withIdlePoll(Duration.ofMillis(50));
-            worker = new QueueWorker(queueName, handler(), queue, effects, settings, "bench", timers, FaultInjector.NONE,
+            engine = new EngineAssembly(queue, effects, new EngineThreads(threads, timers), "bench",
                     new WorkerListener() {
                         @Override
                         public void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
@@ -200,8 +202,8 @@ final class OurWorker {
                                 System.err.println("bench: job " + job.id() + " failed: " + error);
                             }
                         }
-                    });
-            worker.start(threads);
+                    }, MaintenanceListener.NONE);
+            engine.startWorker(queueName, handler(), settings);
         }
 
         private JobHandler handler() {
@@ -230,8 +232,8 @@ final class OurWorker {
 
         @Override
         public void close() throws InterruptedException {
-            if (worker != null) {
-                worker.stop(Duration.ofSeconds(10));
+            if (engine != null) {
+                engine.stop(Duration.ofSeconds(10));
             }
             threads.shutdownNow();
             timers.shutdownNow();

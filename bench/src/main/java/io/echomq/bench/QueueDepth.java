@@ -4,7 +4,6 @@ import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Lease;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
-import io.echomq.queue.internal.QueueKeys;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,9 +70,10 @@ final class QueueDepth {
                         .claimed().stream().map(ClaimedJob::lease).toList();
             } while (!finished.isEmpty());
             long completed = usedMemory(redis);
-            QueueKeys keys = new QueueKeys(queueName);
-            long hash = redis.memoryUsage(keys.job("1"));
-            long history = redis.memoryUsage(keys.job("1") + ":log");
+            // The key layout is the README's published one; the bench reads it as an operator would.
+            String firstJob = "echomq:{" + queueName + "}:job:1";
+            long hash = redis.memoryUsage(firstJob);
+            long history = redis.memoryUsage(firstJob + ":log");
             return new JobMemory(jobs, (pending - empty) / (double) jobs, (completed - empty) / (double) jobs, hash, history);
         }
     }

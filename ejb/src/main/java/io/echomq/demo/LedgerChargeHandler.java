@@ -11,14 +11,16 @@ import org.jdbi.v3.core.Handle;
 /**
  * The demo effect that makes duplicates visible: each job writes one ledger row and moves the
  * account's balance. Run through the effect store it happens once per job; run any other way,
- * a redelivered job shows up as a second ledger row. On by default; {@code echomq.demo.enabled=false}
- * turns it off. Batch-capable: a batch of charges is one statement.
+ * a redelivered job shows up as a second ledger row. Off unless in dev mode or
+ * {@code echomq.demo.enabled=true}. Batch-capable: a batch of charges is one statement.
  */
 @ApplicationScoped
-@HandlesQueue(LedgerChargeHandler.QUEUE)
+@HandlesQueue(value = LedgerChargeHandler.QUEUE, enabledBy = LedgerChargeHandler.ENABLED_BY)
 public class LedgerChargeHandler implements BatchJobHandler {
 
     public static final String QUEUE = "payments";
+    /** The demo runs only where asked for: in dev mode, or with this key true. */
+    public static final String ENABLED_BY = "echomq.demo.enabled";
 
     @Override
     public void handle(JobContext job) throws Exception {

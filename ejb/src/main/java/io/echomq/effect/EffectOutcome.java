@@ -22,7 +22,7 @@ public sealed interface EffectOutcome permits EffectOutcome.Applied, EffectOutco
 
         /** True when another job, submitted with this job's idempotency key, applied the effect. */
         public boolean byAnotherJob() {
-            return !record.isOf(lease.jobId(), lease.jobCreatedMs());
+            return !record.isOf(lease.identity());
         }
 
         public String describe() {

@@ -1,5 +1,6 @@
 package io.echomq.effect;
 
+import io.echomq.queue.JobIdentity;
 import java.time.Instant;
 
 /**
@@ -14,7 +15,7 @@ public record EffectRecord(String queue, String jobId, long jobCreatedMs, long a
      * Whether this is the record of that job's own effect, not of another job's that stands for
      * it (one submitted with the same idempotency key).
      */
-    public boolean isOf(String otherJobId, long otherJobCreatedMs) {
-        return jobId.equals(otherJobId) && (jobCreatedMs == 0 || jobCreatedMs == otherJobCreatedMs);
+    public boolean isOf(JobIdentity job) {
+        return jobId.equals(job.jobId()) && (jobCreatedMs == 0 || jobCreatedMs == job.createdMs());
     }
 }

@@ -1,13 +1,14 @@
 package io.echomq.effect;
 
+import io.echomq.queue.JobIdentity;
 import io.echomq.queue.Lease;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -153,33 +154,25 @@ public final class EffectStore {
     }
 
     /**
-     * The effect that stands for a job (its queue, id, creation time and idempotency key, or
-     * null): the one an attempt of the job applied, else the one another job with the same key,
-     * created less than the idempotency window before it, applied (the job's handler will not
-     * run, or did not).
+     * The effect that stands for a job, if any: the one an attempt of the job applied, else the
+     * one another job with the same idempotency key, created less than the idempotency window
+     * before it, applied (the job's handler will not run, or did not). This is the one rule for
+     * which row stands for a job; the worker, the reconciler and the job view all go by it.
      */
-    public Optional<EffectRecord> find(String queue, String jobId, long jobCreatedMs, String idempotencyKey) {
-        Lease job = new Lease(queue, jobId, jobCreatedMs, 1, idempotencyKey);
-        return Optional.ofNullable(jdbi.withHandle(handle -> recordedFor(handle, queue, List.of(job))).get(jobId));
+    public Optional<EffectRecord> find(JobIdentity job) {
+        return Optional.ofNullable(findFor(job.queue(), List.of(job)).get(job.jobId()));
     }
 
     /**
-     * Every recorded effect of the given job ids of a queue (one query): of any creation time,
-     * so an id handed out twice may have two rows. Whoever acts on one must check the creation
-     * time it names against the job's.
+     * {@link #find} for many jobs of one queue in one query.
+     *
+     * @return the effect that stands for each job that has one, by job id
      */
-    public List<EffectRecord> findAll(String queue, Collection<String> jobIds) {
-        if (jobIds.isEmpty()) {
-            return List.of();
+    public Map<String, EffectRecord> findFor(String queue, List<JobIdentity> jobs) {
+        if (jobs.isEmpty()) {
+            return Map.of();
         }
-        long[] ids = jobIds.stream().mapToLong(Long::parseLong).toArray();
-        return jdbi.withHandle(handle -> handle.createQuery("""
-                        SELECT job_id, job_created_ms, attempt, applied_at FROM echomq.effect
-                        WHERE queue = :queue AND job_id = ANY(:ids)""")
-                .bind("queue", queue)
-                .bind("ids", ids)
-                .map((rs, ctx) -> record(queue, rs))
-                .list());
+        return jdbi.withHandle(handle -> recordedFor(handle, queue, jobs));
     }
 
     /**
@@ -187,14 +180,14 @@ public final class EffectStore {
      * else one recorded before keys held it, else the row of another job that carries the job's
      * idempotency key and was created less than the window before it.
      */
-    private Map<String, EffectRecord> recordedFor(Handle handle, String queue, List<Lease> leases) {
-        long[] ids = new long[leases.size()];
-        long[] created = new long[leases.size()];
-        String[] keys = new String[leases.size()];
-        for (int i = 0; i < leases.size(); i++) {
-            ids[i] = Long.parseLong(leases.get(i).jobId());
-            created[i] = leases.get(i).jobCreatedMs();
-            keys[i] = leases.get(i).idempotencyKey();
+    private Map<String, EffectRecord> recordedFor(Handle handle, String queue, List<JobIdentity> jobs) {
+        long[] ids = new long[jobs.size()];
+        long[] created = new long[jobs.size()];
+        String[] keys = new String[jobs.size()];
+        for (int i = 0; i < jobs.size(); i++) {
+            ids[i] = Long.parseLong(jobs.get(i).jobId());
+            created[i] = jobs.get(i).createdMs();
+            keys[i] = jobs.get(i).idempotencyKey();
         }
         return handle.createQuery("""
                         SELECT DISTINCT ON (job.id) job.id AS for_job, e.job_id, e.job_created_ms, e.attempt, e.applied_at
@@ -212,6 +205,47 @@ public final class EffectStore {
                 .collectToMap(Map.Entry::getKey, Map.Entry::getValue);
     }
 
+    /**
+     * Up to {@code limit} effect rows of {@code queue} applied at least {@code age} ago (on the
+     * database's clock), in the order (applied at, job id), after the row {@code after} (null:
+     * from the oldest): candidates for retention, which must first ask Valkey about their jobs.
+     */
+    public List<EffectRecord> appliedBefore(String queue, Duration age, EffectRecord after, int limit) {
+        return jdbi.withHandle(handle -> handle.createQuery("""
+                        SELECT job_id, job_created_ms, attempt, applied_at FROM echomq.effect
+                        WHERE queue = :queue AND applied_at <= clock_timestamp() - make_interval(secs => :ageMs / 1000.0)
+                          AND (applied_at, job_id) > (:afterAt, :afterId)
+                        ORDER BY applied_at, job_id LIMIT :limit""")
+                .bind("queue", queue)
+                .bind("ageMs", age.toMillis())
+                .bind("afterAt", java.sql.Timestamp.from(after == null ? Instant.EPOCH : after.appliedAt()))
+                .bind("afterId", after == null ? Long.MIN_VALUE : Long.parseLong(after.jobId()))
+                .bind("limit", limit)
+                .map((rs, ctx) -> record(queue, rs))
+                .list());
+    }
+
+    /**
+     * Deletes these effect rows (each by its job id and the creation time it names).
+     * Only for jobs that can never be delivered again: the caller checked that Valkey no longer
+     * holds them unfinished.
+     *
+     * @return how many rows went
+     */
+    public int forget(String queue, List<EffectRecord> rows) {
+        if (rows.isEmpty()) {
+            return 0;
+        }
+        return jdbi.withHandle(handle -> handle.createUpdate("""
+                        DELETE FROM echomq.effect e
+                        USING unnest(:ids, :created) AS job (id, created)
+                        WHERE e.queue = :queue AND e.job_id = job.id AND e.job_created_ms = job.created""")
+                .bind("queue", queue)
+                .bind("ids", rows.stream().mapToLong(r -> Long.parseLong(r.jobId())).toArray())
+                .bind("created", rows.stream().mapToLong(EffectRecord::jobCreatedMs).toArray())
+                .execute());
+    }
+
     private List<EffectOutcome> applyIn(Handle handle, String queue, List<Lease> leases, BatchEffect effect) {
         Map<String, Instant> recordedNow = record(handle, queue, leases);
         // Rare: a job whose idempotency key a row already holds. Only when that row's job is a
@@ -225,7 +259,7 @@ public final class EffectStore {
                 .sorted(Comparator.comparingLong(l -> Long.parseLong(l.jobId())))
                 .toList();
         Map<String, EffectRecord> earlier = recorded.size() == leases.size() ? Map.of()
-                : recordedFor(handle, queue, leases.stream().filter(l -> !recordedNow.containsKey(l.jobId())).toList());
+                : recordedFor(handle, queue, leases.stream().filter(l -> !recordedNow.containsKey(l.jobId())).map(Lease::identity).toList());
         if (!recorded.isEmpty()) {
             try {
                 effect.apply(handle, recorded);

@@ -25,4 +25,11 @@ public @interface HandlesQueue {
 
     /** The queue name. */
     String value();
+
+    /**
+     * A boolean configuration key that must be true for the binding to count (say
+     * {@code orders.handler.enabled}); empty: always bound. A handler switched off this way
+     * receives no jobs, and its queue is still known if declared in {@code echomq.queues}.
+     */
+    String enabledBy() default "";
 }

@@ -2,13 +2,17 @@ package io.echomq.lab;
 
 import io.echomq.demo.Charge;
 import io.echomq.demo.LedgerChargeHandler;
-import io.echomq.effect.EffectOutcome;
 import io.echomq.effect.EffectStore;
+import io.echomq.engine.EngineAssembly;
+import io.echomq.engine.EngineThreads;
+import io.echomq.maintenance.Maintenance;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.JobState;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.worker.CrashPoint;
+import io.echomq.worker.FaultInjector;
+import io.echomq.worker.WorkerSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,10 +27,15 @@ import org.jdbi.v3.core.Jdbi;
  * the reaper returns the job, and a second delivery finishes it. The run reads back how many
  * jobs were lost, how often the job was delivered and how often its effect was applied.
  *
- * <p>Three ways to deliver: at-most-once acknowledges before working (a crash mid-work loses the
- * job); at-least-once works, then acknowledges (a crash in between runs the effect twice); with
- * the effect store the effect is recorded with the job, so the second delivery skips it.
- * Nothing here touches a real queue: each run has its own queue and deletes what it made.
+ * <p>Three ways to deliver. With the effect store, the job runs through the engine's own worker
+ * (built by the {@link EngineAssembly}, its {@code complete-claim} turn, the effect store), with
+ * the crash injected at the worker's crash point: the effect is recorded with the job, so the
+ * second delivery skips it. The two counter-examples cannot be the engine's worker, since they
+ * are what it refuses to do; they lease and acknowledge with the same {@code complete-claim}
+ * script: at-most-once acknowledges before working (a crash mid-work loses the job);
+ * at-least-once works outside the effect store, then acknowledges (a crash in between runs the
+ * effect twice). Nothing here touches a real queue: each run has its own queue and deletes what
+ * it made.
  */
 public final class GuaranteesLab {
 
@@ -57,14 +66,18 @@ public final class GuaranteesLab {
     private static final Duration LEASE = Duration.ofMillis(300);
     private static final int MAX_DELIVERIES = 3;
     private static final long AMOUNT = 100;
+    private static final String BY_HAND = "lab-hand-made-worker";
 
     private final QueueClient queue;
     private final EffectStore effects;
+    private final EngineThreads threads;
     private final Jdbi jdbi;
 
-    public GuaranteesLab(QueueClient queue, EffectStore effects, Jdbi jdbi) {
+    /** @param threads where the effect-store mode's worker runs: one runner, and a timer for its heartbeats */
+    public GuaranteesLab(QueueClient queue, EffectStore effects, EngineThreads threads, Jdbi jdbi) {
         this.queue = queue;
         this.effects = effects;
+        this.threads = threads;
         this.jdbi = jdbi;
     }
 
@@ -74,22 +87,8 @@ public final class GuaranteesLab {
         List<Step> timeline = new ArrayList<>();
         String id = queue.enqueue(lab, NewJob.of("{\"account\":\"lab\",\"amountCents\":" + AMOUNT + "}").withMaxAttempts(MAX_DELIVERIES)).id();
         timeline.add(new Step("enqueued", "job " + id + " on lab queue " + lab));
-        int deliveries = 0;
         try {
-            while (deliveries < MAX_DELIVERIES && state(lab, id) != JobState.COMPLETED) {
-                ClaimedJob job = awaitClaim(lab, timeline);
-                if (job == null) {
-                    break;
-                }
-                deliveries++;
-                timeline.add(new Step("claimed", "delivery " + deliveries + ": attempt " + job.attempt()
-                        + ", lease until " + job.leaseUntil() + " (server clock)"));
-                boolean crashes = job.attempt() == 1;
-                if (deliver(mode, crashes ? crash : null, job, timeline)) {
-                    timeline.add(new Step("crashed", "the worker died at " + crash.name().toLowerCase(Locale.ROOT)
-                            + "; nothing settles the job until its lease expires"));
-                }
-            }
+            int deliveries = mode == Mode.EFFECT_STORE ? throughTheWorker(lab, id, crash, timeline) : byHand(mode, lab, id, crash, timeline);
             int applied = ledgerRows(lab);
             boolean completed = state(lab, id) == JobState.COMPLETED;
             int lost = applied == 0 && (completed || state(lab, id) == JobState.DEAD) ? 1 : 0;
@@ -100,11 +99,56 @@ public final class GuaranteesLab {
         }
     }
 
+    /**
+     * The engine's worker delivers the job, crashing at {@code crash} in its first attempt; the
+     * lab's thread runs the reaper until the job is settled. Returns the deliveries.
+     */
+    private int throughTheWorker(String lab, String id, CrashPoint crash, List<Step> timeline) throws InterruptedException {
+        LabTimeline events = new LabTimeline(timeline);
+        EngineAssembly engine = new EngineAssembly(queue, effects, threads, "lab-worker", events, events);
+        try {
+            engine.startWorker(lab, new LedgerChargeHandler(), WorkerSettings.DEFAULT.withConcurrency(1).withLease(LEASE)
+                    .withIdlePoll(Duration.ofMillis(20)), "lab-worker", FaultInjector.crashAt(crash, 1));
+            Maintenance reaper = engine.maintenance(List.of(lab), Maintenance.Settings.DEFAULT);
+            long deadline = System.nanoTime() + LEASE.multipliedBy(10).toNanos();
+            while (System.nanoTime() < deadline && !settled(lab, id) && events.deliveries() <= MAX_DELIVERIES) {
+                reaper.runOnce();
+                Thread.sleep(20);
+            }
+        } finally {
+            engine.stop(LEASE);
+        }
+        return events.deliveries();
+    }
+
+    /** A hand-made worker that settles when the mode says, through the worker's own script. Returns the deliveries. */
+    private int byHand(Mode mode, String lab, String id, CrashPoint crash, List<Step> timeline) throws InterruptedException {
+        int deliveries = 0;
+        while (deliveries < MAX_DELIVERIES && state(lab, id) != JobState.COMPLETED) {
+            ClaimedJob job = awaitClaim(lab, timeline);
+            if (job == null) {
+                break;
+            }
+            deliveries++;
+            timeline.add(LabTimeline.claimed(deliveries, job));
+            boolean crashes = job.attempt() == 1;
+            if (deliver(mode, crashes ? crash : null, job, timeline)) {
+                timeline.add(LabTimeline.crashed(crash));
+            }
+        }
+        return deliveries;
+    }
+
+    private boolean settled(String lab, String id) {
+        JobState state = state(lab, id);
+        return state == JobState.COMPLETED || state == JobState.DEAD;
+    }
+
     /** One delivery in the given mode; returns true when the worker crashed. */
     private boolean deliver(Mode mode, CrashPoint crash, ClaimedJob job, List<Step> timeline) {
         if (mode == Mode.AT_MOST_ONCE) {
             // Pop, then work: the acknowledgement is part of taking the job.
-            queue.complete(job.lease());
+            acknowledge(job);
             timeline.add(new Step("acknowledged", "at-most-once: the job leaves the queue before the work"));
         }
         if (crash == CrashPoint.LEASE) {
@@ -125,23 +169,17 @@ public final class GuaranteesLab {
                 if (crash == CrashPoint.EFFECT || crash == CrashPoint.ACK) {
                     return true;
                 }
-                queue.complete(job.lease());
+                acknowledge(job);
                 timeline.add(new Step("acknowledged", "complete with token " + job.attempt()));
             }
-            case EFFECT_STORE -> {
-                EffectOutcome outcome = effects.apply(job.lease(), tx -> LedgerChargeHandler.charge(tx, job.lease().queue(),
-                        job.id(), job.attempt(), new Charge("lab", AMOUNT)));
-                timeline.add(outcome instanceof EffectOutcome.AlreadyApplied skipped
-                        ? new Step("effect skipped", "already applied by attempt " + skipped.record().attempt())
-                        : new Step("effect committed", "one ledger row and the job's effect record, in one transaction"));
-                if (crash == CrashPoint.EFFECT || crash == CrashPoint.ACK) {
-                    return true;
-                }
-                queue.complete(job.lease());
-                timeline.add(new Step("acknowledged", "complete with token " + job.attempt()));
-            }
+            case EFFECT_STORE -> throw new IllegalArgumentException("the effect store's mode runs through the engine's worker");
         }
         return crash == CrashPoint.DONE;
+    }
+
+    /** The worker's own acknowledgement: a {@code complete-claim} turn that leases nothing. */
+    private void acknowledge(ClaimedJob job) {
+        queue.completeAndClaim(job.lease().queue(), List.of(job.lease()), LEASE, 0, BY_HAND);
     }
 
     private void chargeOutsideTheEffectStore(ClaimedJob job) {
@@ -155,7 +193,7 @@ public final class GuaranteesLab {
             if (queue.reap(lab, 10).toPending() > 0) {
                 timeline.add(new Step("reaped", "lease expired: the reaper returned the job to pending"));
             }
-            List<ClaimedJob> claimed = queue.claim(lab, LEASE, 1, "lab-worker");
+            List<ClaimedJob> claimed = queue.completeAndClaim(lab, List.of(), LEASE, 1, BY_HAND).claimed();
             if (!claimed.isEmpty()) {
                 return claimed.get(0);
             }

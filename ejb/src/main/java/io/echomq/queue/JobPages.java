@@ -4,9 +4,11 @@ import io.echomq.queue.internal.QueueKeys;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.Response;
@@ -89,21 +91,49 @@ final class JobPages {
     }
 
     private List<JobView> views(List<String> ids) {
-        List<Response<Map<String, String>>> replies = new ArrayList<>(ids.size());
+        List<Map<String, String>> hashes = perJob(ids, (p, key) -> p.hgetAll(key), (r, key) -> r.hgetAll(key));
+        List<JobView> views = new ArrayList<>(ids.size());
+        for (int i = 0; i < ids.size(); i++) {
+            view(keys.queue(), ids.get(i), hashes.get(i)).ifPresent(views::add);
+        }
+        return views;
+    }
+
+    /**
+     * The state of each of these jobs that Valkey holds as that very job (same creation time;
+     * a job named by a creation time of 0 is whichever job has the id), by job id.
+     */
+    Map<String, JobState> statesOf(List<JobIdentity> jobs) {
+        List<String> ids = jobs.stream().map(JobIdentity::jobId).toList();
+        List<List<String>> fields = perJob(ids, (p, key) -> p.hmget(key, "state", "created_at"),
+                (r, key) -> r.hmget(key, "state", "created_at"));
+        Map<String, JobState> states = new HashMap<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            String state = fields.get(i).get(0);
+            String created = fields.get(i).get(1);
+            long wanted = jobs.get(i).createdMs();
+            if (state != null && (wanted == 0 || Long.toString(wanted).equals(created))) {
+                states.put(ids.get(i), JobState.fromWireName(state));
+            }
+        }
+        return states;
+    }
+
+    /** One read per job hash: pipelined on one server, one by one on a cluster (each key may live on another node). */
+    private <T> List<T> perJob(List<String> ids, BiFunction<Pipeline, String, Response<T>> pipelined,
+            BiFunction<UnifiedJedis, String, T> direct) {
+        List<T> out = new ArrayList<>(ids.size());
         if (redis instanceof RedisClient client) {
+            List<Response<T>> replies = new ArrayList<>(ids.size());
             try (Pipeline p = client.pipelined()) {
-                ids.forEach(id -> replies.add(p.hgetAll(keys.job(id))));
+                ids.forEach(id -> replies.add(pipelined.apply(p, keys.job(id))));
                 p.sync();
             }
-            List<JobView> views = new ArrayList<>(ids.size());
-            for (int i = 0; i < ids.size(); i++) {
-                view(keys.queue(), ids.get(i), replies.get(i).get()).ifPresent(views::add);
-            }
-            return views;
+            replies.forEach(r -> out.add(r.get()));
+            return out;
         }
-        List<JobView> views = new ArrayList<>(ids.size());
-        ids.forEach(id -> view(keys.queue(), id, redis.hgetAll(keys.job(id))).ifPresent(views::add));
-        return views;
+        ids.forEach(id -> out.add(direct.apply(redis, keys.job(id))));
+        return out;
     }
 
     /** A job hash as a view; empty when the job is gone (deleted by retention meanwhile). */

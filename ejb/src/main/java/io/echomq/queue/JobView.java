@@ -29,4 +29,9 @@ public record JobView(
         Optional<Instant> finishedAt,
         Optional<String> idempotencyKey,
         Optional<String> note) {
+
+    /** The job this view shows. */
+    public JobIdentity identity() {
+        return new JobIdentity(queue, id, createdAt.toEpochMilli(), idempotencyKey.orElse(null));
+    }
 }

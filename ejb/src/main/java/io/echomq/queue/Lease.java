@@ -13,6 +13,11 @@ package io.echomq.queue;
  */
 public record Lease(String queue, String jobId, long jobCreatedMs, long token, String idempotencyKey) {
 
+    /** The job this lease is for. */
+    public JobIdentity identity() {
+        return new JobIdentity(queue, jobId, jobCreatedMs, idempotencyKey);
+    }
+
     /** The lease of a job submitted without an idempotency key. */
     public Lease(String queue, String jobId, long jobCreatedMs, long token) {
         this(queue, jobId, jobCreatedMs, token, null);

@@ -62,6 +62,11 @@ public final class QueueClient {
      *
      * @throws InvalidRequestException naming the field {@code queue}
      */
+    /** The file names of the Lua scripts this client runs, one per state change (for the about page). */
+    public static List<String> scriptFiles() {
+        return java.util.Arrays.stream(Script.values()).map(Script::fileName).toList();
+    }
+
     public static String checkQueueName(String queue) {
         return RequestChecks.queueName(queue);
     }
@@ -311,6 +316,15 @@ public final class QueueClient {
             throw new InvalidRequestException("state", "is required");
         }
         return read(() -> new JobPages(redis, keys).page(state, cursor, limit));
+    }
+
+    /**
+     * Which of these jobs of {@code queue} Valkey still holds, as those very jobs (same creation
+     * time), and in which state: read-only, for the effect store's retention.
+     */
+    public Map<String, JobState> statesOf(String queue, List<JobIdentity> jobs) {
+        QueueKeys keys = keysOf(queue);
+        return jobs.isEmpty() ? Map.of() : read(() -> new JobPages(redis, keys).statesOf(jobs));
     }
 
     /** A plain read (no script): a server that cannot be reached is the queue's unavailability, as for scripts. */

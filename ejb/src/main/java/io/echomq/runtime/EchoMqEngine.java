@@ -1,50 +1,42 @@
 package io.echomq.runtime;
 
-import io.echomq.demo.LedgerChargeHandler;
-import io.echomq.demo.LedgerSummary;
 import io.echomq.effect.EffectStore;
-import io.echomq.effect.Migrations;
-import io.echomq.lab.GuaranteesLab;
+import io.echomq.engine.EngineThreads;
+import io.echomq.engine.HandlerBinding;
+import io.echomq.engine.RunningEngine;
+import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.queue.QueueClient;
-import io.echomq.worker.FaultInjector;
-import io.echomq.worker.Maintenance;
-import io.echomq.worker.QueueWorker;
+import io.echomq.worker.SafeListener;
 import io.echomq.worker.WorkerListener;
 import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
-import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.inject.Inject;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.logging.Logger;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import org.eclipse.microprofile.config.Config;
 
 /**
  * The engine in an application server, started at deployment like a resource adapter: reads
- * and checks the configuration, opens the pools, migrates the database, finds the handler
- * beans, and starts a worker per bound queue on the container's managed executor plus the
- * maintenance (reaper, retention, reconciler) on its managed scheduler. On undeploy it stops
- * claiming, lets running jobs finish within the grace period, and closes the pools; leases of
- * jobs still running then expire and are reaped, never lost.
+ * the configuration, finds the handler beans, and starts the {@link RunningEngine} on the
+ * container's managed executors. On undeploy it stops claiming, lets running jobs finish
+ * within the grace period, and closes the pools; leases of jobs still running then expire and
+ * are reaped, never lost.
  *
  * <p>Any failure at start fails the deployment with a message that says what to fix.
  */
 @ApplicationScoped
 public class EchoMqEngine {
-
-    private static final Logger LOG = Logger.getLogger(EchoMqEngine.class.getName());
 
     /**
      * The server's default managed executors (Jakarta Concurrency). An application-defined one
@@ -64,14 +56,13 @@ public class EchoMqEngine {
     @Any
     Instance<WorkerListener> listeners;
 
-    private EngineConfig config;
+    @Inject
+    @Any
+    Instance<MaintenanceListener> maintenanceListeners;
+
     /** Set once started, cleared on stop; read on every API call, so read without a lock. */
-    private volatile EngineResources resources;
-    private GuaranteesLab lab;
-    private final List<QueueWorker> workers = new ArrayList<>();
-    private Maintenance maintenance;
-    private Set<String> queues = Set.of();
-    private String workerId;
+    private volatile RunningEngine engine;
+    private volatile EngineThreads threads;
 
     /** Starts the engine as the application starts, so a bad setup fails the deployment. */
     void onStart(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {
@@ -79,80 +70,40 @@ public class EchoMqEngine {
     }
 
     synchronized void start() {
-        if (resources != null) {
+        if (engine != null) {
             return;
         }
-        config = new EngineConfig(mpConfig);
-        EngineResources opened = new EngineResources(config);
-        try {
-            Migrations.migrate(opened.dataSource);
-            List<HandlerBinding> handlers = HandlerDiscovery.discover(beans, config.demoEnabled());
-            warnIfPoolTooSmall(handlers);
-            queues = knownQueues(handlers);
-            workerId = workerId();
-            WorkerListener listener = new ListenerFanOut(listeners);
-            ManagedScheduledExecutorService timers = lookup(ManagedScheduledExecutorService.class, TIMER_EXECUTOR);
-            ManagedExecutorService executor = lookup(ManagedExecutorService.class, WORKER_EXECUTOR);
-            for (HandlerBinding binding : handlers) {
-                QueueWorker worker = new QueueWorker(binding.queue(), binding.handler(), opened.queue, opened.effects,
-                        config.workerFor(binding.queue()), workerId, timers, FaultInjector.NONE, listener);
-                worker.start(executor);
-                workers.add(worker);
-            }
-            lab = new GuaranteesLab(opened.queue, opened.effects, opened.jdbi);
-            maintenance = new Maintenance(opened.queue, opened.effects, List.copyOf(queues), config.maintenance());
-            maintenance.start(timers);
-            // Published last: a caller that sees the engine running sees all of it set up.
-            resources = opened;
-            LOG.info("EchoMQ started: worker " + workerId + ", queues " + queues + ", handlers "
-                    + handlers.stream().map(h -> h.queue() + "=" + h.beanClass().getSimpleName()).toList());
-        } catch (RuntimeException e) {
-            stop();
-            opened.close();
-            throw e;
-        }
-    }
-
-    /**
-     * Each runner holds a connection for its effect transaction: a pool smaller than all
-     * runners together makes runners queue for connections instead of working.
-     */
-    private void warnIfPoolTooSmall(List<HandlerBinding> handlers) {
-        int runners = handlers.stream().mapToInt(h -> config.workerFor(h.queue()).concurrency()).sum();
-        if (config.jdbcPoolSize() < runners + 1) {
-            LOG.warning("echomq.jdbc.pool-size (" + config.jdbcPoolSize() + ") is below the " + runners
-                    + " worker runners of this deployment plus one for the API and maintenance: runners will wait for "
-                    + "connections; set it to at least " + (runners + 2));
-        }
+        EngineConfig config = new EngineConfig(mpConfig);
+        List<HandlerBinding> handlers = HandlerDiscovery.discover(beans, config::switchedOn);
+        EngineThreads threads = new EngineThreads(lookup(ManagedExecutorService.class, WORKER_EXECUTOR),
+                lookup(ManagedScheduledExecutorService.class, TIMER_EXECUTOR));
+        RunningEngine started = RunningEngine.start(config, handlers, threads, workerId(),
+                SafeListener.of(listeners.stream().toList()), MaintenanceListener.all(maintenanceListeners.stream().toList()));
+        this.threads = threads;
+        // Published last: a caller that sees the engine running sees all of it set up.
+        engine = started;
     }
 
     @PreDestroy
     synchronized void stop() {
-        if (maintenance != null) {
-            maintenance.stop();
-        }
-        for (QueueWorker worker : workers) {
-            worker.stop(config.shutdownGrace());
-        }
-        workers.clear();
-        if (resources != null) {
-            resources.close();
-            resources = null;
+        RunningEngine running = engine;
+        engine = null;
+        if (running != null) {
+            running.close();
         }
     }
 
     public QueueClient queue() {
-        return running().queue;
+        return running().queue();
     }
 
     public EffectStore effects() {
-        return running().effects;
+        return running().effects();
     }
 
     /** The queues this deployment accepts jobs for: the handler-bound ones and the declared ones. */
     public Set<String> queues() {
-        running();
-        return queues;
+        return running().queues();
     }
 
     public boolean knows(String queue) {
@@ -160,57 +111,31 @@ public class EchoMqEngine {
     }
 
     public EngineConfig config() {
-        running();
-        return config;
+        return running().config();
     }
 
-    /** The guarantees lab, which runs one demo job per call on a throwaway queue. */
-    public GuaranteesLab lab() {
+    /** The threads the engine runs on: the container's managed executors. */
+    public EngineThreads threads() {
         running();
-        return lab;
+        return threads;
     }
 
-    /** The demo ledger's totals, for checking exactly-once from outside. */
-    public LedgerSummary demoLedger() {
-        return LedgerSummary.of(running().jdbi, LedgerChargeHandler.QUEUE);
+    /** The engine's database, for the demo's and the lab's own tables; the API goes through the engine's interfaces. */
+    public org.jdbi.v3.core.Jdbi jdbi() {
+        return running().jdbi();
     }
 
     /** Whether Valkey and PostgreSQL answer now. */
     public List<DependencyCheck> checkDependencies() {
-        EngineResources r = running();
-        return List.of(check("valkey", () -> r.redis.ping()),
-                check("postgresql", () -> r.jdbi.withHandle(h -> h.createQuery("SELECT 1").mapTo(Integer.class).one())));
+        return running().checkDependencies();
     }
 
-    private static DependencyCheck check(String name, java.util.concurrent.Callable<?> probe) {
-        try {
-            probe.call();
-            return new DependencyCheck(name, true, "ok");
-        } catch (Exception e) {
-            return new DependencyCheck(name, false, e.toString());
-        }
-    }
-
-    private EngineResources running() {
-        EngineResources r = resources;
+    private RunningEngine running() {
+        RunningEngine r = engine;
         if (r == null) {
             throw new IllegalStateException("the EchoMQ engine is not running (deployment failed or undeployed)");
         }
         return r;
-    }
-
-    private Set<String> knownQueues(List<HandlerBinding> handlers) {
-        Set<String> all = new TreeSet<>();
-        handlers.forEach(h -> all.add(h.queue()));
-        for (String declared : config.declaredQueues()) {
-            try {
-                QueueClient.checkQueueName(declared);
-            } catch (io.echomq.queue.InvalidRequestException e) {
-                throw new ConfigurationException("echomq.queues", "'" + declared + "' is not a valid queue name: " + e.getMessage());
-            }
-            all.add(declared);
-        }
-        return Set.copyOf(all);
     }
 
     private static <T> T lookup(Class<T> type, String name) {

@@ -7,7 +7,7 @@ import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.Retention;
-import io.echomq.worker.Maintenance;
+import io.echomq.maintenance.Maintenance;
 import io.echomq.worker.WorkerSettings;
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +25,7 @@ public final class EngineConfig {
     private static final Duration MIN_LEASE = Duration.ofMillis(100);
     private static final Duration DAY = Duration.ofDays(1);
     private static final String CLUSTER_NODES = "echomq.valkey.cluster-nodes";
+    private static final String EFFECT_RETENTION = "echomq.effect.retention-ms";
 
     private final ConfigReader read;
     private final ValkeyEndpoint valkey;
@@ -44,7 +45,15 @@ public final class EngineConfig {
     private final boolean devMode;
 
     public EngineConfig(Config config) {
-        this.read = new ConfigReader(config);
+        this(new ConfigReader(config));
+    }
+
+    /**
+     * The same keys from any source: the WAR reads MicroProfile Config, the standalone worker
+     * its environment by MicroProfile Config's rule ({@link ConfigReader#environment}), tests a map.
+     */
+    public EngineConfig(ConfigReader read) {
+        this.read = read;
         valkey = readValkeyEndpoint();
         valkeyPoolSize = read.integer("echomq.valkey.pool-size", 32, 1, 1_000);
         replicaWait = new ReplicaWait(read.integer("echomq.valkey.wait-replicas", 0, 0, 16),
@@ -60,19 +69,19 @@ public final class EngineConfig {
         queueSettings = readQueueSettings();
         workerDefaults = workerSettings("echomq.worker.", WorkerSettings.DEFAULT);
         shutdownGrace = read.millis("echomq.worker.shutdown-grace-ms", Duration.ofSeconds(10), Duration.ZERO, Duration.ofMinutes(10));
-        maintenance = maintenanceSettings();
         effects = effectSettings(read);
+        maintenance = maintenanceSettings();
         declaredQueues = read.list("echomq.queues");
-        demoEnabled = read.flag("echomq.demo.enabled", true);
         devMode = read.flag("echomq.dev-mode", false);
+        // The demo binds a queue and writes tables of its own: only where someone asked for it.
+        demoEnabled = read.flag("echomq.demo.enabled", devMode);
     }
 
     /**
-     * The effect store's settings. Every worker of one database must read the same ones (the
-     * standalone worker reads them here too): a worker with a shorter idempotency window would
-     * apply a resubmission the others skip.
+     * The effect store's settings. Every worker of one database must read the same ones: a
+     * worker with a shorter idempotency window would apply a resubmission the others skip.
      */
-    public static EffectSettings effectSettings(ConfigReader read) {
+    private static EffectSettings effectSettings(ConfigReader read) {
         return new EffectSettings(
                 read.millis("echomq.effect.lock-timeout-ms", EffectSettings.DEFAULT.lockTimeout(), Duration.ofMillis(1), Duration.ofHours(1)),
                 read.millis("echomq.effect.idle-in-transaction-timeout-ms", EffectSettings.DEFAULT.idleInTransactionTimeout(),
@@ -107,7 +116,7 @@ public final class EngineConfig {
 
     /** Worker settings under {@code prefix}, each absent key taking its value from {@code base}. */
     private WorkerSettings workerSettings(String prefix, WorkerSettings base) {
-        Duration lease = lease(read, prefix + "lease-ms", base.lease());
+        Duration lease = read.millis(prefix + "lease-ms", base.lease(), MIN_LEASE, DAY);
         Duration heartbeat = read.millis(prefix + "heartbeat-ms",
                 read.optional(prefix + "lease-ms").isPresent() ? lease.dividedBy(3) : base.heartbeatInterval(), Duration.ofMillis(10), DAY);
         Duration baseDelay = read.millis(prefix + "backoff-base-ms", base.backoff().base(), Duration.ZERO, DAY);
@@ -121,33 +130,12 @@ public final class EngineConfig {
                     + lease.toMillis() + "), was " + heartbeat.toMillis());
         }
         return new WorkerSettings(
-                concurrency(read, prefix + "concurrency", base.concurrency()),
+                read.integer(prefix + "concurrency", base.concurrency(), 1, 1_000),
                 lease, heartbeat,
                 read.millis(prefix + "job-timeout-ms", base.jobTimeout(), Duration.ofMillis(10), DAY),
                 new Backoff(baseDelay, maxDelay),
                 base.idlePoll(),
-                batchSize(read, prefix + "batch-size", base.batchSize()));
-    }
-
-    /*
-     * The worker's and maintenance's settings the standalone worker reads too, under keys of its
-     * own: one set of bounds for both.
-     */
-
-    public static int concurrency(ConfigReader read, String key, int fallback) {
-        return read.integer(key, fallback, 1, 1_000);
-    }
-
-    public static int batchSize(ConfigReader read, String key, int fallback) {
-        return read.integer(key, fallback, 1, QueueClient.MAX_CLAIM_JOBS);
-    }
-
-    public static Duration lease(ConfigReader read, String key, Duration fallback) {
-        return read.millis(key, fallback, MIN_LEASE, DAY);
-    }
-
-    public static Duration maintenanceInterval(ConfigReader read, String key, Duration fallback) {
-        return read.millis(key, fallback, Duration.ofMillis(10), Duration.ofMinutes(10));
+                read.integer(prefix + "batch-size", base.batchSize(), 1, QueueClient.MAX_CLAIM_JOBS));
     }
 
     private Maintenance.Settings maintenanceSettings() {
@@ -159,9 +147,17 @@ public final class EngineConfig {
                 read.millis("echomq.retention.dead-age-ms", defaults.deadMaxAge(), Duration.ZERO, Duration.ofDays(3650)),
                 defaults.batch());
         Maintenance.Settings base = Maintenance.Settings.DEFAULT;
+        // Shorter than the window, a deleted row could no longer name its idempotency key while the key names one effect.
+        Duration window = effects.idempotencyWindow();
+        Duration effectRetention = read.millis(EFFECT_RETENTION, window.compareTo(base.effectRetention()) > 0 ? window
+                : base.effectRetention(), Duration.ofMillis(1), Duration.ofDays(3650));
+        if (effectRetention.compareTo(window) < 0) {
+            throw new ConfigurationException(EFFECT_RETENTION, "must be at least echomq.idempotency.window-ms ("
+                    + window.toMillis() + "), was " + effectRetention.toMillis());
+        }
         return new Maintenance.Settings(
-                maintenanceInterval(read, "echomq.maintenance.interval-ms", base.interval()),
-                base.reapBatch(), retention, base.trimEvery(), base.reconcileBatch());
+                read.millis("echomq.maintenance.interval-ms", base.interval(), Duration.ofMillis(10), Duration.ofMinutes(10)),
+                base.reapBatch(), retention, base.trimEvery(), base.reconcileBatch(), effectRetention);
     }
 
     /** The worker settings of one queue: {@code echomq.queues.<queue>.*}, else the worker defaults. */
@@ -221,6 +217,14 @@ public final class EngineConfig {
 
     public boolean demoEnabled() {
         return demoEnabled;
+    }
+
+    /**
+     * Whether a boolean switch is on: {@code echomq.demo.enabled} by its default (on in dev
+     * mode), any other key false unless set.
+     */
+    public boolean switchedOn(String key) {
+        return "echomq.demo.enabled".equals(key) ? demoEnabled : read.flag(key, false);
     }
 
     /** Dev mode: generated credentials are printed at start. Never for production. */

@@ -1,6 +1,6 @@
 package io.echomq.runtime;
 
-import io.echomq.demo.LedgerChargeHandler;
+import io.echomq.engine.HandlerBinding;
 import io.echomq.handler.HandlesQueue;
 import io.echomq.handler.JobHandler;
 import jakarta.enterprise.context.spi.CreationalContext;
@@ -11,12 +11,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.logging.Logger;
 
 /**
  * Finds the application's handler beans the way a container finds message-driven beans: every
  * CDI bean implementing {@link JobHandler} and annotated {@link HandlesQueue}. Two handlers for
- * one queue fail the deployment; a handler without a queue is reported and ignored.
+ * one queue fail the deployment; a handler without a queue is reported and ignored, and so is one switched off by its
+ * {@link HandlesQueue#enabledBy()} key.
  */
 final class HandlerDiscovery {
 
@@ -25,7 +27,8 @@ final class HandlerDiscovery {
     private HandlerDiscovery() {
     }
 
-    static List<HandlerBinding> discover(BeanManager beans, boolean demoEnabled) {
+    /** @param switchedOn whether a boolean configuration key is true (for {@link HandlesQueue#enabledBy()}) */
+    static List<HandlerBinding> discover(BeanManager beans, Predicate<String> switchedOn) {
         Map<String, HandlerBinding> byQueue = new HashMap<>();
         List<HandlerBinding> bindings = new ArrayList<>();
         for (Bean<?> bean : beans.getBeans(JobHandler.class, Any.Literal.INSTANCE)) {
@@ -35,7 +38,8 @@ final class HandlerDiscovery {
                 LOG.warning("EchoMQ: handler bean " + type.getName() + " has no @HandlesQueue and receives no jobs");
                 continue;
             }
-            if (type == LedgerChargeHandler.class && !demoEnabled) {
+            if (!binding.enabledBy().isEmpty() && !switchedOn.test(binding.enabledBy())) {
+                LOG.info("EchoMQ: handler bean " + type.getName() + " is off (" + binding.enabledBy() + " is not true)");
                 continue;
             }
             JobHandler handler = reference(beans, bean);

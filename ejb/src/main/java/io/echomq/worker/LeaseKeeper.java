@@ -15,9 +15,10 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Heartbeat and hard timeout for all running jobs of one worker, on one periodic timer task:
- * extends the leases of work that has run for a heartbeat interval since its last extension,
- * and interrupts work past the job timeout. One task per worker rather than two timers per
+ * Heartbeat and hard timeout for all leased jobs of one worker, on one periodic timer task:
+ * extends the leases of work whose last extension (or claim) is a heartbeat interval old,
+ * whether it runs or still waits for a runner, and interrupts running work past the job
+ * timeout. One task per worker rather than two timers per
  * job: at thousands of jobs a second, per-job timers would fill the scheduler's queue with
  * cancelled tasks.
  */
@@ -49,11 +50,20 @@ final class LeaseKeeper {
         return keeper;
     }
 
-    /** Starts keeping the leases of {@code jobs}, which the calling thread is about to run. */
-    RunningWork track(List<ClaimedJob> jobs) {
-        RunningWork work = new RunningWork(jobs);
+    /** Starts keeping the leases of a portion just leased; nothing runs it yet. */
+    RunningWork track(Portion portion) {
+        RunningWork work = new RunningWork(portion.jobs(), portion.leasedAtNanos());
         running.add(work);
         return work;
+    }
+
+    /** Keeps one job of a started work alive as work of its own, started by the calling runner. */
+    RunningWork trackAlone(ClaimedJob job, RunningWork from) {
+        RunningWork alone = new RunningWork(List.of(job), from.extendedNanos());
+        from.drop(job);
+        alone.start();
+        running.add(alone);
+        return alone;
     }
 
     /** The work is settled (or abandoned): its leases are no longer kept, its timeout disarmed. */
@@ -74,10 +84,11 @@ final class LeaseKeeper {
         long timeout = settings.jobTimeout().toNanos();
         long heartbeat = settings.heartbeatInterval().toNanos();
         for (RunningWork work : running) {
-            if (now - work.startedNanos() >= timeout) {
-                // Past the hard timeout the work stops being kept alive, whatever the handler does.
-                work.timeOut();
-            } else if (now - work.extendedNanos() >= heartbeat) {
+            // Past the hard timeout the work stops being kept alive, whatever the handler does.
+            if (work.timeOutIfPast(now, timeout)) {
+                continue;
+            }
+            if (now - work.extendedNanos() >= heartbeat) {
                 work.extendedAt(now);
                 work.leased().forEach(job -> extend(work, job));
             }
@@ -88,7 +99,7 @@ final class LeaseKeeper {
         try {
             LeaseExtension extension = queue.extend(job.lease(), settings.lease());
             if (extension instanceof Rejected rejected) {
-                work.leaseLost(job);
+                work.drop(job);
                 listener.leaseLost(job, rejected);
             }
         } catch (QueueUnavailableException e) {

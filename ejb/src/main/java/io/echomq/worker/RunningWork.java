@@ -1,31 +1,52 @@
 package io.echomq.worker;
 
 import io.echomq.queue.ClaimedJob;
-import java.util.List;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Jobs one runner thread is working on (one, or a batch), as the {@link LeaseKeeper} sees them:
- * when they started, when their leases were last extended, which of them still hold a lease.
+ * Leased jobs as the {@link LeaseKeeper} sees them, from the turn that leased them until they
+ * are settled: which still hold a lease of ours, when it was last extended, and, once a runner
+ * started on them, which thread runs them and since when.
+ *
+ * <p>Invariant: a job is kept alive by at most one RunningWork at a time, and only the runner
+ * that started the work can be interrupted for it.
  */
 final class RunningWork {
 
-    private final Thread runner = Thread.currentThread();
-    private final long startedNanos = System.nanoTime();
+    private final List<ClaimedJob> jobs;
     /** By job id: a job record's own hash would run over its whole payload. */
     private final Map<String, ClaimedJob> leased = new ConcurrentHashMap<>();
-    private volatile long extendedNanos = startedNanos;
+    /** When the leases were last extended (nanoTime); first, when the claim that leased them was sent. */
+    private volatile long extendedNanos;
+    /** The runner and when it started; null and 0 while the work waits (no hard timeout then). Guarded by this. */
+    private Thread runner;
+    private long startedNanos;
     private boolean finished;
     private boolean timedOut;
 
-    RunningWork(List<ClaimedJob> jobs) {
+    RunningWork(List<ClaimedJob> jobs, long leasedAtNanos) {
+        this.jobs = List.copyOf(jobs);
         jobs.forEach(job -> leased.put(job.id(), job));
+        this.extendedNanos = leasedAtNanos;
     }
 
-    long startedNanos() {
-        return startedNanos;
+    /** The calling thread starts on the work: from now on the hard timeout counts. */
+    synchronized void start() {
+        runner = Thread.currentThread();
+        startedNanos = System.nanoTime();
+    }
+
+    /** The work waits again (its jobs run one by one elsewhere): its leases are kept, no timeout counts. */
+    synchronized void pause() {
+        runner = null;
+    }
+
+    /** Every job of the work, as leased, in claim order. */
+    List<ClaimedJob> jobs() {
+        return jobs;
     }
 
     long extendedNanos() {
@@ -41,20 +62,25 @@ final class RunningWork {
         return leased.values();
     }
 
-    void leaseLost(ClaimedJob job) {
+    /** The job's lease is not ours to keep any more: it was lost, settled, or handed to other work. */
+    void drop(ClaimedJob job) {
         leased.remove(job.id());
     }
 
     /**
-     * Past the hard timeout: stop keeping the leases and interrupt the runner, unless it
-     * already finished (an interrupt then would hit its next job).
+     * Past the hard timeout of a started work: stop keeping its leases and interrupt the
+     * runner, unless it already finished (an interrupt then would hit its next job).
+     *
+     * @return whether the work timed out now
      */
-    synchronized void timeOut() {
-        if (!finished) {
-            timedOut = true;
-            leased.clear();
-            runner.interrupt();
+    synchronized boolean timeOutIfPast(long nowNanos, long timeoutNanos) {
+        if (runner == null || finished || timedOut || nowNanos - startedNanos < timeoutNanos) {
+            return false;
         }
+        timedOut = true;
+        leased.clear();
+        runner.interrupt();
+        return true;
     }
 
     synchronized boolean timedOut() {
@@ -65,6 +91,8 @@ final class RunningWork {
     synchronized void finish() {
         finished = true;
         leased.clear();
-        Thread.interrupted();
+        if (runner == Thread.currentThread()) {
+            Thread.interrupted();
+        }
     }
 }

@@ -3,6 +3,7 @@ package io.echomq.effect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.echomq.queue.JobIdentity;
 import io.echomq.queue.Lease;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.WithRealServices;
@@ -72,7 +73,7 @@ class EffectStoreTest {
 
         assertThat(outcome).isInstanceOf(EffectOutcome.Applied.class);
         assertThat(ledgerRows()).isEqualTo(1);
-        assertThat(store.find("payments", jobId, CREATED_MS, null)).hasValueSatisfying(r -> assertThat(r.attempt()).isEqualTo(1));
+        assertThat(store.find(new JobIdentity("payments", jobId, CREATED_MS, null))).hasValueSatisfying(r -> assertThat(r.attempt()).isEqualTo(1));
     }
 
     @Test
@@ -111,7 +112,7 @@ class EffectStoreTest {
 
         assertThat(outcome).isInstanceOf(EffectOutcome.Applied.class);
         assertThat(ledgerRows()).as("one charge per job").isEqualTo(2);
-        assertThat(store.find("payments", jobId, CREATED_MS + 5_000, null)).hasValueSatisfying(r ->
+        assertThat(store.find(new JobIdentity("payments", jobId, CREATED_MS + 5_000, null))).hasValueSatisfying(r ->
                 assertThat(r.jobCreatedMs()).isEqualTo(CREATED_MS + 5_000));
         assertThat(store.applyAll(List.of(attempt(2), new Lease("payments", jobId, CREATED_MS + 5_000, 2)), (tx, recorded) -> {
             throw new AssertionError("both jobs were applied already, yet " + recorded + " ran");
@@ -130,7 +131,7 @@ class EffectStoreTest {
         assertThat(single).isInstanceOfSatisfying(EffectOutcome.AlreadyApplied.class, a -> assertThat(a.record().attempt()).isEqualTo(1));
         assertThat(batch).allMatch(EffectOutcome.AlreadyApplied.class::isInstance);
         assertThat(handlerRuns).hasValue(0);
-        assertThat(store.find("payments", jobId, CREATED_MS, null)).hasValueSatisfying(r -> assertThat(r.jobCreatedMs()).isZero());
+        assertThat(store.find(new JobIdentity("payments", jobId, CREATED_MS, null))).hasValueSatisfying(r -> assertThat(r.jobCreatedMs()).isZero());
     }
 
     @Test
@@ -150,7 +151,7 @@ class EffectStoreTest {
         })).isInstanceOf(EffectFailedException.class).hasMessageContaining("card declined");
 
         assertThat(ledgerRows()).isZero();
-        assertThat(store.find("payments", jobId, CREATED_MS, null)).isEmpty();
+        assertThat(store.find(new JobIdentity("payments", jobId, CREATED_MS, null))).isEmpty();
         assertThat(store.apply(attempt(2), tx -> charge(tx, attempt(2)))).isInstanceOf(EffectOutcome.Applied.class);
         assertThat(ledgerRows()).isEqualTo(1);
     }
@@ -259,9 +260,9 @@ class EffectStoreTest {
         assertThat(retried).isInstanceOfSatisfying(EffectOutcome.AlreadyApplied.class, a -> assertThat(a.byAnotherJob()).isFalse());
         assertThat(handlerRuns).hasValue(1);
         assertThat(chargesOfTheKey(List.of(first, resubmitted))).isEqualTo(1);
-        assertThat(store.find("payments", resubmitted.jobId(), resubmitted.jobCreatedMs(), resubmitted.idempotencyKey()))
+        assertThat(store.find(new JobIdentity("payments", resubmitted.jobId(), resubmitted.jobCreatedMs(), resubmitted.idempotencyKey())))
                 .hasValueSatisfying(r -> assertThat(r.jobId()).isEqualTo(jobId));
-        assertThat(store.find("payments", resubmitted.jobId(), resubmitted.jobCreatedMs(), null)).as("without its key, the job has no effect").isEmpty();
+        assertThat(store.find(new JobIdentity("payments", resubmitted.jobId(), resubmitted.jobCreatedMs(), null))).as("without its key, the job has no effect").isEmpty();
     }
 
     @Test
@@ -298,7 +299,7 @@ class EffectStoreTest {
         assertThat(again).as("within the window of the job that now holds the key")
                 .isInstanceOfSatisfying(EffectOutcome.AlreadyApplied.class, a -> assertThat(a.record().jobId()).isEqualTo(reuse.jobId()));
         assertThat(chargesOfTheKey(List.of(first, reuse, reuseAgain))).isEqualTo(2);
-        assertThat(store.find("payments", jobId, CREATED_MS, null)).as("the first job keeps its record").isPresent();
+        assertThat(store.find(new JobIdentity("payments", jobId, CREATED_MS, null))).as("the first job keeps its record").isPresent();
         assertThat(store.apply(keyedAttempt(2), tx -> charge(tx, keyedAttempt(2)))).as("and a retry of it still skips")
                 .isInstanceOf(EffectOutcome.AlreadyApplied.class);
     }

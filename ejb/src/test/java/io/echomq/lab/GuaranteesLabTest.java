@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.echomq.effect.EffectSettings;
 import io.echomq.effect.EffectStore;
 import io.echomq.effect.Migrations;
+import io.echomq.engine.EngineThreads;
 import io.echomq.lab.GuaranteesLab.Mode;
 import io.echomq.lab.GuaranteesLab.Readout;
 import io.echomq.queue.QueueClient;
@@ -13,6 +14,9 @@ import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
 import io.echomq.worker.CrashPoint;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,6 +28,8 @@ import redis.clients.jedis.RedisClient;
 class GuaranteesLabTest {
 
     private static RedisClient redis;
+    private static final ExecutorService RUNNERS = Executors.newCachedThreadPool();
+    private static final ScheduledExecutorService TIMERS = Executors.newScheduledThreadPool(1);
     private static GuaranteesLab lab;
     private static Jdbi jdbi;
 
@@ -34,11 +40,13 @@ class GuaranteesLabTest {
         Migrations.migrate(database.dataSource());
         jdbi = Jdbi.create(database.dataSource());
         QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
-        lab = new GuaranteesLab(queue, new EffectStore(jdbi, EffectSettings.DEFAULT), jdbi);
+        lab = new GuaranteesLab(queue, new EffectStore(jdbi, EffectSettings.DEFAULT), new EngineThreads(RUNNERS, TIMERS), jdbi);
     }
 
     @AfterAll
     static void close() {
+        RUNNERS.shutdownNow();
+        TIMERS.shutdownNow();
         redis.close();
     }
 

@@ -41,7 +41,7 @@ class ClockSkewReliabilityTest {
         String queueName = "clock-skew-" + ProcessHandle.current().pid();
         // Long enough for a first batch in a JVM slowed by faketime (its every clock read is intercepted); a lease
         // computed from the skewed clock would be an hour off either way.
-        Map<String, String> settings = Map.of("ECHOMQ_LEASE_MS", "10000", "FAKETIME_DONT_FAKE_MONOTONIC", "1");
+        Map<String, String> settings = Map.of("ECHOMQ_WORKER_LEASE_MS", "10000", "FAKETIME_DONT_FAKE_MONOTONIC", "1");
         List<WorkerProcess> workers = new ArrayList<>();
         try (RedisClient redis = valkey.newClient()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);

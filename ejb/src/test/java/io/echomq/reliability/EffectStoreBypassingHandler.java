@@ -11,7 +11,7 @@ import org.jdbi.v3.core.Jdbi;
  * committed at once, instead of through {@link JobContext#transaction()}, so the effect store
  * cannot make it happen once; then it spends 50 ms on further work inside the job's
  * transaction, the window in which a crash makes the next delivery write the row again.
- * Run in a child worker ({@code ECHOMQ_HANDLER}); connects with the worker's {@code ECHOMQ_JDBC_*}.
+ * Run in a child worker ({@link WorkerProcess#HANDLER}); connects with the worker's {@code ECHOMQ_JDBC_*}.
  */
 public final class EffectStoreBypassingHandler implements JobHandler {
 

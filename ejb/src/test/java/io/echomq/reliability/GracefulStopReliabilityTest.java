@@ -33,7 +33,7 @@ class GracefulStopReliabilityTest {
             throws Exception {
         PostgresService.Database database = Scenarios.migratedDatabase(postgres, "sigterm");
         String queueName = "sigterm-" + ProcessHandle.current().pid();
-        Map<String, String> slow = Map.of("ECHOMQ_LEASE_MS", "2000", "ECHOMQ_HANDLER", SlowLedgerHandler.class.getName());
+        Map<String, String> slow = Map.of("ECHOMQ_WORKER_LEASE_MS", "2000", WorkerProcess.HANDLER, SlowLedgerHandler.class.getName());
         try (RedisClient redis = valkey.newClient()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             List<String> acknowledged = new ArrayList<>();

@@ -54,7 +54,7 @@ class NetworkFaultReliabilityTest {
                     () -> frozen(toPostgres), toPostgres::cut, () -> slowed(toPostgres));
             AtomicInteger next = new AtomicInteger();
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
-            try (WorkerProcess worker = WorkerProcess.start(proxiedValkey, proxied, queueName, Map.of("ECHOMQ_LEASE_MS", "2000"),
+            try (WorkerProcess worker = WorkerProcess.start(proxiedValkey, proxied, queueName, Map.of("ECHOMQ_WORKER_LEASE_MS", "2000"),
                     Scenarios.output("network-faults"))) {
                 worker.awaitLine("event=started", Scenarios.WORKER_START);
                 Verdict verdict = FaultedLoad.run("network-freeze-cut-slow", queue, queueName, Jdbi.create(database.dataSource()),

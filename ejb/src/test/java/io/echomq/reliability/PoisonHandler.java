@@ -7,7 +7,7 @@ import io.echomq.handler.JobHandler;
 /**
  * The demo ledger effect, except for poison: a payload containing {@code "poison":"throw"} always
  * fails, one containing {@code "poison":"halt"} halts the worker's JVM on the spot (as a native
- * crash or an OOM kill would). Run in a child worker via {@code ECHOMQ_HANDLER}.
+ * crash or an OOM kill would). Run in a child worker via {@link WorkerProcess#HANDLER}.
  */
 public final class PoisonHandler implements JobHandler {
 

@@ -38,7 +38,7 @@ class PoisonJobReliabilityTest {
             throws Exception {
         PostgresService.Database database = Scenarios.migratedDatabase(postgres, "poison");
         String queueName = "poison-" + ProcessHandle.current().pid();
-        Map<String, String> settings = Map.of("ECHOMQ_LEASE_MS", "1000", "ECHOMQ_HANDLER", PoisonHandler.class.getName());
+        Map<String, String> settings = Map.of("ECHOMQ_WORKER_LEASE_MS", "1000", WorkerProcess.HANDLER, PoisonHandler.class.getName());
         try (RedisClient redis = valkey.newClient()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             List<String> ordinary = new ArrayList<>();

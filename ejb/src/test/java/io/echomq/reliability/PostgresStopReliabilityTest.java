@@ -37,7 +37,7 @@ class PostgresStopReliabilityTest {
     @Test
     void withTheEffectStoreBypassedTheCheckerReportsDuplicateEffects(ValkeyService valkey) throws Exception {
         stopPostgresUnderLoad("negative-control-effect-store-bypassed",
-                Map.of("ECHOMQ_HANDLER", EffectStoreBypassingHandler.class.getName(), "ECHOMQ_CONCURRENCY", "8"), valkey)
+                Map.of(WorkerProcess.HANDLER, EffectStoreBypassingHandler.class.getName(), "ECHOMQ_WORKER_CONCURRENCY", "8"), valkey)
                 .assertViolationDetected();
     }
 
@@ -45,7 +45,7 @@ class PostgresStopReliabilityTest {
             throws Exception {
         String queueName = scenario + "-" + ProcessHandle.current().pid();
         Map<String, String> settings = new java.util.HashMap<>(workerSettings);
-        settings.put("ECHOMQ_LEASE_MS", "2000");
+        settings.put("ECHOMQ_WORKER_LEASE_MS", "2000");
         try (CrashablePostgres postgres = CrashablePostgres.start(Map.of());
              RedisClient redis = valkey.newClient()) {
             PostgresService.Database database = Scenarios.migratedDatabase(postgres, "pg_stop");

@@ -44,7 +44,7 @@ class ScriptFaultReliabilityTest {
         String queueName = "script-faults";
         try (CrashableValkey valkey = CrashableValkey.start("--busy-reply-threshold", "100");
              RedisClient redis = valkey.newClient();
-             WorkerProcess worker = WorkerProcess.start(valkey.url(), database, queueName, Map.of("ECHOMQ_LEASE_MS", "5000"),
+             WorkerProcess worker = WorkerProcess.start(valkey.url(), database, queueName, Map.of("ECHOMQ_WORKER_LEASE_MS", "5000"),
                      Scenarios.output("script-faults"))) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             worker.awaitLine("event=started", Scenarios.WORKER_START);

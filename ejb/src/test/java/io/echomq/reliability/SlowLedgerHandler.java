@@ -8,7 +8,7 @@ import io.echomq.handler.JobHandler;
  * The demo ledger effect, then 300 ms more inside the job's transaction: a worker frozen at any
  * moment most likely holds open effect transactions (and their row locks), which is what the
  * zombie and graceful-stop scenarios need to prove something. Run in a child worker via
- * {@code ECHOMQ_HANDLER}.
+ * {@link WorkerProcess#HANDLER}.
  */
 public final class SlowLedgerHandler implements JobHandler {
 

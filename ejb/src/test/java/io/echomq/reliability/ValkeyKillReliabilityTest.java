@@ -48,7 +48,7 @@ class ValkeyKillReliabilityTest {
             List<String> acknowledged = new ArrayList<>();
             long submitPerSecond = SubmissionLoad.burstPerSecond(queue, queueName, BURST, acknowledged);
             try (WorkerProcess worker = WorkerProcess.start(valkey.url(), database, queueName,
-                    Map.of("ECHOMQ_LEASE_MS", "2000"), Scenarios.output("valkey-kill-" + appendfsync))) {
+                    Map.of("ECHOMQ_WORKER_LEASE_MS", "2000"), Scenarios.output("valkey-kill-" + appendfsync))) {
                 worker.awaitLine("event=started", Scenarios.WORKER_START);
                 return FaultedLoad.run("valkey-kill-9-aof-" + appendfsync, queue, queueName, Jdbi.create(database.dataSource()),
                                 acknowledged, JOBS, SPREAD, FAULTS, () -> {

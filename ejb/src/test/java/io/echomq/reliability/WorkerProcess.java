@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * PID: SIGKILL, SIGTERM, SIGSTOP and SIGCONT. Its event lines go to its own output file.
  *
  * <pre>{@code
- * try (WorkerProcess worker = WorkerProcess.start(valkey.url(), database, queueName, Map.of("ECHOMQ_LEASE_MS", "1000"), output)) {
+ * try (WorkerProcess worker = WorkerProcess.start(valkey.url(), database, queueName, Map.of("ECHOMQ_WORKER_LEASE_MS", "1000"), output)) {
  *     worker.awaitLine("event=started", Duration.ofSeconds(30));
  *     worker.pause();   // SIGSTOP: a zombie holding its leases
  * }
@@ -34,9 +34,12 @@ public final class WorkerProcess implements AutoCloseable {
         this.output = output;
     }
 
+    /** The settings' entry that names the handler class the worker runs: passed as its argument, not in its environment. */
+    public static final String HANDLER = "handler";
+
     /**
-     * @param settings environment on top of the connection settings, e.g. {@code ECHOMQ_CONCURRENCY},
-     *                 {@code ECHOMQ_LEASE_MS}, {@code ECHOMQ_HANDLER}
+     * @param settings environment on top of the connection settings, e.g. {@code ECHOMQ_WORKER_CONCURRENCY},
+     *                 {@code ECHOMQ_WORKER_LEASE_MS}, {@link WorkerProcess#HANDLER}
      */
     public static WorkerProcess start(String valkeyUrl, PostgresService.Database database, String queueName,
                                       Map<String, String> settings, Path output) throws IOException {
@@ -50,6 +53,9 @@ public final class WorkerProcess implements AutoCloseable {
         List<String> command = new ArrayList<>(wrapper);
         command.addAll(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), StandaloneWorker.class.getName()));
+        if (settings.containsKey(HANDLER)) {
+            command.add(settings.get(HANDLER));
+        }
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(output.toFile());
@@ -58,10 +64,11 @@ public final class WorkerProcess implements AutoCloseable {
                 "ECHOMQ_JDBC_URL", database.jdbcUrl(),
                 "ECHOMQ_JDBC_USER", database.user(),
                 "ECHOMQ_JDBC_PASSWORD", database.password() == null ? "" : database.password(),
-                "ECHOMQ_QUEUE", queueName,
-                "ECHOMQ_CONCURRENCY", "4",
+                "ECHOMQ_QUEUES", queueName,
+                "ECHOMQ_WORKER_CONCURRENCY", "4",
                 "ECHOMQ_MAINTENANCE_INTERVAL_MS", "100"));
         env.putAll(settings);
+        env.remove(HANDLER);
         builder.environment().putAll(env);
         return new WorkerProcess(builder.start(), output);
     }

@@ -43,9 +43,9 @@ class ZombieWorkerReliabilityTest {
         PostgresService.Database database = Scenarios.migratedDatabase(postgres, "zombie");
         Jdbi jdbi = Jdbi.create(database.dataSource());
         String queueName = "zombie-" + ProcessHandle.current().pid();
-        Map<String, String> lease = Map.of("ECHOMQ_LEASE_MS", Long.toString(LEASE.toMillis()));
-        Map<String, String> slow = Map.of("ECHOMQ_LEASE_MS", Long.toString(LEASE.toMillis()),
-                "ECHOMQ_HANDLER", SlowLedgerHandler.class.getName());
+        Map<String, String> lease = Map.of("ECHOMQ_WORKER_LEASE_MS", Long.toString(LEASE.toMillis()));
+        Map<String, String> slow = Map.of("ECHOMQ_WORKER_LEASE_MS", Long.toString(LEASE.toMillis()),
+                WorkerProcess.HANDLER, SlowLedgerHandler.class.getName());
         try (RedisClient redis = valkey.newClient();
              WorkerProcess zombie = WorkerProcess.start(valkey.url(), database, queueName, slow, Scenarios.output("zombie"));
              WorkerProcess successor = WorkerProcess.start(valkey.url(), database, queueName, lease, Scenarios.output("successor"))) {

@@ -6,6 +6,10 @@ import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.EffectSettings;
 import io.echomq.effect.EffectStore;
 import io.echomq.effect.Migrations;
+import io.echomq.engine.EngineAssembly;
+import io.echomq.engine.EngineThreads;
+import io.echomq.maintenance.Maintenance;
+import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
@@ -100,13 +104,13 @@ class ClusterFailoverTest {
         try (UnifiedJedis redis = endpoint.open(16)) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT,
                     new ReplicaWait(waitReplicas, Duration.ofMillis(500)));
-            List<QueueWorker> workers = List.of(1, 2).stream().map(i -> new QueueWorker(queueName, new LedgerChargeHandler(), queue,
-                    effects, WorkerSettings.DEFAULT.withConcurrency(4).withLease(LEASE), "failover-worker-" + i, timers,
-                    FaultInjector.NONE, WorkerListener.NONE)).toList();
-            Maintenance maintenance = new Maintenance(queue, effects, List.of(queueName),
-                    Maintenance.Settings.DEFAULT.withInterval(Duration.ofMillis(200)));
-            workers.forEach(w -> w.start(loops));
-            maintenance.start(timers);
+            EngineAssembly engine = new EngineAssembly(queue, effects, new EngineThreads(loops, timers), "failover", WorkerListener.NONE,
+                    MaintenanceListener.NONE);
+            for (int i = 1; i <= 2; i++) {
+                engine.startWorker(queueName, new LedgerChargeHandler(), WorkerSettings.DEFAULT.withConcurrency(4).withLease(LEASE),
+                        "failover-worker-" + i, FaultInjector.NONE);
+            }
+            engine.startMaintenance(List.of(queueName), Maintenance.Settings.DEFAULT.withInterval(Duration.ofMillis(200)));
 
             long deadline = System.nanoTime() + DEADLINE.toNanos();
             Submitter submitter = new Submitter(queue, queueName, deadline);
@@ -128,8 +132,7 @@ class ClusterFailoverTest {
             cluster.restart(oldMaster);   // the operator brings the node back: it rejoins as the new master's replica
             submitting.join(DEADLINE.toMillis());
             awaitDrained(queue, queueName, deadline);
-            workers.forEach(w -> w.stop(Duration.ofSeconds(5)));
-            maintenance.stop();
+            engine.stop(Duration.ofSeconds(5));
 
             Map<String, Long> chargesPerAccount = chargesPerAccount(jdbi, queueName);
             long lost = submitter.acknowledgedAccounts().stream().filter(a -> !chargesPerAccount.containsKey(a)).count();

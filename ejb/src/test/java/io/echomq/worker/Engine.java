@@ -5,6 +5,10 @@ import io.echomq.demo.LedgerSummary;
 import io.echomq.effect.EffectSettings;
 import io.echomq.effect.EffectStore;
 import io.echomq.effect.Migrations;
+import io.echomq.engine.EngineAssembly;
+import io.echomq.engine.EngineThreads;
+import io.echomq.maintenance.Maintenance;
+import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.handler.JobHandler;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
@@ -12,7 +16,6 @@ import io.echomq.runtime.PostgresPool;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -28,26 +31,26 @@ import redis.clients.jedis.RedisClient;
  * fresh database through the engine's own connection pool, executors of its own, and a queue
  * name no other test uses. Closed after the test; stops whatever it started.
  */
-final class Engine implements AutoCloseable {
+public final class Engine implements AutoCloseable {
 
     private static final AtomicInteger QUEUES = new AtomicInteger();
     /** Room for every runner a test starts, a zombie's transaction and the test's own queries. */
     private static final int POOL_SIZE = 16;
 
-    final String queueName = "proof-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
-    final RedisClient redis;
-    final QueueClient queue;
+    public final String queueName = "proof-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
+    public final RedisClient redis;
+    public final QueueClient queue;
     /** Pooled like the engine's: a connection per transaction would make every job slow. */
     private final HikariDataSource pool;
-    final Jdbi jdbi;
-    final EffectStore effects;
-    final ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
-    final ExecutorService loops = Executors.newCachedThreadPool();
-    final RecordingListener events = new RecordingListener();
-    private final List<QueueWorker> workers = new ArrayList<>();
-    private final List<Maintenance> maintenance = new ArrayList<>();
+    public final Jdbi jdbi;
+    public final EffectStore effects;
+    public final ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
+    public final ExecutorService loops = Executors.newCachedThreadPool();
+    public final RecordingListener events = new RecordingListener();
+    /** The engine's own assembly: the workers and maintenance a test starts are the ones the WAR starts. */
+    public final EngineAssembly assembly;
 
-    Engine(ValkeyService valkey, PostgresService postgres, EffectSettings effectSettings) {
+    public Engine(ValkeyService valkey, PostgresService postgres, EffectSettings effectSettings) {
         redis = valkey.newClient();
         queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
         PostgresService.Database database = postgres.createDatabase("proof");
@@ -55,38 +58,32 @@ final class Engine implements AutoCloseable {
         pool = PostgresPool.open(queueName, database.jdbcUrl(), Optional.ofNullable(database.user()), Optional.ofNullable(database.password()), POOL_SIZE);
         jdbi = Jdbi.create(pool);
         effects = new EffectStore(jdbi, effectSettings);
+        assembly = new EngineAssembly(queue, effects, new EngineThreads(loops, timers), "proof", events, MaintenanceListener.NONE);
     }
 
-    Engine(ValkeyService valkey, PostgresService postgres) {
+    public Engine(ValkeyService valkey, PostgresService postgres) {
         this(valkey, postgres, EffectSettings.DEFAULT);
     }
 
-    QueueWorker startWorker(String id, JobHandler handler, WorkerSettings settings, FaultInjector faults) {
-        QueueWorker worker = new QueueWorker(queueName, handler, queue, effects, settings, id, timers, faults, events);
-        workers.add(worker);
-        worker.start(loops);
-        return worker;
+    public QueueWorker startWorker(String id, JobHandler handler, WorkerSettings settings, FaultInjector faults) {
+        return assembly.startWorker(queueName, handler, settings, id, faults);
     }
 
-    Maintenance startMaintenance(Duration interval) {
-        Maintenance m = new Maintenance(queue, effects, List.of(queueName), Maintenance.Settings.DEFAULT.withInterval(interval));
-        maintenance.add(m);
-        m.start(timers);
-        return m;
+    public Maintenance startMaintenance(Duration interval) {
+        return assembly.startMaintenance(List.of(queueName), Maintenance.Settings.DEFAULT.withInterval(interval));
     }
 
-    Maintenance maintenanceNotStarted() {
-        return new Maintenance(queue, effects, List.of(queueName), Maintenance.Settings.DEFAULT);
+    public Maintenance maintenanceNotStarted() {
+        return assembly.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT);
     }
 
-    LedgerSummary ledger() {
+    public LedgerSummary ledger() {
         return LedgerSummary.of(jdbi, queueName);
     }
 
     @Override
     public void close() throws InterruptedException {
-        maintenance.forEach(Maintenance::stop);
-        workers.forEach(w -> w.stop(Duration.ofSeconds(5)));
+        assembly.stop(Duration.ofSeconds(5));
         loops.shutdownNow();
         timers.shutdownNow();
         loops.awaitTermination(5, TimeUnit.SECONDS);

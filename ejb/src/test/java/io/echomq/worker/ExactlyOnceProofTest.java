@@ -10,6 +10,7 @@ import io.echomq.effect.EffectRecord;
 import io.echomq.effect.EffectSettings;
 import io.echomq.handler.JobHandler;
 import io.echomq.handler.PermanentJobFailure;
+import io.echomq.queue.JobIdentity;
 import io.echomq.queue.Backoff;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Enqueued;
@@ -91,7 +92,7 @@ class ExactlyOnceProofTest {
     }
 
     private Optional<EffectRecord> effectOf(String id) {
-        return engine.effects.find(engine.queueName, id, engine.queue.job(engine.queueName, id).orElseThrow().createdAt().toEpochMilli(), null);
+        return engine.effects.find(engine.queue.job(engine.queueName, id).orElseThrow().identity());
     }
 
     /**
@@ -147,7 +148,7 @@ class ExactlyOnceProofTest {
             assertThat(skipped.byAnotherJob()).isTrue();
             assertThat(skipped.record().jobCreatedMs()).isEqualTo(firstCreatedMs);
         });
-        assertThat(engine.effects.find(engine.queueName, done.id(), done.createdAt().toEpochMilli(), "order-7"))
+        assertThat(engine.effects.find(new JobIdentity(engine.queueName, done.id(), done.createdAt().toEpochMilli(), "order-7")))
                 .as("the effect that stands for the new job, as the console shows it")
                 .hasValueSatisfying(r -> assertThat(r.jobCreatedMs()).isEqualTo(firstCreatedMs));
     }
@@ -308,7 +309,7 @@ class ExactlyOnceProofTest {
         engine.queue.retry(claimed.lease(), "connection reset during complete", Backoff.NONE, false);
         assertThat(engine.queue.job(engine.queueName, job.id()).orElseThrow().state()).isEqualTo(JobState.DEAD);
 
-        Maintenance.Pass pass = engine.maintenanceNotStarted().runOnce();
+        io.echomq.maintenance.Pass pass = engine.maintenanceNotStarted().runOnce();
 
         assertThat(pass.reconciled()).isEqualTo(1);
         JobView view = engine.queue.job(engine.queueName, job.id()).orElseThrow();

@@ -51,8 +51,8 @@ class ProcessKillTest {
         Path logs = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "process-kill"));
         long seed = System.nanoTime();
         Random random = new Random(seed);
-        Map<String, String> settings = Map.of("ECHOMQ_LEASE_MS", Long.toString(LEASE.toMillis()),
-                "ECHOMQ_BATCH_SIZE", Integer.toString(batchSize));
+        Map<String, String> settings = Map.of("ECHOMQ_WORKER_LEASE_MS", Long.toString(LEASE.toMillis()),
+                "ECHOMQ_WORKER_BATCH_SIZE", Integer.toString(batchSize));
 
         try (RedisClient redis = valkey.newClient()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);

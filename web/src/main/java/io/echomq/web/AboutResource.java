@@ -1,6 +1,6 @@
 package io.echomq.web;
 
-import io.echomq.queue.internal.Script;
+import io.echomq.queue.QueueClient;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -8,7 +8,6 @@ import jakarta.ws.rs.core.MediaType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 
@@ -28,7 +27,7 @@ public class AboutResource {
     @Produces(MediaType.APPLICATION_JSON)
     public About about() {
         String version = VERSION.getProperty("version", "unknown");
-        List<String> scripts = Arrays.stream(Script.values()).map(Script::fileName).toList();
+        List<String> scripts = QueueClient.scriptFiles();
         return new About("EchoMQ for Jakarta EE", version, scripts);
     }
 

@@ -22,6 +22,8 @@ public final class E2eUsers {
         try {
             Map<String, String> env = new HashMap<>();
             env.put("ECHOMQ_DEV_MODE", "false");
+            // Production-like, with the demo asked for: the end-to-end checks count its ledger.
+            env.put("ECHOMQ_DEMO_ENABLED", "true");
             env.put("ECHOMQ_SECURITY_USERS", ADMIN + "," + SUBMITTER);
             env.put("ECHOMQ_SECURITY_USER_OPS_PASSWORD_HASH", PasswordHashTool.hash(ADMIN_PASSWORD.toCharArray()));
             env.put("ECHOMQ_SECURITY_USER_OPS_ROLES", "admin");

@@ -1,5 +1,6 @@
 package io.echomq.web.api;
 
+import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.demo.LedgerSummary;
 import io.echomq.runtime.EchoMqEngine;
 import io.echomq.web.security.Roles;
@@ -28,6 +29,6 @@ public class DemoResource {
     @Path("ledger")
     @Operation(summary = "The demo ledger of queue 'payments': entries, distinct jobs, duplicates, total")
     public LedgerSummary ledger() {
-        return engine.demoLedger();
+        return LedgerSummary.of(engine.jdbi(), LedgerChargeHandler.QUEUE);
     }
 }

@@ -80,7 +80,7 @@ public class JobsResource {
     public Views.JobDetail one(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
         return engine.queue().job(queue, id)
-                .map(job -> Views.JobDetail.of(job, engine.effects().find(queue, id, job.createdAt().toEpochMilli(), job.idempotencyKey().orElse(null)),
+                .map(job -> Views.JobDetail.of(job, engine.effects().find(job.identity()),
                         engine.queue().history(queue, id)))
                 .orElseThrow(() -> notFound(id));
     }

@@ -2,7 +2,6 @@ package io.echomq.web.api;
 
 import io.echomq.lab.GuaranteesLab;
 import io.echomq.queue.InvalidRequestException;
-import io.echomq.runtime.EchoMqEngine;
 import io.echomq.web.security.Roles;
 import io.echomq.worker.CrashPoint;
 import jakarta.annotation.security.RolesAllowed;
@@ -29,7 +28,7 @@ public class LabResource {
     }
 
     @Inject
-    EchoMqEngine engine;
+    LabRunner lab;
 
     @POST
     @Path("runs")
@@ -40,7 +39,7 @@ public class LabResource {
             throw new InvalidRequestException("body", "send {\"mode\": ..., \"crashPoint\": ...}");
         }
         GuaranteesLab.Mode mode = GuaranteesLab.Mode.fromWireName(String.valueOf(request.mode()));
-        return engine.lab().run(mode, crashPoint(request.crashPoint()));
+        return lab.lab().run(mode, crashPoint(request.crashPoint()));
     }
 
     private static CrashPoint crashPoint(String name) {

@@ -65,7 +65,7 @@ final class Views {
     public record EffectView(long appliedByAttempt, Instant appliedAt, String appliedByJob) {
         static EffectView of(EffectRecord r, JobView job) {
             return new EffectView(r.attempt(), r.appliedAt(),
-                    r.isOf(job.id(), job.createdAt().toEpochMilli()) ? null : r.jobId());
+                    r.isOf(job.identity()) ? null : r.jobId());
         }
     }
 

@@ -1,8 +1,10 @@
-package io.echomq.runtime;
+package io.echomq.engine;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.echomq.effect.EffectStore;
 import io.echomq.queue.QueueClient;
+import io.echomq.runtime.EngineConfig;
+import io.echomq.runtime.PostgresPool;
 import org.jdbi.v3.core.Jdbi;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -11,15 +13,15 @@ import redis.clients.jedis.UnifiedJedis;
  * JDBC pool to PostgreSQL, plus the clients built on them. Created at deployment, closed on
  * undeploy, like a resource adapter's connection factories.
  */
-final class EngineResources implements AutoCloseable {
+public final class EngineConnections implements AutoCloseable {
 
-    final UnifiedJedis redis;
-    final HikariDataSource dataSource;
-    final Jdbi jdbi;
-    final QueueClient queue;
-    final EffectStore effects;
+    private final UnifiedJedis redis;
+    private final HikariDataSource dataSource;
+    private final Jdbi jdbi;
+    private final QueueClient queue;
+    private final EffectStore effects;
 
-    EngineResources(EngineConfig config) {
+    public EngineConnections(EngineConfig config) {
         UnifiedJedis client = config.valkey().open(config.valkeyPoolSize());
         HikariDataSource pg = null;
         try {
@@ -36,6 +38,26 @@ final class EngineResources implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    public UnifiedJedis redis() {
+        return redis;
+    }
+
+    public HikariDataSource dataSource() {
+        return dataSource;
+    }
+
+    public Jdbi jdbi() {
+        return jdbi;
+    }
+
+    public QueueClient queue() {
+        return queue;
+    }
+
+    public EffectStore effects() {
+        return effects;
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.echomq.runtime;
+package io.echomq.engine;
 
 import io.echomq.handler.JobHandler;
 

@@ -1,0 +1,105 @@
+package io.echomq.engine;
+
+import io.echomq.effect.EffectStore;
+import io.echomq.handler.JobHandler;
+import io.echomq.maintenance.Maintenance;
+import io.echomq.maintenance.MaintenanceListener;
+import io.echomq.queue.QueueClient;
+import io.echomq.worker.FaultInjector;
+import io.echomq.worker.QueueWorker;
+import io.echomq.worker.SafeListener;
+import io.echomq.worker.WorkerListener;
+import io.echomq.worker.WorkerSettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The one place workers and maintenance are put together, over a queue client and an effect
+ * store someone opened: the WAR and the standalone worker through {@link RunningEngine}, the
+ * tests and the benchmark directly, so a setting cannot mean one thing in one runtime and
+ * another elsewhere. It remembers what it started and stops all of it with one deadline.
+ *
+ * <p>Thread-safe; workers may be added while others run (a test's zombie and its successor).
+ */
+public final class EngineAssembly {
+
+    private final QueueClient queue;
+    private final EffectStore effects;
+    private final EngineThreads threads;
+    private final String workerId;
+    private final WorkerListener listener;
+    private final MaintenanceListener maintenanceListener;
+    private final List<QueueWorker> workers = new CopyOnWriteArrayList<>();
+    private final List<Maintenance> maintenance = new CopyOnWriteArrayList<>();
+
+    /**
+     * @param workerId names this engine's claims in job histories (host and process, say)
+     * @param listener hears every worker's events; its failures never reach a job
+     */
+    public EngineAssembly(QueueClient queue, EffectStore effects, EngineThreads threads, String workerId, WorkerListener listener,
+            MaintenanceListener maintenanceListener) {
+        this.queue = queue;
+        this.effects = effects;
+        this.threads = threads;
+        this.workerId = workerId;
+        this.listener = SafeListener.of(listener);
+        this.maintenanceListener = maintenanceListener;
+    }
+
+    public QueueClient queue() {
+        return queue;
+    }
+
+    public EffectStore effects() {
+        return effects;
+    }
+
+    /** Starts a worker that drains {@code queueName} with {@code handler}. */
+    public QueueWorker startWorker(String queueName, JobHandler handler, WorkerSettings settings) {
+        return startWorker(queueName, handler, settings, workerId, FaultInjector.NONE);
+    }
+
+    /**
+     * Starts a worker under a worker id of its own, with crashes injected where {@code faults}
+     * says: the guarantees lab and the proofs run several workers of one engine this way.
+     */
+    public QueueWorker startWorker(String queueName, JobHandler handler, WorkerSettings settings, String id, FaultInjector faults) {
+        QueueWorker worker = new QueueWorker(queueName, handler, queue, effects, settings, id, threads.timers(), faults, listener);
+        workers.add(worker);
+        worker.start(threads.runners());
+        return worker;
+    }
+
+    /** The maintenance duties over {@code queues}, not started: for runs on the caller's thread. */
+    public Maintenance maintenance(List<String> queues, Maintenance.Settings settings) {
+        Maintenance duties = new Maintenance(queue, effects, queues, settings, maintenanceListener);
+        maintenance.add(duties);
+        return duties;
+    }
+
+    /** The maintenance duties over {@code queues}, each on its own schedule. */
+    public Maintenance startMaintenance(List<String> queues, Maintenance.Settings settings) {
+        Maintenance duties = maintenance(queues, settings);
+        duties.start(threads.timers());
+        return duties;
+    }
+
+    /**
+     * Stops everything it started, with one deadline: maintenance stops, every worker stops
+     * claiming at once, then all of them get {@code grace} in all to finish what they hold (not
+     * a grace each, while later queues keep leasing). Safe to call twice.
+     *
+     * @return true when every worker ended in time
+     */
+    public boolean stop(Duration grace) {
+        maintenance.forEach(Maintenance::stop);
+        workers.forEach(QueueWorker::stopClaiming);
+        long deadline = System.nanoTime() + grace.toNanos();
+        boolean all = true;
+        for (QueueWorker worker : workers) {
+            all &= worker.awaitStopped(deadline);
+        }
+        return all;
+    }
+}

@@ -1,0 +1,148 @@
+package io.echomq.engine;
+
+import io.echomq.effect.EffectStore;
+import io.echomq.effect.Migrations;
+import io.echomq.maintenance.MaintenanceListener;
+import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.QueueClient;
+import io.echomq.runtime.ConfigurationException;
+import io.echomq.runtime.DependencyCheck;
+import io.echomq.runtime.EngineConfig;
+import io.echomq.worker.WorkerListener;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.logging.Logger;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * An engine started from its configuration, as every runtime starts one (the WAR at deployment,
+ * the standalone worker in its {@code main}): opens the connections, migrates the database,
+ * starts a worker per handler binding with that queue's settings and the maintenance over every
+ * known queue, through the {@link EngineAssembly}. Closing it stops claiming, lets running jobs
+ * finish within the configured grace period and closes the connections; leases of jobs still
+ * running then expire and are reaped, never lost.
+ */
+public final class RunningEngine implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(RunningEngine.class.getName());
+
+    private final EngineConfig config;
+    private final EngineConnections connections;
+    private final EngineAssembly assembly;
+    private final Set<String> queues;
+
+    private RunningEngine(EngineConfig config, EngineConnections connections, EngineAssembly assembly, Set<String> queues) {
+        this.config = config;
+        this.connections = connections;
+        this.assembly = assembly;
+        this.queues = queues;
+    }
+
+    /**
+     * Starts the engine. Any failure closes what was opened and is thrown with a message that
+     * says what to fix (a {@link ConfigurationException} names the setting).
+     */
+    public static RunningEngine start(EngineConfig config, List<HandlerBinding> handlers, EngineThreads threads, String workerId,
+            WorkerListener listener, MaintenanceListener maintenanceListener) {
+        Set<String> queues = knownQueues(config, handlers);
+        warnIfPoolTooSmall(config, handlers);
+        EngineConnections connections = new EngineConnections(config);
+        EngineAssembly assembly = new EngineAssembly(connections.queue(), connections.effects(), threads, workerId, listener,
+                maintenanceListener);
+        try {
+            Migrations.migrate(connections.dataSource());
+            for (HandlerBinding binding : handlers) {
+                assembly.startWorker(binding.queue(), binding.handler(), config.workerFor(binding.queue()));
+            }
+            assembly.startMaintenance(List.copyOf(queues), config.maintenance());
+        } catch (RuntimeException e) {
+            assembly.stop(Duration.ZERO);
+            connections.close();
+            throw e;
+        }
+        LOG.info("EchoMQ started: worker " + workerId + ", queues " + queues + ", handlers "
+                + handlers.stream().map(h -> h.queue() + "=" + h.beanClass().getSimpleName()).toList());
+        return new RunningEngine(config, connections, assembly, queues);
+    }
+
+    public EngineConfig config() {
+        return config;
+    }
+
+    public QueueClient queue() {
+        return connections.queue();
+    }
+
+    public EffectStore effects() {
+        return connections.effects();
+    }
+
+    public Jdbi jdbi() {
+        return connections.jdbi();
+    }
+
+    /** The queues this engine accepts jobs for: the handler-bound ones and the declared ones. */
+    public Set<String> queues() {
+        return queues;
+    }
+
+    /** Whether Valkey and PostgreSQL answer now. */
+    public List<DependencyCheck> checkDependencies() {
+        return List.of(check("valkey", () -> connections.redis().ping()),
+                check("postgresql", () -> connections.jdbi().withHandle(h -> h.createQuery("SELECT 1").mapTo(Integer.class).one())));
+    }
+
+    @Override
+    public void close() {
+        try {
+            assembly.stop(config.shutdownGrace());
+        } finally {
+            connections.close();
+        }
+    }
+
+    private static DependencyCheck check(String name, Callable<?> probe) {
+        try {
+            probe.call();
+            return new DependencyCheck(name, true, "ok");
+        } catch (Exception e) {
+            return new DependencyCheck(name, false, e.toString());
+        }
+    }
+
+    /** Every queue name, bound or declared, checked like a submission's: a bad one fails the start, naming where it came from. */
+    private static Set<String> knownQueues(EngineConfig config, List<HandlerBinding> handlers) {
+        Set<String> all = new TreeSet<>();
+        for (HandlerBinding h : handlers) {
+            all.add(checkedQueue(h.queue(), "@HandlesQueue on " + h.beanClass().getName()));
+        }
+        for (String declared : config.declaredQueues()) {
+            all.add(checkedQueue(declared, "echomq.queues"));
+        }
+        return Set.copyOf(all);
+    }
+
+    private static String checkedQueue(String name, String source) {
+        try {
+            return QueueClient.checkQueueName(name);
+        } catch (InvalidRequestException e) {
+            throw new ConfigurationException(source, "'" + name + "' is not a valid queue name: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Each runner holds a connection for its effect transaction: a pool smaller than all
+     * runners together makes runners queue for connections instead of working.
+     */
+    private static void warnIfPoolTooSmall(EngineConfig config, List<HandlerBinding> handlers) {
+        int runners = handlers.stream().mapToInt(h -> config.workerFor(h.queue()).concurrency()).sum();
+        if (config.jdbcPoolSize() < runners + 1) {
+            LOG.warning("echomq.jdbc.pool-size (" + config.jdbcPoolSize() + ") is below the " + runners
+                    + " worker runners of this engine plus one for the API and maintenance: runners will wait for "
+                    + "connections; set it to at least " + (runners + 2));
+        }
+    }
+}

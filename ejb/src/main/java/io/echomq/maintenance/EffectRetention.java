@@ -1,0 +1,77 @@
+package io.echomq.maintenance;
+
+import io.echomq.effect.EffectRecord;
+import io.echomq.effect.EffectStore;
+import io.echomq.queue.JobIdentity;
+import io.echomq.queue.JobState;
+import io.echomq.queue.QueueClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Deletes effect rows older than the retention age, in bounded batches, so the effect table
+ * stays bounded at any sustained rate (invariant 9).
+ *
+ * <p>Invariant: a row goes only when its job can never be delivered again: Valkey no longer
+ * holds the job, or holds it completed. The row of a job Valkey still holds in any other state
+ * stays, whatever its age: a job whose acknowledgement was lost (dead, delayed, cancelled,
+ * paused in pending, leased) must still find its row, or its next attempt would apply the
+ * effect again. The age is never shorter than the idempotency window (checked where it is
+ * configured), so a row still names its idempotency key for as long as the key names one effect.
+ */
+final class EffectRetention implements MaintenanceDuty {
+
+    /** Script-free reads and deletes per run and queue: bounds one run while a backlog is drained over several. */
+    static final int MAX_BATCHES_PER_RUN = 10;
+
+    private final QueueClient queue;
+    private final EffectStore effects;
+    private final Duration interval;
+    private final Duration age;
+    private final int batch;
+    /** Per queue, the last row kept by the walk so far: the next batch starts after it. Used by the maintenance thread only. */
+    private final Map<String, EffectRecord> keptUpTo = new ConcurrentHashMap<>();
+
+    EffectRetention(QueueClient queue, EffectStore effects, Duration interval, Duration age, int batch) {
+        this.queue = queue;
+        this.effects = effects;
+        this.interval = interval;
+        this.age = age;
+        this.batch = batch;
+    }
+
+    @Override
+    public String name() {
+        return "effect-retention";
+    }
+
+    @Override
+    public Duration interval() {
+        return interval;
+    }
+
+    @Override
+    public Pass runOnce(String queueName) {
+        int deleted = 0;
+        for (int call = 0; call < MAX_BATCHES_PER_RUN; call++) {
+            List<EffectRecord> old = effects.appliedBefore(queueName, age, keptUpTo.get(queueName), batch);
+            Map<String, JobState> held = queue.statesOf(queueName,
+                    old.stream().map(r -> new JobIdentity(queueName, r.jobId(), r.jobCreatedMs(), null)).toList());
+            List<EffectRecord> finished = old.stream()
+                    .filter(r -> held.getOrDefault(r.jobId(), JobState.COMPLETED) == JobState.COMPLETED)
+                    .toList();
+            deleted += effects.forget(queueName, finished);
+            // Kept rows are stepped over; at the end the walk starts over, for kept jobs that finished since.
+            Optional<EffectRecord> lastKept = old.stream().filter(r -> !finished.contains(r)).reduce((a, b) -> b);
+            if (old.size() < batch) {
+                keptUpTo.remove(queueName);
+                break;
+            }
+            lastKept.ifPresent(r -> keptUpTo.put(queueName, r));
+        }
+        return new Pass(0, 0, 0, 0, deleted);
+    }
+}

@@ -1,0 +1,119 @@
+package io.echomq.worker;
+
+import io.echomq.effect.EffectOutcome;
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueUnavailableException;
+import io.echomq.queue.Rejected;
+import io.echomq.queue.RetryOutcome;
+import io.echomq.queue.Settlement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The one owner of what happens to a job after its run: reports the effect, then acknowledges
+ * a job whose effect is in (batched: the next turn's {@code complete-claim} carries every
+ * acknowledgement waiting), or sends a failed job to {@code retry}, which delays it, returns it
+ * to pending or dead-letters it. Every Valkey write it makes is fenced by the job's lease.
+ *
+ * <p>Invariants: an acknowledgement is queued only for a job whose effect committed; a job is
+ * reported completed only once Valkey accepted its acknowledgement; listener failures never
+ * change a job's fate (the listener is a {@link SafeListener}).
+ */
+final class Completer {
+
+    private static final Logger LOG = Logger.getLogger(Completer.class.getName());
+
+    private final QueueClient queue;
+    private final WorkerSettings settings;
+    private final DeliveryFaults faults;
+    private final WorkerListener listener;
+    /** Jobs whose effect is in, waiting for the next turn to acknowledge them. Added by runners, taken by the turn. */
+    private final Queue<ClaimedJob> toAcknowledge = new ConcurrentLinkedQueue<>();
+
+    Completer(QueueClient queue, WorkerSettings settings, DeliveryFaults faults, WorkerListener listener) {
+        this.queue = queue;
+        this.settings = settings;
+        this.faults = faults;
+        this.listener = listener;
+    }
+
+    /**
+     * Settles one job's outcome, on the thread of the runner that ran it.
+     *
+     * @throws SimulatedCrash the delivery died on its way to the acknowledgement
+     */
+    void settle(JobOutcome outcome) {
+        if (outcome instanceof JobOutcome.Done done) {
+            reportEffect(done);
+            faults.pass(CrashPoint.EFFECT, done.job());
+            faults.pass(CrashPoint.ACK, done.job());
+            toAcknowledge.add(done.job());
+            faults.pass(CrashPoint.DONE, done.job());
+        } else {
+            retry((JobOutcome.Failed) outcome);
+        }
+    }
+
+    boolean hasAcknowledgements() {
+        return !toAcknowledge.isEmpty();
+    }
+
+    /** Up to {@code max} acknowledgements for one turn to send, oldest first. */
+    List<ClaimedJob> takeAcknowledgements(int max) {
+        List<ClaimedJob> jobs = new ArrayList<>();
+        for (ClaimedJob job; jobs.size() < max && (job = toAcknowledge.poll()) != null; ) {
+            jobs.add(job);
+        }
+        return jobs;
+    }
+
+    /** Valkey answered the turn that carried these acknowledgements: one settlement per job, in order. */
+    void acknowledged(List<ClaimedJob> jobs, List<Settlement> settlements) {
+        for (int i = 0; i < jobs.size(); i++) {
+            ClaimedJob job = jobs.get(i);
+            if (settlements.get(i) instanceof Rejected rejected) {
+                // The effect is recorded; whoever holds the job now will find it and complete it.
+                listener.completionRejected(job, rejected);
+                LOG.log(Level.INFO, "job {0}: {1}", new Object[] {job.id(), rejected.describe()});
+            } else {
+                listener.completed(job);
+            }
+        }
+    }
+
+    /**
+     * The turn that carried these acknowledgements failed: they wait for a later one. Their
+     * leases may expire meanwhile; the effect store makes the redelivery harmless.
+     */
+    void notSent(List<ClaimedJob> jobs) {
+        toAcknowledge.addAll(jobs);
+    }
+
+    /**
+     * A job whose handler was skipped because another job with its idempotency key applied the
+     * effect is logged too: it is a resubmission Valkey did not recognise (the first job was
+     * trimmed, or lost in a failover), and operators should see it.
+     */
+    private void reportEffect(JobOutcome.Done done) {
+        if (done.effect() instanceof EffectOutcome.AlreadyApplied skipped && skipped.byAnotherJob()) {
+            LOG.log(Level.INFO, "queue ''{0}'', {1}", new Object[] {done.job().lease().queue(), skipped.describe()});
+        }
+        listener.effect(done.job(), done.effect(), done.took());
+    }
+
+    private void retry(JobOutcome.Failed failed) {
+        ClaimedJob job = failed.job();
+        try {
+            RetryOutcome outcome = queue.retry(job.lease(), failed.error(), settings.backoff(), failed.permanent());
+            listener.retried(job, outcome, failed.error());
+        } catch (QueueUnavailableException e) {
+            // The lease expires and the reaper returns the job; its attempt is spent either way.
+            listener.abandoned(job, e);
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package io.echomq.worker;
+
+import io.echomq.effect.EffectOutcome;
+import io.echomq.queue.ClaimedJob;
+import java.time.Duration;
+
+/**
+ * What running one job came to, before anything is sent to Valkey. The {@link JobRunner}
+ * returns it; the {@link Completer} alone acts on it (acknowledges, retries, dead-letters) and
+ * reports it.
+ */
+sealed interface JobOutcome permits JobOutcome.Done, JobOutcome.Failed {
+
+    ClaimedJob job();
+
+    /**
+     * The job's effect is in: committed by this attempt, or found applied earlier (the handler
+     * was skipped). The job may be completed.
+     *
+     * @param took the effect transaction's duration
+     */
+    record Done(ClaimedJob job, EffectOutcome effect, Duration took) implements JobOutcome {
+    }
+
+    /**
+     * The effect did not commit (or its outcome is unknown, which the effect store makes safe
+     * to retry).
+     *
+     * @param permanent the handler said retrying cannot help: the job goes dead at once
+     */
+    record Failed(ClaimedJob job, String error, boolean permanent) implements JobOutcome {
+    }
+}

@@ -1,0 +1,158 @@
+package io.echomq.worker;
+
+import io.echomq.effect.EffectContendedException;
+import io.echomq.effect.EffectFailedException;
+import io.echomq.effect.EffectOutcome;
+import io.echomq.effect.EffectStore;
+import io.echomq.handler.BatchJobHandler;
+import io.echomq.handler.JobContext;
+import io.echomq.handler.JobHandler;
+import io.echomq.handler.PermanentJobFailure;
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.Lease;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.stream.Collectors;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * Runs the effect of one portion of work, one job or a batch, in the effect store, and says
+ * what came of each job. It never talks to Valkey: what happens next (acknowledge, retry,
+ * dead-letter) is the {@link Completer}'s to decide and send.
+ *
+ * <p>Invariant: a job's outcome is handed on only after its effect transaction ended, so a
+ * {@link JobOutcome.Done} always stands for a committed effect.
+ */
+final class JobRunner {
+
+    private static final Logger LOG = Logger.getLogger(JobRunner.class.getName());
+
+    private final EffectStore effects;
+    private final JobHandler handler;
+    private final WorkerSettings settings;
+    private final LeaseKeeper keeper;
+    private final DeliveryFaults faults;
+    private final WorkerListener listener;
+    private final boolean batched;
+
+    JobRunner(EffectStore effects, JobHandler handler, WorkerSettings settings, LeaseKeeper keeper, DeliveryFaults faults,
+            WorkerListener listener) {
+        this.effects = effects;
+        this.handler = handler;
+        this.settings = settings;
+        this.keeper = keeper;
+        this.faults = faults;
+        this.listener = listener;
+        this.batched = handler instanceof BatchJobHandler && settings.batchSize() > 1;
+    }
+
+    /** Whether batches of jobs go through one transaction: the handler can apply them set-wise. */
+    boolean batched() {
+        return batched;
+    }
+
+    /**
+     * Runs the work, which the calling runner has started, and hands each job's outcome to
+     * {@code settle} as soon as it is known (in a batch's one-by-one fallback, job by job).
+     *
+     * @throws SimulatedCrash the delivery died at a crash point: nothing more is to be done
+     */
+    void run(RunningWork work, List<ClaimedJob> jobs, Consumer<JobOutcome> settle) {
+        jobs.forEach(listener::claimed);
+        if (jobs.size() > 1 && handler instanceof BatchJobHandler batchHandler) {
+            runBatch(work, jobs, batchHandler, settle);
+        } else {
+            for (ClaimedJob job : jobs) {
+                settle.accept(runOne(job, work));
+            }
+        }
+    }
+
+    private JobOutcome runOne(ClaimedJob job, RunningWork work) {
+        faults.pass(CrashPoint.LEASE, job);
+        long start = System.nanoTime();
+        try {
+            EffectOutcome outcome = effects.apply(job.lease(), tx -> handler.handle(context(job, tx)));
+            return new JobOutcome.Done(job, outcome, Duration.ofNanos(System.nanoTime() - start));
+        } catch (SimulatedCrash crash) {
+            throw crash;
+        } catch (EffectFailedException failed) {
+            Throwable cause = failed.getCause();
+            boolean timedOut = work.timedOut();
+            String error = timedOut ? "timed out after " + settings.jobTimeout().toMillis() + " ms: " + cause : String.valueOf(cause);
+            return new JobOutcome.Failed(job, error, cause instanceof PermanentJobFailure && !timedOut);
+        } catch (EffectContendedException contended) {
+            return new JobOutcome.Failed(job, contended.getMessage(), false);
+        } catch (RuntimeException | Error unexpected) {
+            // The database is down, a connection broke mid-transaction, the handler threw an
+            // Error of its own (StackOverflowError, AssertionError, ...): the effect did not
+            // commit, or its outcome is unknown, which the effect store makes safe to retry.
+            rethrowIfVirtualMachineError(unexpected);
+            return new JobOutcome.Failed(job, unexpected.toString(), false);
+        }
+    }
+
+    /**
+     * The batch in one transaction. If it fails before committing (a poison job, a key held by
+     * a zombie, the timeout), nothing of it committed: each job then runs alone, so only the
+     * culprit fails, while the jobs waiting their turn keep their leases.
+     */
+    private void runBatch(RunningWork work, List<ClaimedJob> jobs, BatchJobHandler batchHandler, Consumer<JobOutcome> settle) {
+        faults.pass(CrashPoint.LEASE, jobs);
+        Map<String, ClaimedJob> byId = jobs.stream().collect(Collectors.toMap(ClaimedJob::id, Function.identity()));
+        long start = System.nanoTime();
+        List<EffectOutcome> outcomes;
+        try {
+            outcomes = effects.applyAll(jobs.stream().map(ClaimedJob::lease).toList(), (tx, recorded) ->
+                    batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx)).toList()));
+        } catch (SimulatedCrash crash) {
+            throw crash;
+        } catch (RuntimeException | Error failed) {
+            rethrowIfVirtualMachineError(failed);
+            LOG.log(Level.FINE, "batch of {0} jobs on queue ''{1}'' failed ({2}); running them one by one",
+                    new Object[] {jobs.size(), jobs.get(0).lease().queue(), failed.toString()});
+            runOneByOne(work, jobs, settle);
+            return;
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        for (int i = 0; i < jobs.size(); i++) {
+            settle.accept(new JobOutcome.Done(jobs.get(i), outcomes.get(i), took));
+        }
+    }
+
+    /** Each job alone, with a timeout of its own; the batch's work keeps the others' leases meanwhile. */
+    private void runOneByOne(RunningWork batch, List<ClaimedJob> jobs, Consumer<JobOutcome> settle) {
+        batch.pause();
+        for (ClaimedJob job : jobs) {
+            RunningWork alone = keeper.trackAlone(job, batch);
+            JobOutcome outcome;
+            try {
+                outcome = runOne(job, alone);
+            } finally {
+                keeper.release(alone);
+            }
+            settle.accept(outcome);
+        }
+    }
+
+    /**
+     * The JVM's own distress (OutOfMemoryError, InternalError, ...) is not a job's failure: it
+     * stops the runner. A StackOverflowError is the handler's own recursion, and its stack is
+     * unwound by now: that job fails, like any other error it throws.
+     */
+    static void rethrowIfVirtualMachineError(Throwable e) {
+        if (e instanceof VirtualMachineError fatal && !(e instanceof StackOverflowError)) {
+            throw fatal;
+        }
+    }
+
+    private static JobContext context(ClaimedJob job, Handle tx) {
+        Lease lease = job.lease();
+        return new JobContext(lease.queue(), job.id(), lease.jobCreatedMs(), job.attempt(), job.lane(), job.payload(), tx);
+    }
+}

@@ -1,0 +1,64 @@
+package io.echomq.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** When a worker's next turn may go to Valkey: no servers, times passed in. */
+class IdlePacerTest {
+
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final Duration IDLE_POLL = Duration.ofMillis(200);
+
+    @Test
+    void anEmptyQueueIsAskedLessAndLessOftenUpToTheIdlePoll() {
+        IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
+        long now = 0;
+        long[] waits = new long[10];
+        for (int i = 0; i < waits.length; i++) {
+            pacer.claimed(now, 1, true);
+            waits[i] = pacer.nanosUntilDue(now);
+            now += waits[i];
+            assertThat(pacer.turnDue(now, false)).isTrue();
+        }
+        assertThat(waits).startsWith(1 * MS, 2 * MS, 4 * MS, 8 * MS);
+        assertThat(waits[waits.length - 1]).isEqualTo(IDLE_POLL.toNanos());
+    }
+
+    @Test
+    void findingWorkMakesTheNextTurnDueAtOnceAndResetsTheWait() {
+        IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
+        for (int i = 0; i < 5; i++) {
+            pacer.claimed(0, 1, true);
+        }
+        pacer.claimed(0, 1, false);
+        assertThat(pacer.turnDue(0, false)).isTrue();
+        pacer.claimed(0, 1, true);
+        assertThat(pacer.nanosUntilDue(0)).isEqualTo(IdlePacer.FIRST_IDLE_WAIT_NANOS);
+    }
+
+    @Test
+    void acknowledgementsWaitingMakeATurnDueWhileTheQueueIsIdle() {
+        IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
+        pacer.claimed(0, 1, true);
+        assertThat(pacer.turnDue(0, false)).isFalse();
+        assertThat(pacer.turnDue(0, true)).isTrue();
+    }
+
+    @Test
+    void aTurnThatAskedForNoJobsDoesNotPace() {
+        IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
+        pacer.claimed(0, 0, true);
+        assertThat(pacer.turnDue(0, false)).isTrue();
+    }
+
+    @Test
+    void afterValkeyFailedNoTurnGoesForAnIdlePollEvenWithAcknowledgementsWaiting() {
+        IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
+        pacer.valkeyFailed(0);
+        assertThat(pacer.turnDue(IDLE_POLL.toNanos() - 1, true)).isFalse();
+        assertThat(pacer.turnDue(IDLE_POLL.toNanos(), true)).isTrue();
+    }
+}
