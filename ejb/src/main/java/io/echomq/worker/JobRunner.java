@@ -18,7 +18,9 @@ import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
+import java.sql.SQLException;
 import org.jdbi.v3.core.Handle;
+import org.postgresql.PGConnection;
 
 /**
  * Runs the effect of one portion of work, one job or a batch, in the effect store, and says
@@ -77,7 +79,7 @@ final class JobRunner {
         faults.pass(CrashPoint.LEASE, job);
         long start = System.nanoTime();
         try {
-            EffectOutcome outcome = effects.apply(job.lease(), tx -> handler.handle(context(job, tx)));
+            EffectOutcome outcome = effects.apply(job.lease(), tx -> cancellableAtTimeout(work, tx, () -> handler.handle(context(job, tx))));
             return new JobOutcome.Done(job, outcome, Duration.ofNanos(System.nanoTime() - start));
         } catch (SimulatedCrash crash) {
             throw crash;
@@ -108,8 +110,8 @@ final class JobRunner {
         long start = System.nanoTime();
         List<EffectOutcome> outcomes;
         try {
-            outcomes = effects.applyAll(jobs.stream().map(ClaimedJob::lease).toList(), (tx, recorded) ->
-                    batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx)).toList()));
+            outcomes = effects.applyAll(jobs.stream().map(ClaimedJob::lease).toList(), (tx, recorded) -> cancellableAtTimeout(work, tx,
+                    () -> batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx)).toList())));
         } catch (SimulatedCrash crash) {
             throw crash;
         } catch (RuntimeException | Error failed) {
@@ -148,6 +150,36 @@ final class JobRunner {
     static void rethrowIfVirtualMachineError(Throwable e) {
         if (e instanceof VirtualMachineError fatal && !(e instanceof StackOverflowError)) {
             throw fatal;
+        }
+    }
+
+    /** The handler's code, whose SQL the work's timeout cancels; only while it runs, so a cancel never reaches a pooled connection's next user. */
+    private static void cancellableAtTimeout(RunningWork work, Handle tx, HandlerCall call) throws Exception {
+        work.onTimeout(() -> cancelStatement(tx));
+        try {
+            call.run();
+        } finally {
+            work.onTimeout(null);
+        }
+    }
+
+    @FunctionalInterface
+    private interface HandlerCall {
+        void run() throws Exception;
+    }
+
+    /**
+     * Cancels whatever statement the effect transaction runs now (PostgreSQL's cancel request,
+     * on a connection of its own), so a handler blocked in SQL past its timeout fails, its
+     * transaction rolls back and the job's effect key is free for the next attempt. If the
+     * cancel meets the COMMIT, the outcome may be unknown to this attempt; the next one finds
+     * the effect recorded or not, so it is never applied twice.
+     */
+    private static void cancelStatement(Handle tx) {
+        try {
+            tx.getConnection().unwrap(PGConnection.class).cancelQuery();
+        } catch (SQLException | RuntimeException e) {
+            LOG.log(Level.WARNING, "could not cancel the SQL of a job past its timeout; it ends at lock or statement limits", e);
         }
     }
 

@@ -26,6 +26,8 @@ final class RunningWork {
     private long startedNanos;
     private boolean finished;
     private boolean timedOut;
+    /** What else stops the work at its timeout besides the interrupt (cancelling its SQL); null for none. Guarded by this. */
+    private Runnable onTimeout;
 
     RunningWork(List<ClaimedJob> jobs, long leasedAtNanos) {
         this.jobs = List.copyOf(jobs);
@@ -37,6 +39,14 @@ final class RunningWork {
     synchronized void start() {
         runner = Thread.currentThread();
         startedNanos = System.nanoTime();
+    }
+
+    /**
+     * Also run {@code stop} when the work times out: an interrupt does not stop a thread blocked
+     * in a JDBC call, and its transaction would hold the job's effect key.
+     */
+    synchronized void onTimeout(Runnable stop) {
+        onTimeout = stop;
     }
 
     /** The work waits again (its jobs run one by one elsewhere): its leases are kept, no timeout counts. */
@@ -80,6 +90,9 @@ final class RunningWork {
         timedOut = true;
         leased.clear();
         runner.interrupt();
+        if (onTimeout != null) {
+            onTimeout.run();
+        }
         return true;
     }
 

@@ -146,4 +146,24 @@ class SettlementPathTest {
                 .hasValueSatisfying(e -> assertThat(e).contains("AssertionError"));
         assertThat(engine.ledger()).isEqualTo(new LedgerSummary(9, 9, 0, 900));
     }
+
+    @Test
+    void aHandlerBlockedInSqlPastItsTimeoutGivesUpItsTransactionAndTheJobIsRetried() {
+        LedgerChargeHandler charge = new LedgerChargeHandler();
+        JobHandler blocksOnTheFirstAttempt = job -> {
+            if (job.attempt() == 1) {
+                // pgJDBC ignores interrupts: only a cancel on the server ends this.
+                job.transaction().execute("SELECT pg_sleep(60)");
+            }
+            charge.handle(job);
+        };
+        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
+        engine.startWorker("w1", blocksOnTheFirstAttempt, quick().withJobTimeout(Duration.ofMillis(500)), FaultInjector.NONE);
+
+        JobView done = awaitState(job.id(), JobState.COMPLETED);
+
+        assertThat(done.attempts()).isEqualTo(2);
+        assertThat(engine.events.errors).singleElement().satisfies(e -> assertThat(e).contains("timed out after 500 ms"));
+        assertThat(engine.ledger()).isEqualTo(new LedgerSummary(1, 1, 0, 100));
+    }
 }
