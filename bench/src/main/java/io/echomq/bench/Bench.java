@@ -64,6 +64,13 @@ public final class Bench {
 
     private void run() throws Exception {
         header();
+        if (options.soakMinutes > 0) {
+            String section = new Soak(servers, options.batchSize).run(options.soakMinutes, options.soakPerJobRate, options.soakBatchedRate,
+                    options.out);
+            line(section);
+            Files.writeString(options.out.resolve("soak.md"), report);
+            return;
+        }
         if (options.peer) {
             bullmq.install();
         }
@@ -422,6 +429,11 @@ public final class Bench {
         /** When set: only the latency rows, at this rate and the first concurrency. */
         double latencyRate;
         boolean peer = true;
+        /** When set: only the soak, this many minutes per mode. */
+        int soakMinutes;
+        /** The soak's offered rates; 0: half of what a calibration drain reaches. */
+        double soakPerJobRate;
+        double soakBatchedRate;
         /** Only the throughput of contestants whose name contains one of these (lower case; --only repeats), nothing else. */
         final List<String> only = new ArrayList<>();
         /** Where a full run writes its report; a smoke run (--quick) defaults to the build folder, not over the recorded one. */
@@ -457,9 +469,15 @@ public final class Bench {
                     case "--latency-seconds" -> o.latencySeconds = Integer.parseInt(args[++i]);
                     case "--latency-untimed-seconds" -> o.latencyUntimedSeconds = Double.parseDouble(args[++i]);
                     case "--batch-size" -> o.batchSize = Integer.parseInt(args[++i]);
+                    case "--soak" -> o.soakMinutes = Integer.parseInt(args[++i]);
+                    case "--soak-rate" -> {
+                        List<Integer> rates = integers(args[++i]);
+                        o.soakPerJobRate = rates.get(0);
+                        o.soakBatchedRate = rates.get(rates.size() - 1);
+                    }
                     default -> throw new IllegalArgumentException("unknown option " + arg
                             + " (known: --quick, --rounds N, --jobs N, --concurrency 1,4,16,64, --depths 1000,100000, --no-peer, "
-                            + "--only NAME-PART (repeatable), --latency-rate JOBS_PER_S, --latency-seconds N, --latency-untimed-seconds N, --batch-size N, --out DIR)");
+                            + "--only NAME-PART (repeatable), --latency-rate JOBS_PER_S, --latency-seconds N, --latency-untimed-seconds N, --batch-size N, --soak MINUTES, --soak-rate PER_JOB,BATCHED, --out DIR)");
                 }
             }
             if (o.out == null) {

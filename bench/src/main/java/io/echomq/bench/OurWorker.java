@@ -28,7 +28,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import org.jdbi.v3.core.Jdbi;
 import redis.clients.jedis.RedisClient;
 
@@ -90,30 +89,7 @@ final class OurWorker {
         try (Run run = new Run(mode, effect, concurrency, jobs)) {
             run.startWorker();
             long start = System.nanoTime();
-            int sent = 0;
-            long maxLateNanos = 0;
-            while (sent < jobs) {
-                long now = System.nanoTime();
-                int due = (int) Math.min(jobs, (long) ((now - start) / 1e9 * rate) + 1);
-                long firstDueAt = start + (long) (sent / rate * 1e9);
-                if (due <= sent) {
-                    LockSupport.parkNanos(firstDueAt - now);
-                    continue;
-                }
-                // Latency counts from the send; how late the producer got says what that leaves out.
-                maxLateNanos = Math.max(maxLateNanos, now - firstDueAt);
-                // Late ticks send what is due as one burst, so the offered rate holds.
-                List<NewJob> burst = new ArrayList<>(due - sent);
-                for (int i = sent; i < due && burst.size() < QueueClient.MAX_BATCH_JOBS; i++) {
-                    burst.add(NewJob.of(i < untimed ? Workload.charge(i) : Workload.timedCharge(i, System.nanoTime())));
-                }
-                if (burst.size() == 1) {
-                    run.queue.enqueue(run.queueName, burst.get(0));
-                } else {
-                    run.queue.enqueueBatch(run.queueName, burst);
-                }
-                sent += burst.size();
-            }
+            long maxLateNanos = OpenLoop.run(run.queue, run.queueName, rate, jobs, untimed, Duration.ofDays(1)).maxLateNanos();
             run.awaitAll();
             double seconds = (System.nanoTime() - start) / 1e9;
             run.verify();

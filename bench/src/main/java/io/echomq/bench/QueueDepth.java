@@ -78,7 +78,7 @@ final class QueueDepth {
         }
     }
 
-    private static long usedMemory(RedisClient redis) {
+    static long usedMemory(RedisClient redis) {
         for (String line : redis.info("memory").split("\r?\n")) {
             if (line.startsWith("used_memory:")) {
                 return Long.parseLong(line.substring("used_memory:".length()).trim());

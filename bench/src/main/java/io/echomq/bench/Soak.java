@@ -1,0 +1,190 @@
+package io.echomq.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.echomq.demo.LedgerChargeHandler;
+import io.echomq.demo.LedgerSummary;
+import io.echomq.effect.EffectOutcome;
+import io.echomq.effect.EffectSettings;
+import io.echomq.effect.EffectStore;
+import io.echomq.engine.EngineAssembly;
+import io.echomq.engine.EngineThreads;
+import io.echomq.handler.JobHandler;
+import io.echomq.maintenance.Maintenance;
+import io.echomq.maintenance.MaintenanceListener;
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueSettings;
+import io.echomq.worker.WorkerListener;
+import io.echomq.worker.WorkerSettings;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jdbi.v3.core.Jdbi;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * The soak: the engine under a steady open-loop load for a long time, as in production, with
+ * the product's own maintenance (reaper, retention, reconciler, effect-row retention) and its
+ * default retention bounds, sampling once a minute what must stay flat: Valkey's memory, the
+ * completed set, the effect table's rows and bytes, the worker JVM's heap after a GC, and the
+ * latency from send to effect. One run per mode (one transaction per job, and batched), each at
+ * half the rate that mode drained at in a calibration run just before.
+ *
+ * <p>Only the effect-row retention age is shortened (to {@link #EFFECT_WINDOW} twice), so that
+ * the effect table reaches its bound within the run; in production it is days.
+ */
+final class Soak {
+
+    /** The idempotency window of the soak's effect store; the effect-row retention is twice it. */
+    static final Duration EFFECT_WINDOW = Duration.ofMinutes(1);
+    private static final int CONCURRENCY = 4;
+    private static final Duration SAMPLE_EVERY = Duration.ofMinutes(1);
+    /** Minutes at the start that the flatness check leaves out: pools, JIT, retention's first rounds. */
+    static final int SETTLING_MINUTES = 5;
+
+    /** One minute of the run. */
+    record Sample(int minute, long valkeyBytes, long completedKept, long effectRows, long effectTableBytes, long heapAfterGcBytes,
+            int jobsDone, double p50Millis, double p99Millis) {
+    }
+
+    private final Servers servers;
+    private final int batchSize;
+
+    Soak(Servers servers, int batchSize) {
+        this.servers = servers;
+        this.batchSize = batchSize;
+    }
+
+    /** Runs both modes for {@code minutes} each; writes CSV, PNG and a Markdown section to {@code out}; returns the section. */
+    String run(int minutes, double perJobRate, double batchedRate, Path out) throws Exception {
+        Files.createDirectories(out);
+        StringBuilder section = new StringBuilder();
+        for (OurWorker.Mode mode : OurWorker.Mode.values()) {
+            double given = mode == OurWorker.Mode.PER_JOB ? perJobRate : batchedRate;
+            double rate = given > 0 ? given : calibratedHalfRate(mode);
+            System.err.printf(Locale.ROOT, "soak: %s at %.0f jobs/s for %d minutes%n", name(mode), rate, minutes);
+            List<Sample> samples = soak(mode, rate, minutes);
+            String file = "soak-" + name(mode);
+            writeCsv(out.resolve(file + ".csv"), samples);
+            SoakChart.write(out.resolve(file + ".png"), name(mode) + " at " + Math.round(rate) + " jobs/s", samples);
+            section.append(report(mode, rate, minutes, samples, file));
+        }
+        return section.toString();
+    }
+
+    private static String name(OurWorker.Mode mode) {
+        return mode == OurWorker.Mode.PER_JOB ? "per-job" : "batched";
+    }
+
+    /** Half of what the mode drains a preloaded queue at, at the soak's concurrency. */
+    private double calibratedHalfRate(OurWorker.Mode mode) throws InterruptedException {
+        int jobs = mode == OurWorker.Mode.PER_JOB ? 20_000 : 100_000;
+        double best = new OurWorker(servers, batchSize).drain(mode, OurWorker.Effect.LEDGER, CONCURRENCY, jobs).jobsPerSecond();
+        System.err.printf(Locale.ROOT, "soak: %s drained %d jobs at %.0f jobs/s%n", name(mode), jobs, best);
+        return best / 2;
+    }
+
+    private List<Sample> soak(OurWorker.Mode mode, double rate, int minutes) throws Exception {
+        String queueName = "soak-" + name(mode) + "-" + ProcessHandle.current().pid();
+        AtomicReference<ConcurrentLinkedQueue<Long>> latencies = new AtomicReference<>(new ConcurrentLinkedQueue<>());
+        WorkerListener timing = new WorkerListener() {
+            @Override
+            public void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
+                if (job.payload().contains("sentNanos")) {
+                    latencies.get().add(System.nanoTime() - Workload.sentNanos(job.payload()));
+                }
+            }
+        };
+        ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
+        ExecutorService runners = Executors.newCachedThreadPool();
+        List<Sample> samples = new ArrayList<>();
+        try (RedisClient redis = servers.newRedis(); HikariDataSource pool = servers.pool(queueName, CONCURRENCY + 4)) {
+            QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+            Jdbi jdbi = Jdbi.create(pool);
+            EffectSettings effects = new EffectSettings(EffectSettings.DEFAULT.lockTimeout(), EffectSettings.DEFAULT.idleInTransactionTimeout(),
+                    EFFECT_WINDOW);
+            EngineAssembly engine = new EngineAssembly(queue, new EffectStore(jdbi, effects), new EngineThreads(runners, timers), "soak",
+                    timing, MaintenanceListener.NONE);
+            engine.startWorker(queueName, handler(mode), WorkerSettings.DEFAULT.withConcurrency(CONCURRENCY).withBatchSize(batchSize));
+            engine.startMaintenance(List.of(queueName), Maintenance.Settings.DEFAULT.withEffectRetention(EFFECT_WINDOW.multipliedBy(2)));
+            Thread producer = new Thread(() -> OpenLoop.run(queue, queueName, rate, Integer.MAX_VALUE, 0, Duration.ofMinutes(minutes)),
+                    "soak-producer");
+            producer.start();
+            long start = System.nanoTime();
+            for (int minute = 1; minute <= minutes; minute++) {
+                long due = start + SAMPLE_EVERY.toNanos() * minute;
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
+                samples.add(sample(minute, redis, queue, queueName, jdbi, latencies.getAndSet(new ConcurrentLinkedQueue<>())));
+                Sample s = samples.get(samples.size() - 1);
+                System.err.printf(Locale.ROOT, "soak: %s minute %d: valkey %.1f MB, completed kept %d, effect rows %d (%.1f MB), "
+                        + "heap after GC %.1f MB, %d jobs, p50 %.1f ms, p99 %.1f ms%n", name(mode), minute, s.valkeyBytes() / 1e6,
+                        s.completedKept(), s.effectRows(), s.effectTableBytes() / 1e6, s.heapAfterGcBytes() / 1e6, s.jobsDone(),
+                        s.p50Millis(), s.p99Millis());
+            }
+            producer.join();
+            engine.stop(Duration.ofSeconds(30));
+            LedgerSummary ledger = LedgerSummary.of(jdbi, queueName);
+            if (ledger.duplicates() != 0) {
+                throw new IllegalStateException(queueName + ": the soak applied an effect twice: " + ledger);
+            }
+        } finally {
+            runners.shutdownNow();
+            timers.shutdownNow();
+        }
+        return samples;
+    }
+
+    private JobHandler handler(OurWorker.Mode mode) {
+        LedgerChargeHandler ledger = new LedgerChargeHandler();
+        return mode == OurWorker.Mode.PER_JOB ? ledger::handle : ledger;
+    }
+
+    private static Sample sample(int minute, RedisClient redis, QueueClient queue, String queueName, Jdbi jdbi,
+            ConcurrentLinkedQueue<Long> minuteLatencies) {
+        double[] millis = minuteLatencies.stream().mapToDouble(n -> n / 1e6).toArray();
+        long effectRows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM echomq.effect WHERE queue = :q")
+                .bind("q", queueName).mapTo(Long.class).one());
+        long effectBytes = jdbi.withHandle(h -> h.createQuery("SELECT pg_total_relation_size('echomq.effect')").mapTo(Long.class).one());
+        System.gc();
+        long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        return new Sample(minute, QueueDepth.usedMemory(redis), queue.stats(queueName).completed(), effectRows, effectBytes, heap,
+                millis.length, millis.length == 0 ? 0 : Stats.percentile(millis, 50), millis.length == 0 ? 0 : Stats.percentile(millis, 99));
+    }
+
+    private static void writeCsv(Path csv, List<Sample> samples) throws IOException {
+        List<String> lines = new ArrayList<>();
+        lines.add("minute,valkey_bytes,completed_kept,effect_rows,effect_table_bytes,heap_after_gc_bytes,jobs,p50_ms,p99_ms");
+        for (Sample s : samples) {
+            lines.add(String.format(Locale.ROOT, "%d,%d,%d,%d,%d,%d,%d,%.2f,%.2f", s.minute(), s.valkeyBytes(), s.completedKept(),
+                    s.effectRows(), s.effectTableBytes(), s.heapAfterGcBytes(), s.jobsDone(), s.p50Millis(), s.p99Millis()));
+        }
+        Files.write(csv, lines);
+    }
+
+    /** The section of one mode: the samples, and the verdict against the flatness targets. */
+    private static String report(OurWorker.Mode mode, double rate, int minutes, List<Sample> samples, String file) {
+        StringBuilder md = new StringBuilder();
+        md.append(String.format(Locale.ROOT, "%n### %s at %.0f jobs/s, %d minutes ([CSV](%s.csv), ![plot](%s.png))%n%n", name(mode), rate,
+                minutes, file, file));
+        md.append("| minute | Valkey MB | completed kept | effect rows | effect table MB | heap after GC MB | jobs | p50 ms | p99 ms |\n");
+        md.append("|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        for (Sample s : samples) {
+            md.append(String.format(Locale.ROOT, "| %d | %.1f | %d | %d | %.1f | %.1f | %d | %.1f | %.1f |%n", s.minute(), s.valkeyBytes() / 1e6,
+                    s.completedKept(), s.effectRows(), s.effectTableBytes() / 1e6, s.heapAfterGcBytes() / 1e6, s.jobsDone(),
+                    s.p50Millis(), s.p99Millis()));
+        }
+        md.append('\n').append(SoakVerdict.of(samples)).append('\n');
+        return md.toString();
+    }
+}
