@@ -76,16 +76,23 @@ public final class QueueClient {
     /** The most jobs one batch submission may carry. */
     public static final int MAX_BATCH_JOBS = 1_000;
 
+    /**
+     * Submits one job. With an idempotency key, a lost reply may be answered by sending the
+     * submission again (the key makes that safe); without one it is sent once, and a lost reply is
+     * a {@link QueueOutcomeUnknownException}: the job may exist.
+     */
     public Enqueued enqueue(String queue, NewJob job) {
         QueueKeys keys = keysOf(queue);
         List<String> args = new ArrayList<>(List.of(keys.prefix()));
         args.addAll(scriptArguments(job, ""));
-        return Replies.enqueued(queue, scripts.run(Script.ENQUEUE, keys, null, args));
+        return Replies.enqueued(queue, submit(Script.ENQUEUE, keys, args, job.idempotencyKey().isPresent()));
     }
 
     /**
      * Submits several jobs atomically: every job is validated first, and then all are stored
      * in one script call, or none is. A field error names the job, e.g. {@code jobs[3].lane}.
+     * Sent again after a lost reply only when every job carries an idempotency key, as for
+     * {@link #enqueue}.
      */
     public List<Enqueued> enqueueBatch(String queue, List<NewJob> jobs) {
         QueueKeys keys = keysOf(queue);
@@ -99,7 +106,12 @@ public final class QueueClient {
         for (int i = 0; i < jobs.size(); i++) {
             args.addAll(scriptArguments(jobs.get(i), "jobs[" + i + "]."));
         }
-        return Replies.enqueuedBatch(queue, scripts.run(Script.ENQUEUE_BATCH, keys, null, args));
+        boolean keyed = jobs.stream().allMatch(job -> job.idempotencyKey().isPresent());
+        return Replies.enqueuedBatch(queue, submit(Script.ENQUEUE_BATCH, keys, args, keyed));
+    }
+
+    private Object submit(Script script, QueueKeys keys, List<String> args, boolean keyed) {
+        return keyed ? scripts.runKeyedSubmission(script, keys, args) : scripts.run(script, keys, null, args);
     }
 
     /** A job's five script arguments, after checking each field; {@code at} prefixes field names. */

@@ -31,6 +31,15 @@ public enum Script {
     /** Scripts whose reply acknowledges a submission: the ones a {@code WAIT} for replicas follows. */
     private static final Set<Script> SUBMISSIONS = EnumSet.of(ENQUEUE, ENQUEUE_BATCH);
 
+    /**
+     * Scripts a second run of which changes nothing a caller relies on, so a client may resend
+     * them after a lost reply (the cluster client does, on connection errors): a read, a flag
+     * set to a value, passes that do only what is due (reap, trim), and a heartbeat by the
+     * lease's holder. Every other script is sent once; a submission is resendable only when
+     * every job carries an idempotency key (the caller says so).
+     */
+    private static final Set<Script> RESENDABLE = EnumSet.of(STATS, SET_PAUSED, REAP, TRIM, EXTEND);
+
     /** Where the scripts live on the class path (the {@code echomq-lua} jar). */
     public static final String RESOURCE_FOLDER = "io/echomq/lua/";
 
@@ -49,6 +58,11 @@ public enum Script {
     /** True when the script's reply tells a submitter that the job is accepted. */
     public boolean acknowledgesSubmission() {
         return SUBMISSIONS.contains(this);
+    }
+
+    /** True when a lost reply may be answered by sending the script again (see {@link #RESENDABLE}). */
+    public boolean resendable() {
+        return RESENDABLE.contains(this);
     }
 
     /** The KEYS count the file name declares. */
