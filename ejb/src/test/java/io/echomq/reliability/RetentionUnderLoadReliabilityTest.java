@@ -110,7 +110,7 @@ class RetentionUnderLoadReliabilityTest {
     }
 
     /** A worker's turns: acknowledge the last turn's jobs, lease the next ones, until every job completed. */
-    private static void drain(QueueClient client, String queue, String worker, AtomicLong completed) {
+    private static Void drain(QueueClient client, String queue, String worker, AtomicLong completed) throws InterruptedException {
         List<Lease> finished = List.of();
         while (completed.get() < JOBS) {
             CompletedAndClaimed turn = client.completeAndClaim(queue, finished, LEASE, CLAIM_BATCH, worker);
@@ -119,24 +119,28 @@ class RetentionUnderLoadReliabilityTest {
             completed.addAndGet(settled);
             finished = turn.claimed().stream().map(ClaimedJob::lease).toList();
             if (finished.isEmpty()) {
-                sleep(1);   // as the worker's idle poll, shorter: nothing pending until the submitter catches up
+                Thread.sleep(1);   // as the worker's idle poll, shorter: nothing pending until the submitter catches up
             }
         }
+        return null;
     }
 
-    private static void trimEverySecond(QueueClient client, String queue, Retention retention, AtomicLong completed) {
+    private static Void trimEverySecond(QueueClient client, String queue, Retention retention, AtomicLong completed)
+            throws InterruptedException {
         while (completed.get() < JOBS) {
             client.trim(queue, retention);
-            sleep(1_000);
+            Thread.sleep(1_000);
         }
+        return null;
     }
 
-    private static void sample(RedisClient redis, QueueKeys keys, AtomicLong maxKept, AtomicLong completed) {
+    private static Void sample(RedisClient redis, QueueKeys keys, AtomicLong maxKept, AtomicLong completed) throws InterruptedException {
         while (completed.get() < JOBS) {
             maxKept.accumulateAndGet(redis.zcard(keys.completed()), Math::max);
-            sleep(20);
+            Thread.sleep(20);
         }
         maxKept.accumulateAndGet(redis.zcard(keys.completed()), Math::max);
+        return null;
     }
 
     /** Every byte Valkey holds for the queue: the sum of MEMORY USAGE over its keys. */
@@ -155,14 +159,5 @@ class RetentionUnderLoadReliabilityTest {
             pipeline.sync();
         }
         return sizes.stream().mapToLong(size -> size.get() == null ? 0 : size.get()).sum();
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }
