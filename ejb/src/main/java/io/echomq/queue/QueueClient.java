@@ -81,16 +81,23 @@ public final class QueueClient {
     /** The most jobs one batch submission may carry. */
     public static final int MAX_BATCH_JOBS = 1_000;
 
+    /**
+     * Submits one job. With an idempotency key, a lost reply may be answered by sending the
+     * submission again (the key makes that safe); without one it is sent once, and a lost reply is
+     * a {@link QueueOutcomeUnknownException}: the job may exist.
+     */
     public Enqueued enqueue(String queue, NewJob job) {
         QueueKeys keys = keysOf(queue);
         List<String> args = new ArrayList<>(List.of(keys.prefix()));
         args.addAll(scriptArguments(job, ""));
-        return Replies.enqueued(queue, scripts.run(Script.ENQUEUE, keys, null, args));
+        return Replies.enqueued(queue, submit(Script.ENQUEUE, keys, args, job.idempotencyKey().isPresent()));
     }
 
     /**
      * Submits several jobs atomically: every job is validated first, and then all are stored
      * in one script call, or none is. A field error names the job, e.g. {@code jobs[3].lane}.
+     * Sent again after a lost reply only when every job carries an idempotency key, as for
+     * {@link #enqueue}.
      */
     public List<Enqueued> enqueueBatch(String queue, List<NewJob> jobs) {
         QueueKeys keys = keysOf(queue);
@@ -104,7 +111,12 @@ public final class QueueClient {
         for (int i = 0; i < jobs.size(); i++) {
             args.addAll(scriptArguments(jobs.get(i), "jobs[" + i + "]."));
         }
-        return Replies.enqueuedBatch(queue, scripts.run(Script.ENQUEUE_BATCH, keys, null, args));
+        boolean keyed = jobs.stream().allMatch(job -> job.idempotencyKey().isPresent());
+        return Replies.enqueuedBatch(queue, submit(Script.ENQUEUE_BATCH, keys, args, keyed));
+    }
+
+    private Object submit(Script script, QueueKeys keys, List<String> args, boolean keyed) {
+        return keyed ? scripts.runKeyedSubmission(script, keys, args) : scripts.run(script, keys, null, args);
     }
 
     /** A job's five script arguments, after checking each field; {@code at} prefixes field names. */
@@ -146,7 +158,8 @@ public final class QueueClient {
      * A worker's round trip: acknowledges the {@code finished} leases (each fenced by its token,
      * as {@link #complete} does) and then leases up to {@code maxJobs} new jobs (as {@link #claim}
      * does), in one atomic script call. Either part may be empty. All leases must be of
-     * {@code queue}.
+     * {@code queue}. Completed jobs beyond the {@link QueueSettings#retention() retention} bounds
+     * are deleted in the same call (at most two per job completed).
      */
     public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs,
             String workerId) {
@@ -155,44 +168,59 @@ public final class QueueClient {
         RequestChecks.range("maxJobs", maxJobs, 0, RequestChecks.MAX_CLAIM_BATCH);
         RequestChecks.range("finished", finished.size(), 0, RequestChecks.MAX_CLAIM_BATCH);
         RequestChecks.workerId(workerId);
-        List<String> args = new ArrayList<>(6 + finished.size() * 2);
+        Retention retention = settings.retention();
+        List<String> args = new ArrayList<>(8 + finished.size() * 3);
         args.addAll(List.of(keys.prefix(), Long.toString(lease.toMillis()), Integer.toString(maxJobs), workerId,
-                Integer.toString(settings.promoteBatch()), Integer.toString(finished.size())));
+                Integer.toString(settings.promoteBatch()), Integer.toString(retention.completedKeepCount()),
+                Long.toString(retention.completedMaxAge().toMillis()), Integer.toString(finished.size())));
         for (Lease done : finished) {
             if (!done.queue().equals(queue)) {
                 throw new InvalidRequestException("finished", "holds a lease of queue '" + done.queue() + "', not '" + queue + "'");
             }
             args.add(RequestChecks.jobId(done.jobId()));
             args.add(Long.toString(done.token()));
+            args.add(Long.toString(done.jobCreatedMs()));
         }
         return Replies.completedAndClaimed(queue, finished, scripts.run(Script.COMPLETE_CLAIM, keys, null, args));
     }
 
-    /** The heartbeat: the lease now runs until the server's now + {@code lease}. */
+    /**
+     * The heartbeat: the lease now runs until the server's now + {@code lease}. Fenced by the
+     * lease's token and its job's creation time, as {@link #complete} is.
+     */
     public LeaseExtension extend(Lease lease, Duration length) {
         QueueKeys keys = keysOf(lease);
         RequestChecks.lease(length);
         Object reply = scripts.run(Script.EXTEND, keys, lease.jobId(),
-                List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token()), Long.toString(length.toMillis())));
+                List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()),
+                        Long.toString(length.toMillis())));
         return Replies.extended(lease, reply);
     }
 
-    /** The acknowledgement. A stale lease is {@link Rejected} and changes nothing. */
+    /**
+     * The acknowledgement. A stale lease (another token, or a job of another creation time: an
+     * id handed out again after a failover) is {@link Rejected} and changes nothing. Completed
+     * jobs beyond the {@link QueueSettings#retention() retention} bounds are deleted in the same
+     * call (at most two).
+     */
     public Settlement complete(Lease lease) {
         QueueKeys keys = keysOf(lease);
+        Retention retention = settings.retention();
         Object reply = scripts.run(Script.COMPLETE, keys, lease.jobId(),
-                List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token())));
+                List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()),
+                        Integer.toString(retention.completedKeepCount()), Long.toString(retention.completedMaxAge().toMillis())));
         return Replies.completed(lease, reply);
     }
 
     /**
      * Reports a failed attempt: the job is retried after {@code backoff} (server clock), or
-     * dead-lettered when its attempts are spent or {@code terminal} is true.
+     * dead-lettered when its attempts are spent or {@code terminal} is true. Fenced as
+     * {@link #complete} is.
      */
     public RetryOutcome retry(Lease lease, String error, Backoff backoff, boolean terminal) {
         QueueKeys keys = keysOf(lease);
         Object reply = scripts.run(Script.RETRY, keys, lease.jobId(), List.of(keys.prefix(), lease.jobId(),
-                Long.toString(lease.token()), truncateError(error), Long.toString(backoff.base().toMillis()),
+                Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()), truncateError(error), Long.toString(backoff.base().toMillis()),
                 Long.toString(backoff.cap().toMillis()), terminal ? "1" : "0"));
         return Replies.retried(lease, reply);
     }
@@ -270,14 +298,31 @@ public final class QueueClient {
         return Replies.stats(queue, scripts.run(Script.STATS, keys, null, List.of(keys.prefix())));
     }
 
-    /** Deletes finished jobs beyond the retention bounds, at most {@code retention.batch()}. */
+    /** The most trim calls one {@link #trim} makes: {@code MAX_TRIM_CALLS × retention.batch()} jobs at most. */
+    public static final int MAX_TRIM_CALLS = 100;
+
+    /**
+     * Deletes finished jobs beyond the retention bounds: repeats bounded script calls (at most
+     * {@code retention.batch()} jobs each, so no call blocks the server long) until one leaves
+     * the bounds holding, or {@link #MAX_TRIM_CALLS} calls were made. Returns the sum. Completed
+     * jobs are also trimmed as they settle (see {@link #complete}); this pass keeps cancelled and
+     * dead jobs and the age bounds in check.
+     */
     public TrimResult trim(String queue, Retention retention) {
         QueueKeys keys = keysOf(queue);
-        Object reply = scripts.run(Script.TRIM, keys, null, List.of(keys.prefix(),
+        List<String> args = List.of(keys.prefix(),
                 Integer.toString(retention.completedKeepCount()), Long.toString(retention.completedMaxAge().toMillis()),
                 Integer.toString(retention.deadKeepCount()), Long.toString(retention.deadMaxAge().toMillis()),
-                Integer.toString(retention.batch())));
-        return Replies.trimmed(queue, reply);
+                Integer.toString(retention.batch()));
+        TrimResult sum = new TrimResult(queue, 0, 0, 0);
+        for (int call = 0; call < MAX_TRIM_CALLS; call++) {
+            TrimResult one = Replies.trimmed(queue, scripts.run(Script.TRIM, keys, null, args));
+            sum = new TrimResult(queue, sum.completed() + one.completed(), sum.cancelled() + one.cancelled(), sum.dead() + one.dead());
+            if (one.total() < retention.batch()) {
+                break;
+            }
+        }
+        return sum;
     }
 
     /** Stops claims on the queue (enqueue, settlement and reaping go on). Returns true. */
@@ -346,6 +391,7 @@ public final class QueueClient {
         }
         RequestChecks.jobId(lease.jobId());
         RequestChecks.range("token", lease.token(), 1, Long.MAX_VALUE);
+        RequestChecks.range("jobCreatedMs", lease.jobCreatedMs(), 0, Long.MAX_VALUE);
         return keysOf(lease.queue());
     }
 

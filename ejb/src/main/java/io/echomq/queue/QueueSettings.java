@@ -12,6 +12,9 @@ import java.time.Duration;
  * @param maxDelay            the longest delay a job may ask for (default 365 days)
  * @param promoteBatch        due delayed jobs promoted per claim call (default 1000)
  * @param evictionPolicyCheck what to do when the server may evict keys (default WARN)
+ * @param retention           how many finished jobs are kept and for how long (default {@link Retention#DEFAULT}):
+ *                            {@code complete} and {@code completeAndClaim} trim completed jobs to these bounds
+ *                            as they settle, so retention keeps pace with any completion rate
  */
 public record QueueSettings(
         int maxPayloadBytes,
@@ -19,12 +22,13 @@ public record QueueSettings(
         int maxAttemptsLimit,
         Duration maxDelay,
         int promoteBatch,
-        EvictionPolicyCheck evictionPolicyCheck) {
+        EvictionPolicyCheck evictionPolicyCheck,
+        Retention retention) {
 
     public static final int ONE_MIB = 1024 * 1024;
 
     public static final QueueSettings DEFAULT =
-            new QueueSettings(ONE_MIB, 5, 1000, Duration.ofDays(365), 1000, EvictionPolicyCheck.WARN);
+            new QueueSettings(ONE_MIB, 5, 1000, Duration.ofDays(365), 1000, EvictionPolicyCheck.WARN, Retention.DEFAULT);
 
     public QueueSettings {
         // Valkey's own bulk-string ceiling is 512 MiB; a job that large would stall the server.
@@ -36,17 +40,30 @@ public record QueueSettings(
         if (evictionPolicyCheck == null) {
             throw new InvalidRequestException("evictionPolicyCheck", "is required (WARN or REFUSE)");
         }
+        if (retention == null) {
+            throw new InvalidRequestException("retention", "is required");
+        }
+    }
+
+    /** Settings with the default {@link Retention}. */
+    public QueueSettings(int maxPayloadBytes, int defaultMaxAttempts, int maxAttemptsLimit, Duration maxDelay, int promoteBatch,
+            EvictionPolicyCheck evictionPolicyCheck) {
+        this(maxPayloadBytes, defaultMaxAttempts, maxAttemptsLimit, maxDelay, promoteBatch, evictionPolicyCheck, Retention.DEFAULT);
     }
 
     public QueueSettings withMaxPayloadBytes(int bytes) {
-        return new QueueSettings(bytes, defaultMaxAttempts, maxAttemptsLimit, maxDelay, promoteBatch, evictionPolicyCheck);
+        return new QueueSettings(bytes, defaultMaxAttempts, maxAttemptsLimit, maxDelay, promoteBatch, evictionPolicyCheck, retention);
     }
 
     public QueueSettings withDefaultMaxAttempts(int attempts) {
-        return new QueueSettings(maxPayloadBytes, attempts, maxAttemptsLimit, maxDelay, promoteBatch, evictionPolicyCheck);
+        return new QueueSettings(maxPayloadBytes, attempts, maxAttemptsLimit, maxDelay, promoteBatch, evictionPolicyCheck, retention);
     }
 
     public QueueSettings withEvictionPolicyCheck(EvictionPolicyCheck check) {
-        return new QueueSettings(maxPayloadBytes, defaultMaxAttempts, maxAttemptsLimit, maxDelay, promoteBatch, check);
+        return new QueueSettings(maxPayloadBytes, defaultMaxAttempts, maxAttemptsLimit, maxDelay, promoteBatch, check, retention);
+    }
+
+    public QueueSettings withRetention(Retention bounds) {
+        return new QueueSettings(maxPayloadBytes, defaultMaxAttempts, maxAttemptsLimit, maxDelay, promoteBatch, evictionPolicyCheck, bounds);
     }
 }

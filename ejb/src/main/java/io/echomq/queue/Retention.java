@@ -7,7 +7,12 @@ import java.time.Duration;
  * share one bound, dead jobs (which operators inspect and requeue) have their own. A job goes
  * when it is beyond the count or older than the age, whichever comes first.
  *
- * @param batch the most jobs one retention pass deletes, so a pass never blocks the server long
+ * <p>Completed jobs are held to their bounds as they settle ({@code complete} and
+ * {@code complete-claim} delete up to two of the oldest per job they complete, with the bounds
+ * of {@link QueueSettings#retention()}); {@link QueueClient#trim} holds every finished set to them.
+ *
+ * @param batch the most jobs one trim script call deletes, so no call blocks the server long (a
+ *              pass repeats calls until the bounds hold)
  */
 public record Retention(
         int completedKeepCount,

@@ -66,11 +66,12 @@ public final class EngineConfig {
         jdbcUser = read.optional("echomq.jdbc.user");
         jdbcPassword = read.optional("echomq.jdbc.password");
         jdbcPoolSize = read.integer("echomq.jdbc.pool-size", 16, 1, 1_000);
-        queueSettings = readQueueSettings();
         workerDefaults = workerSettings("echomq.worker.", WorkerSettings.DEFAULT);
         shutdownGrace = read.millis("echomq.worker.shutdown-grace-ms", Duration.ofSeconds(10), Duration.ZERO, Duration.ofMinutes(10));
         effects = effectSettings(read);
         maintenance = maintenanceSettings();
+        // The settle path trims completed jobs to the same bounds the maintenance pass keeps.
+        queueSettings = readQueueSettings().withRetention(maintenance.retention());
         declaredQueues = read.list("echomq.queues");
         devMode = read.flag("echomq.dev-mode", false);
         // The demo binds a queue and writes tables of its own: only where someone asked for it.

@@ -87,7 +87,10 @@ public record ValkeyEndpoint(Optional<String> url, List<HostAndPort> clusterNode
                 // lets calls find a promoted replica about a second after the promotion.
                 .topologyRefreshPeriod(TOPOLOGY_REFRESH)
                 // A call gives up (QueueUnavailableException, retried by its caller) instead of
-                // blocking its thread for the default 10 s while a master is down.
+                // blocking its thread for the default 10 s while a master is down. The client's
+                // own resends after a connection error reach only reads and the scripts a second run
+                // leaves harmless: ScriptRunner sends every other script once, on one connection to
+                // its slot, and reports a lost reply as QueueOutcomeUnknownException.
                 .maxTotalRetriesDuration(CALL_RETRIES)
                 .build();
     }

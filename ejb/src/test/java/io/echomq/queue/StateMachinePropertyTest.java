@@ -29,8 +29,10 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.resps.Tuple;
 
 /**
- * Random sequences of enqueue, claim, extend, complete, retry, reap, cancel, requeue, reconcile, trim,
- * pause and waiting, from several simulated workers holding short leases (some of them stale),
+ * Random sequences of enqueue, enqueue-batch, claim, complete-claim (the worker's round trip), extend,
+ * complete, retry, reap, cancel, requeue, reconcile, trim, pause and waiting, from several simulated
+ * workers holding short leases (some of them stale), with a completed-job bound of 2 (so the settle
+ * path trims as it completes),
  * against a real server (one Valkey here, a Valkey Cluster in {@link ClusterStateMachinePropertyTest}).
  * After every step the invariants of DESIGN.md are checked on the
  * server's own data:
@@ -38,10 +40,14 @@ import redis.clients.jedis.resps.Tuple;
  *   <li>every job the model knows exists, in exactly one structure, the one of its state;</li>
  *   <li>no structure holds a job the model does not know: nothing appears, nothing is lost;</li>
  *   <li>attempts never decrease; a settlement is accepted exactly when its token is current
- *       and the job active (stale tokens never settle);</li>
+ *       and the job active (stale tokens never settle), also for each acknowledgement of a
+ *       complete-claim, judged in order;</li>
+ *   <li>retention, on the settle path or in a pass, deletes only finished jobs;</li>
  *   <li>the lane ring holds exactly the lanes with pending work; leases are scored by their
  *       deadline; stats agree with the structures.</li>
  * </ul>
+ * The summary line counts the tries that broke an invariant (or met a failing script); the
+ * property fails on the first, so a green run prints {@code violations=0} because none happened.
  */
 class StateMachinePropertyTest {
 
@@ -50,6 +56,9 @@ class StateMachinePropertyTest {
     private static final AtomicInteger QUEUES = new AtomicInteger();
     private static final AtomicLong SEQUENCES = new AtomicLong();
     private static final AtomicLong OPERATIONS = new AtomicLong();
+    private static final AtomicLong VIOLATIONS = new AtomicLong();
+    /** A small completed bound, so that complete and complete-claim trim as they settle. */
+    private static final Retention SETTLE_RETENTION = new Retention(2, Duration.ofDays(1), 100, Duration.ofDays(1), 100);
 
     // Set before the property runs, for the actions (records) to reach; properties run one at a time.
     private static UnifiedJedis redis;
@@ -64,36 +73,46 @@ class StateMachinePropertyTest {
     void connect() {
         SEQUENCES.set(0);
         OPERATIONS.set(0);
+        VIOLATIONS.set(0);
         redis = connectToServer();
-        client = QueueClient.connect(redis, QueueSettings.DEFAULT);
+        client = QueueClient.connect(redis, QueueSettings.DEFAULT.withRetention(SETTLE_RETENTION));
     }
 
     @AfterProperty
     void report() {
-        System.out.printf("%s: sequences=%d operations=%d violations=0%n", getClass().getSimpleName(),
-                SEQUENCES.get(), OPERATIONS.get());
+        System.out.printf("%s: sequences=%d operations=%d violations=%d%n", getClass().getSimpleName(),
+                SEQUENCES.get(), OPERATIONS.get(), VIOLATIONS.get());
         redis.close();
     }
 
     @Property(tries = 1000)
     void invariantsHoldAfterEveryStep(@ForAll("scenarios") List<Action> actions) {
         Run run = new Run("prop-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet());
-        for (Action action : actions) {
-            action.applyTo(run);
-            run.checkInvariants(action);
-            OPERATIONS.incrementAndGet();
-        }
         SEQUENCES.incrementAndGet();
+        try {
+            for (Action action : actions) {
+                action.applyTo(run);
+                run.checkInvariants(action);
+                OPERATIONS.incrementAndGet();
+            }
+        } catch (AssertionError | RuntimeException violation) {
+            // A broken invariant, or a script that failed where the model expects an answer.
+            VIOLATIONS.incrementAndGet();
+            throw violation;
+        }
     }
 
     @Provide
     Arbitrary<List<Action>> scenarios() {
         Arbitrary<Integer> worker = Arbitraries.integers().between(0, WORKERS - 1);
         Arbitrary<Integer> pick = Arbitraries.integers().between(0, 20);
-        Arbitrary<Action> enqueue = Combinators.combine(
+        Arbitrary<Enqueue> enqueue = Combinators.combine(
                 Arbitraries.of(LANES), Arbitraries.of(0, 0, 0, 15), Arbitraries.integers().between(1, 3),
-                Arbitraries.of("", "", "k1", "k2"))
+                Arbitraries.of("", "", "k1", "k2", "k3"))
                 .as((lane, delay, max, key) -> new Enqueue(lane, delay, max, key));
+        Arbitrary<Action> enqueueBatch = enqueue.list().ofMinSize(1).ofMaxSize(4).map(EnqueueBatch::new);
+        Arbitrary<Action> completeClaim = Combinators.combine(worker, Arbitraries.integers().between(0, 7),
+                Arbitraries.integers().between(0, 3), Arbitraries.of(10, 25, 10_000)).as(CompleteClaim::new);
         Arbitrary<Action> claim = Combinators.combine(worker, Arbitraries.integers().between(1, 3), Arbitraries.of(10, 25, 10_000))
                 .as(Claim::new);
         Arbitrary<Action> extend = Combinators.combine(worker, pick, Arbitraries.of(10, 10_000)).as(Extend::new);
@@ -105,24 +124,33 @@ class StateMachinePropertyTest {
                 Arbitraries.of(true, false).map(Pause::new));
         Arbitrary<Action> time = Arbitraries.oneOf(Arbitraries.just(new Reap()), Arbitraries.of(1, 5, 15, 30).map(Sleep::new));
         return Arbitraries.frequencyOf(
-                        net.jqwik.api.Tuple.of(5, enqueue), net.jqwik.api.Tuple.of(5, claim),
-                        net.jqwik.api.Tuple.of(2, extend), net.jqwik.api.Tuple.of(4, complete),
+                        net.jqwik.api.Tuple.of(4, enqueue), net.jqwik.api.Tuple.of(2, enqueueBatch),
+                        net.jqwik.api.Tuple.of(3, claim), net.jqwik.api.Tuple.of(4, completeClaim),
+                        net.jqwik.api.Tuple.of(2, extend), net.jqwik.api.Tuple.of(3, complete),
                         net.jqwik.api.Tuple.of(3, fail), net.jqwik.api.Tuple.of(2, operator),
                         net.jqwik.api.Tuple.of(3, time))
                 .list().ofMinSize(5).ofMaxSize(30);
     }
 
     /** One step of a scenario. */
-    sealed interface Action permits Enqueue, Claim, Extend, Complete, Fail, Cancel, Requeue, Reconcile, Remove, Trim, Pause,
-            Reap, Sleep {
+    sealed interface Action permits Enqueue, EnqueueBatch, Claim, CompleteClaim, Extend, Complete, Fail, Cancel, Requeue,
+            Reconcile, Remove, Trim, Pause, Reap, Sleep {
         void applyTo(Run run);
     }
 
     record Enqueue(String lane, int delayMs, int maxAttempts, String key) implements Action {
         public void applyTo(Run run) {
+            answered(run, client.enqueue(run.queue, job()));
+        }
+
+        NewJob job() {
             NewJob job = NewJob.of("job").inLane(lane).delayedBy(Duration.ofMillis(delayMs)).withMaxAttempts(maxAttempts);
+            return key.isEmpty() ? job : job.withIdempotencyKey(key);
+        }
+
+        /** Holds the answer to the model (a known key answers its first job) and records a new job. */
+        void answered(Run run, Enqueued enqueued) {
             Optional<String> known = key.isEmpty() ? Optional.empty() : Optional.ofNullable(run.idempotency.get(key));
-            Enqueued enqueued = client.enqueue(run.queue, key.isEmpty() ? job : job.withIdempotencyKey(key));
             if (known.isPresent()) {
                 assertThat(enqueued.replayed()).as("a known key answers the first job").isTrue();
                 assertThat(enqueued.id()).isEqualTo(known.get());
@@ -139,15 +167,56 @@ class StateMachinePropertyTest {
         }
     }
 
+    /** Several jobs in one atomic call, answered in order as single submissions would be. */
+    record EnqueueBatch(List<Enqueue> jobs) implements Action {
+        public void applyTo(Run run) {
+            List<Enqueued> answers = client.enqueueBatch(run.queue, jobs.stream().map(Enqueue::job).toList());
+            assertThat(answers).hasSameSizeAs(jobs);
+            for (int i = 0; i < jobs.size(); i++) {
+                jobs.get(i).answered(run, answers.get(i));
+            }
+        }
+    }
+
     record Claim(int worker, int max, int leaseMs) implements Action {
         public void applyTo(Run run) {
-            List<ClaimedJob> claimed = client.claim(run.queue, Duration.ofMillis(leaseMs), max, "w" + worker);
-            assertThat(claimed.size()).isLessThanOrEqualTo(max);
-            for (ClaimedJob job : claimed) {
-                assertThat(run.jobs).as("claimed job is known").contains(job.id());
-                assertThat(job.attempt()).as("claim mints the next token").isEqualTo(run.attempts.get(job.id()) + 1);
-                run.leases.get(worker).add(job.lease());
+            run.claimed(worker, max, client.claim(run.queue, Duration.ofMillis(leaseMs), max, "w" + worker));
+        }
+    }
+
+    /**
+     * The worker's round trip: acknowledges the leases the mask picks (current or stale), then
+     * claims up to {@code max} (0: a batched complete). Each acknowledgement is judged in order
+     * against the model, as complete would be; the claim as claim's.
+     */
+    record CompleteClaim(int worker, int mask, int max, int leaseMs) implements Action {
+        public void applyTo(Run run) {
+            List<Lease> held = run.leases.get(worker);
+            List<Lease> acks = new ArrayList<>();
+            for (int i = 0; i < held.size() && i < 3; i++) {
+                if ((mask & (1 << i)) != 0) {
+                    acks.add(held.get(held.size() - 1 - i));
+                }
             }
+            Map<String, List<String>> before = new HashMap<>();
+            for (Lease lease : acks) {
+                before.computeIfAbsent(lease.jobId(), id -> new ArrayList<>(redis.hmget(run.keys.job(id), "state", "attempts")));
+            }
+            Map<String, String> states = run.states();
+
+            CompletedAndClaimed result = client.completeAndClaim(run.queue, acks, Duration.ofMillis(leaseMs), max, "w" + worker);
+
+            assertThat(result.settlements()).hasSameSizeAs(acks);
+            Set<String> settled = new HashSet<>();
+            for (int i = 0; i < acks.size(); i++) {
+                List<String> job = before.get(acks.get(i).jobId());
+                if (Run.judge(acks.get(i), job, result.settlements().get(i), Settlement.Completed.class::isInstance)) {
+                    job.set(0, "completed");
+                    settled.add(acks.get(i).jobId());
+                }
+            }
+            run.forgetTrimmed(states, Set.of("completed"), settled);
+            run.claimed(worker, max, result.claimed());
         }
     }
 
@@ -160,7 +229,9 @@ class StateMachinePropertyTest {
 
     record Complete(int worker, int pick) implements Action {
         public void applyTo(Run run) {
-            run.settle(worker, pick, client::complete, outcome -> outcome instanceof Settlement.Completed);
+            Map<String, String> states = run.states();
+            Optional<String> settled = run.settle(worker, pick, client::complete, outcome -> outcome instanceof Settlement.Completed);
+            run.forgetTrimmed(states, Set.of("completed"), settled.map(Set::of).orElse(Set.of()));
         }
     }
 
@@ -210,13 +281,7 @@ class StateMachinePropertyTest {
         public void applyTo(Run run) {
             Map<String, String> before = run.states();
             client.trim(run.queue, new Retention(1, Duration.ofMillis(20), 1, Duration.ofMillis(20), 100));
-            Map<String, String> after = run.states();
-            for (String id : List.copyOf(run.jobs)) {
-                if (!after.containsKey(id)) {
-                    assertThat(before.get(id)).as("only finished jobs are deleted").isIn("completed", "dead", "cancelled");
-                    run.forget(id);
-                }
-            }
+            run.forgetTrimmed(before, Set.of("completed", "dead", "cancelled"), Set.of());
         }
     }
 
@@ -269,16 +334,22 @@ class StateMachinePropertyTest {
          * Runs a fenced settlement with one of the worker's leases, current or stale, and holds
          * the outcome to the oracle: accepted exactly when the job is active at that token.
          */
-        <T> void settle(int worker, int pick, java.util.function.Function<Lease, T> call,
+        <T> Optional<String> settle(int worker, int pick, java.util.function.Function<Lease, T> call,
                 java.util.function.Predicate<T> accepted) {
             List<Lease> held = leases.get(worker);
             Lease lease = held.isEmpty() ? new Lease(queue, "999999", 1, 1) : held.get(pick % held.size());
             List<String> before = redis.hmget(keys.job(lease.jobId()), "state", "attempts");
+            return judge(lease, before, call.apply(lease), accepted) ? Optional.of(lease.jobId()) : Optional.empty();
+        }
+
+        /**
+         * The oracle of one fenced settlement, given the job's state and attempts before it:
+         * accepted exactly when the job is active at the lease's token; else the rejection that
+         * says why. Returns whether it was accepted.
+         */
+        static <T> boolean judge(Lease lease, List<String> before, T outcome, java.util.function.Predicate<T> accepted) {
             boolean exists = before.get(0) != null;
             boolean current = exists && "active".equals(before.get(0)) && Long.toString(lease.token()).equals(before.get(1));
-
-            T outcome = call.apply(lease);
-
             assertThat(accepted.test(outcome)).as("%s with token %d when job is %s", outcome, lease.token(), before)
                     .isEqualTo(current);
             if (outcome instanceof Rejected rejected) {
@@ -286,6 +357,34 @@ class StateMachinePropertyTest {
                         : !Long.toString(lease.token()).equals(before.get(1)) ? Rejected.Reason.STALE_TOKEN
                         : Rejected.Reason.NOT_ACTIVE;
                 assertThat(rejected.reason()).isEqualTo(expected);
+            }
+            return current;
+        }
+
+        /** Records a claim's jobs as the worker's leases, each with the next token. */
+        void claimed(int worker, int max, List<ClaimedJob> claimed) {
+            assertThat(claimed.size()).isLessThanOrEqualTo(max);
+            for (ClaimedJob job : claimed) {
+                assertThat(jobs).as("claimed job is known").contains(job.id());
+                assertThat(job.attempt()).as("claim mints the next token").isEqualTo(attempts.get(job.id()) + 1);
+                leases.get(worker).add(job.lease());
+            }
+        }
+
+        /**
+         * Forgets the known jobs retention deleted since {@code before} (their states then),
+         * holding each to having been in one of the {@code deletable} states, or to being one the
+         * step itself completed ({@code settledNow}).
+         */
+        void forgetTrimmed(Map<String, String> before, Set<String> deletable, Set<String> settledNow) {
+            Map<String, String> after = states();
+            for (String id : List.copyOf(jobs)) {
+                if (!after.containsKey(id)) {
+                    String was = before.get(id);
+                    assertThat(deletable.contains(was) || settledNow.contains(id))
+                            .as("job %s deleted by retention from %s: only finished jobs are deleted", id, was).isTrue();
+                    forget(id);
+                }
             }
         }
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.internal.Script;
+import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
 import java.time.Duration;
@@ -143,6 +145,41 @@ class StateMachineTest {
             assertThatThrownBy(() -> client.enqueueBatch(queue, List.of()))
                     .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("jobs"));
             assertThat(client.stats(queue).total()).isZero();
+        }
+
+        @Test
+        void aLeaseOfAJobAFailoverLostCannotSettleTheJobThatGotItsIdAndToken() {
+            redis.set(keys.seq(), "6");
+            Enqueued lost = client.enqueue(queue, NewJob.of("A"));
+            ClaimedJob holderOfA = claimOne(LEASE);
+            // The failover: the promoted replica never saw job A (nor the claim); its counter stood at 6.
+            redis.del(keys.job(lost.id()), keys.history(lost.id()));
+            redis.zrem(keys.active(), lost.id());
+            redis.set(keys.seq(), "6");
+            sleep(Duration.ofMillis(5));   // B is created later on the server clock
+            Enqueued reused = client.enqueue(queue, NewJob.of("B"));
+            ClaimedJob holderOfB = claimOne(LEASE);
+            assertThat(reused.id()).isEqualTo(lost.id()).isEqualTo("7");
+            assertThat(holderOfB.attempt()).isEqualTo(holderOfA.attempt()).isEqualTo(1);
+            assertThat(holderOfB.lease().jobCreatedMs()).isGreaterThan(holderOfA.lease().jobCreatedMs());
+            double deadline = redis.zscore(keys.active(), reused.id());
+
+            Lease stale = holderOfA.lease();
+            assertThat(client.extend(stale, Duration.ofHours(1))).isInstanceOfSatisfying(Rejected.class,
+                    r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
+            assertThat(client.retry(stale, "A failed", Backoff.NONE, true)).isInstanceOfSatisfying(Rejected.class,
+                    r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
+            assertThat(client.complete(stale)).isInstanceOfSatisfying(Rejected.class,
+                    r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
+            assertThat(client.completeAndClaim(queue, List.of(stale), LEASE, 0, "worker-a").settlements())
+                    .singleElement().isInstanceOfSatisfying(Rejected.class, r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
+
+            assertThat(stateOf(reused.id())).as("B untouched by A's holder").isEqualTo(JobState.ACTIVE);
+            assertThat(redis.zscore(keys.active(), reused.id())).as("B's lease not extended").isEqualTo(deadline);
+            assertThat(redis.hget(keys.job(reused.id()), "last_error")).isNull();
+            assertThat(client.history(queue, reused.id())).extracting(JobEvent::event)
+                    .containsExactly("enqueued", "claimed", "rejected", "rejected", "rejected", "rejected");
+            assertThat(client.complete(holderOfB.lease())).isInstanceOf(Settlement.Completed.class);
         }
 
         @Test
@@ -686,15 +723,76 @@ class StateMachineTest {
         }
 
         @Test
-        void aPassDeletesAtMostItsBatch() {
-            for (int i = 0; i < 5; i++) {
+        void aScriptCallDeletesAtMostItsBatchAndAPassRepeatsCallsUntilTheBoundsHold() {
+            for (int i = 0; i < 7; i++) {
+                client.enqueue(queue, NewJob.of("x" + i));
+            }
+            client.claim(queue, LEASE, 7, "w").forEach(j -> client.complete(j.lease()));
+            io.echomq.queue.Retention none = new io.echomq.queue.Retention(0, Duration.ofDays(1), 0, Duration.ofDays(1), 3);
+            List<String> args = List.of(keys.prefix(), "0", Long.toString(Duration.ofDays(1).toMillis()), "0",
+                    Long.toString(Duration.ofDays(1).toMillis()), "3");
+
+            Object oneCall = new ScriptRunner(redis, ReplicaWait.NONE).run(Script.TRIM, keys, null, args);
+
+            assertThat(oneCall).isEqualTo(List.of(3L, 0L, 0L));
+            assertThat(client.trim(queue, none).total()).as("two calls of 3 and 1").isEqualTo(4);
+            assertThat(client.stats(queue).completed()).isZero();
+        }
+
+        @Test
+        void completingKeepsTheCompletedSetWithinItsCountAsJobsSettle() {
+            QueueClient keepThree = QueueClient.connect(redis, QueueSettings.DEFAULT.withRetention(
+                    new io.echomq.queue.Retention(3, Duration.ofDays(1), 10, Duration.ofDays(1), 100)));
+            List<String> completed = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                Enqueued job = keepThree.enqueue(queue, NewJob.of("x" + i).withIdempotencyKey("key-" + i));
+                ClaimedJob claimed = claimOne(LEASE);
+                if (i % 2 == 0) {
+                    assertThat(keepThree.complete(claimed.lease())).isInstanceOf(Settlement.Completed.class);
+                } else {
+                    assertThat(keepThree.completeAndClaim(queue, List.of(claimed.lease()), LEASE, 0, "w").settlements())
+                            .singleElement().isInstanceOf(Settlement.Completed.class);
+                }
+                completed.add(job.id());
+                assertThat(redis.zcard(keys.completed())).as("after %d completions", i + 1).isEqualTo(Math.min(i + 1, 3));
+            }
+
+            assertThat(redis.zrange(keys.completed(), 0, -1)).containsExactlyInAnyOrderElementsOf(completed.subList(5, 8));
+            for (String gone : completed.subList(0, 5)) {
+                assertThat(client.job(queue, gone)).isEmpty();
+                assertThat(client.history(queue, gone)).as("history deleted with the job").isEmpty();
+            }
+            assertThat(redis.hlen(keys.idempotency())).as("keys of deleted jobs are released").isEqualTo(3);
+            assertThat(client.stats(queue).total()).isEqualTo(3);
+        }
+
+        @Test
+        void theSettlePathDeletesAtMostTwoJobsPerJobSettled() {
+            for (int i = 0; i < 6; i++) {
                 client.enqueue(queue, NewJob.of("x" + i));
             }
             client.claim(queue, LEASE, 5, "w").forEach(j -> client.complete(j.lease()));
-            io.echomq.queue.Retention none = new io.echomq.queue.Retention(0, Duration.ofDays(1), 0, Duration.ofDays(1), 3);
+            QueueClient keepNone = QueueClient.connect(redis, QueueSettings.DEFAULT.withRetention(
+                    new io.echomq.queue.Retention(0, Duration.ofDays(1), 10, Duration.ofDays(1), 100)));
 
-            assertThat(client.trim(queue, none).total()).isEqualTo(3);
-            assertThat(client.trim(queue, none).total()).isEqualTo(2);
+            keepNone.complete(claimOne(LEASE).lease());
+
+            assertThat(redis.zcard(keys.completed())).as("6 completed, the 2 oldest deleted by the sixth completion").isEqualTo(4);
+        }
+
+        @Test
+        void completingDeletesCompletedJobsOlderThanTheAge() {
+            QueueClient young = QueueClient.connect(redis, QueueSettings.DEFAULT.withRetention(
+                    new io.echomq.queue.Retention(100, Duration.ofMillis(20), 10, Duration.ofDays(1), 100)));
+            Enqueued first = client.enqueue(queue, NewJob.of("old"));
+            young.complete(claimOne(LEASE).lease());
+            sleep(Duration.ofMillis(40));
+            Enqueued second = client.enqueue(queue, NewJob.of("new"));
+
+            young.complete(claimOne(LEASE).lease());
+
+            assertThat(client.job(queue, first.id())).isEmpty();
+            assertThat(redis.zrange(keys.completed(), 0, -1)).containsExactly(second.id());
         }
     }
 

@@ -2,8 +2,10 @@
   extend: the heartbeat. Pushes the lease deadline of a job the caller still holds to
   now + lease_ms (server clock).
 
-  Invariant: fenced by the token. A stale token (the job was leased again since), an unknown
-  job, or a job that is no longer active changes nothing (but the job's history) and says so.
+  Invariant: fenced by the token and the job's creation time. A stale token (the job was
+  leased again since), an unknown job, a job of another creation time (the id was handed out
+  again after a failover lost the lease's job), or a job that is no longer active changes
+  nothing (but the job's history) and says so.
 
   Input:
     KEYS[1] job       echomq:{q}:job:<id>
@@ -11,23 +13,24 @@
     ARGV[1] prefix    echomq:{q}:          for the job's history
     ARGV[2] job id
     ARGV[3] token     the attempts value minted by the claim
-    ARGV[4] lease length in ms (> 0)
+    ARGV[4] the job's creation time (ms), as the claim returned it
+    ARGV[5] lease length in ms (> 0)
 
   Output:
     {'OK', deadline}                     the new lease deadline (ms, server clock)
-    {'NOT_FOUND'}
+    {'NOT_FOUND'}                        no such job, or a job of another creation time
     {'STALE_TOKEN', state, attempts}     someone holds a newer lease
     {'NOT_ACTIVE', state, attempts}      the lease was settled or reaped
 ]]
 local rcall = redis.call
 local job, active = KEYS[1], KEYS[2]
-local prefix, id, token, lease_ms = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local prefix, id, token, created, lease_ms = ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
 
 -- #include now_ms
 -- #include log_event
 -- #include fence
 
-local rejected = fence(prefix, id, job, token, 'extend')
+local rejected = fence(prefix, id, job, token, created, 'extend')
 if rejected then
   return rejected
 end

@@ -5,7 +5,8 @@
 
   Backoff: min(max_ms, base_ms * 2^(attempts - 1)); 0 puts the job straight back to pending.
 
-  Invariant: fenced by the token (a stale or unknown token changes nothing and says so).
+  Invariant: fenced by the token and the job's creation time (a stale or unknown token, or a
+  lease of another job that had this id before a failover, changes nothing and says so).
   `attempts` is not touched: the next claim mints the next token.
 
   Input:
@@ -17,29 +18,30 @@
     ARGV[1] prefix    echomq:{q}:
     ARGV[2] job id
     ARGV[3] token
-    ARGV[4] error message (kept as last_error)
-    ARGV[5] backoff base in ms (>= 0)
-    ARGV[6] backoff cap in ms (>= 0)
-    ARGV[7] terminal: '1' = do not retry, dead-letter now
+    ARGV[4] the job's creation time (ms), as the claim returned it
+    ARGV[5] error message (kept as last_error)
+    ARGV[6] backoff base in ms (>= 0)
+    ARGV[7] backoff cap in ms (>= 0)
+    ARGV[8] terminal: '1' = do not retry, dead-letter now
 
   Output:
     {'RETRY', state, due_at}            state 'delayed' (due_at in ms) or 'pending'
     {'DEAD', attempts}
-    {'NOT_FOUND'}
+    {'NOT_FOUND'}                       no such job, or a job of another creation time
     {'STALE_TOKEN', state, attempts}
     {'NOT_ACTIVE', state, attempts}
 ]]
 local rcall = redis.call
 local job, active, delayed, dead, ring = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local prefix, id, token, err = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local base_ms, cap_ms, terminal = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == '1'
+local prefix, id, token, created, err = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local base_ms, cap_ms, terminal = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8] == '1'
 
 -- #include now_ms
 -- #include push_pending
 -- #include log_event
 -- #include fence
 
-local rejected = fence(prefix, id, job, token, 'retry')
+local rejected = fence(prefix, id, job, token, created, 'retry')
 if rejected then
   return rejected
 end

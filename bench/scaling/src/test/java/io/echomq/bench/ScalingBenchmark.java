@@ -31,6 +31,9 @@ import redis.clients.jedis.RedisClusterClient;
  * ({@code INFO cpu}), PostgreSQL's, the machine's, the share of jobs each instance completed, and
  * lane fairness: at half of the run, the least served lane's completions over the most served
  * one's (1.00 = equal), the lanes having been submitted one after another, so FIFO would score 0.
+ * Every lane is loaded while the queues are paused and the workers already wait on them; the
+ * measurement starts when the queues resume, so it sees the claim's round-robin over lanes that
+ * all have work, not the submitter racing the workers.
  *
  * <p>Run: {@code mvn -q -Pbench -pl bench/scaling -am verify -Dtest=ScalingBenchmark
  * -Dsurefire.failIfNoSpecifiedTests=false} ({@code -Dbench.instances=1,2,3},
@@ -83,8 +86,10 @@ class ScalingBenchmark {
             }
             List<Integer> masters = cluster.masterPorts();
             Map<Long, String> processes = processesToMeasure(cluster, workers, jdbi);
-            CpuSample before = CpuSample.take(processes, masters, cluster::connectTo);
+            queues.forEach(queue::pause);
             submitLaneAfterLane(queue, queues);
+            CpuSample before = CpuSample.take(processes, masters, cluster::connectTo);
+            queues.forEach(queue::resume);
             double fairness = 1.0;
             boolean halfSeen = false;
             long completed = 0;
@@ -134,7 +139,12 @@ class ScalingBenchmark {
         return kinds;
     }
 
-    /** Every queue gets lane-0's jobs first, then lane-1's, ...: a FIFO queue would serve the lanes one after another. */
+    /**
+     * Every queue gets lane-0's jobs first, then lane-1's, ...: a FIFO queue would serve the lanes
+     * one after another. The queues are paused meanwhile, so every lane is loaded before a worker
+     * claims (the worker drains faster than one submitter loads: submitting into a running queue
+     * measured the submitter, lane 0 half done before lane 3 existed).
+     */
     private void submitLaneAfterLane(QueueClient queue, List<String> queues) {
         for (int lane = 0; lane < LANES; lane++) {
             String laneName = "lane-" + lane;

@@ -15,8 +15,9 @@ public enum Script {
     ENQUEUE_BATCH("enqueue-batch-4.lua", (k, id) -> List.of(k.seq(), k.ring(), k.delayed(), k.idempotency())),
     CLAIM("claim-4.lua", (k, id) -> List.of(k.ring(), k.delayed(), k.active(), k.meta())),
     EXTEND("extend-2.lua", (k, id) -> List.of(k.job(id), k.active())),
-    COMPLETE("complete-3.lua", (k, id) -> List.of(k.job(id), k.active(), k.completed())),
-    COMPLETE_CLAIM("complete-claim-5.lua", (k, id) -> List.of(k.active(), k.completed(), k.ring(), k.delayed(), k.meta())),
+    COMPLETE("complete-4.lua", (k, id) -> List.of(k.job(id), k.active(), k.completed(), k.idempotency())),
+    COMPLETE_CLAIM("complete-claim-6.lua", (k, id) -> List.of(k.active(), k.completed(), k.ring(), k.delayed(), k.meta(),
+            k.idempotency())),
     RETRY("retry-5.lua", (k, id) -> List.of(k.job(id), k.active(), k.delayed(), k.dead(), k.ring())),
     REAP("reap-3.lua", (k, id) -> List.of(k.active(), k.dead(), k.ring())),
     CANCEL("cancel-4.lua", (k, id) -> List.of(k.job(id), k.delayed(), k.cancelled(), k.ring())),
@@ -29,6 +30,15 @@ public enum Script {
 
     /** Scripts whose reply acknowledges a submission: the ones a {@code WAIT} for replicas follows. */
     private static final Set<Script> SUBMISSIONS = EnumSet.of(ENQUEUE, ENQUEUE_BATCH);
+
+    /**
+     * Scripts a second run of which changes nothing a caller relies on, so a client may resend
+     * them after a lost reply (the cluster client does, on connection errors): a read, a flag
+     * set to a value, passes that do only what is due (reap, trim), and a heartbeat by the
+     * lease's holder. Every other script is sent once; a submission is resendable only when
+     * every job carries an idempotency key (the caller says so).
+     */
+    private static final Set<Script> RESENDABLE = EnumSet.of(STATS, SET_PAUSED, REAP, TRIM, EXTEND);
 
     /** Where the scripts live on the class path (the {@code echomq-lua} jar). */
     public static final String RESOURCE_FOLDER = "io/echomq/lua/";
@@ -48,6 +58,11 @@ public enum Script {
     /** True when the script's reply tells a submitter that the job is accepted. */
     public boolean acknowledgesSubmission() {
         return SUBMISSIONS.contains(this);
+    }
+
+    /** True when a lost reply may be answered by sending the script again (see {@link #RESENDABLE}). */
+    public boolean resendable() {
+        return RESENDABLE.contains(this);
     }
 
     /** The KEYS count the file name declares. */

@@ -1,22 +1,29 @@
 -- The acknowledgement shared by complete and complete-claim: moves each job the caller holds
--- from active to completed, fenced by its token (a stale or settled lease changes nothing; the
--- others still settle). acks holds id, token, id, token, ... Returns one settlement per job, in
--- order: {'OK', finished_at} or fence's rejection. Every job settled here shares one finished_at.
+-- from active to completed, fenced by its token and creation time (a stale or settled lease, or
+-- a lease of another job that had this id, changes nothing; the others still settle). acks
+-- holds id, token, created, id, token, created, ... Returns one settlement per job, in order:
+-- {'OK', finished_at} or fence's rejection. Every job settled here shares one finished_at.
 -- The sets are updated once for all the jobs, after each was fenced on its own hash.
--- Needs now_ms, log_event, fence and integer_text.
-local function complete_jobs(prefix, active, completed, now, acks)
+--
+-- Then retention keeps pace on the settle path itself (as BullMQ's removeOnComplete does in its
+-- finish script): the oldest completed jobs beyond keep_count or older than max_age ms are
+-- deleted, at most two per job settled here, so each call's work is bounded by its own
+-- acknowledgements, the completed set never grows past its bound whatever the completion rate,
+-- and an excess left from before (a lowered bound) shrinks by one job per job completed.
+-- Needs now_ms, log_event, fence, integer_text and trim_finished.
+local function complete_jobs(prefix, active, completed, idem, now, acks, keep_count, max_age)
   local now_text = integer_text(now)
   local settlements, settled, finished = {}, {}, {}
-  for k = 1, #acks, 2 do
+  for k = 1, #acks, 3 do
     local id, token = acks[k], acks[k + 1]
     local job = prefix .. 'job:' .. id
-    local rejected, fields = fence(prefix, id, job, token, 'complete', 'worker')
+    local rejected, fields = fence(prefix, id, job, token, acks[k + 2], 'complete', 'worker')
     if rejected then
       settlements[#settlements + 1] = rejected
     else
       redis.call('HSET', job, 'state', 'completed', 'finished_at', now_text)
       redis.call('HDEL', job, 'lease_until')
-      log_event(prefix, id, now_text, 'completed', token, fields[3], nil, '')
+      log_event(prefix, id, now_text, 'completed', token, fields[4], nil, '')
       settlements[#settlements + 1] = {'OK', now}
       settled[#settled + 1] = id
       finished[#finished + 1] = now_text
@@ -26,6 +33,7 @@ local function complete_jobs(prefix, active, completed, now, acks)
   if #settled > 0 then
     redis.call('ZREM', active, unpack(settled))
     redis.call('ZADD', completed, unpack(finished))
+    trim_finished(prefix, completed, idem, keep_count, max_age, now, 2 * #settled)
   end
   return settlements
 end

@@ -1,6 +1,7 @@
 package io.echomq.web.problem;
 
 import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.QueueOutcomeUnknownException;
 import io.echomq.queue.QueueUnavailableException;
 import jakarta.json.bind.JsonbException;
 import jakarta.ws.rs.ProcessingException;
@@ -57,6 +58,21 @@ public final class ProblemMappers {
                             e.getMessage() + ". Nothing was accepted; try again later.").toResponse())
                     .header("Retry-After", RETRY_AFTER_SECONDS)
                     .build();
+        }
+    }
+
+    /**
+     * The request was sent to Valkey once and its reply lost: it may or may not have taken effect
+     * (an unkeyed submission may have created its job). Not "nothing was accepted", and no
+     * Retry-After: resending is the client's decision (safe with an Idempotency-Key).
+     */
+    @Provider
+    public static final class OutcomeUnknown implements ExceptionMapper<QueueOutcomeUnknownException> {
+        @Override
+        public Response toResponse(QueueOutcomeUnknownException e) {
+            LOG.log(Level.WARNING, "EchoMQ API: {0}", e.getMessage());
+            return Problem.of(Response.Status.SERVICE_UNAVAILABLE, e.getMessage() + ". The outcome is unknown: check before "
+                    + "sending the request again (a submission with an Idempotency-Key can be resent safely).").toResponse();
         }
     }
 

@@ -2,10 +2,12 @@
   complete-claim: the worker's one round trip. Acknowledges the jobs a worker finished, then
   leases it up to N new ones: a batched complete followed by a claim, atomically.
 
-  Invariant: each acknowledgement is fenced by its token exactly as complete is (a stale one
-  is refused and changes nothing, the others still settle); the claim is exactly claim's:
-  leases on the server clock, tokens minted here and only here. Either part may be empty:
-  no acknowledgements is a plain claim, a claim of 0 is a batched complete.
+  Invariant: each acknowledgement is fenced by its token and its job's creation time exactly
+  as complete is (a stale one is refused and changes nothing, the others still settle), and
+  retention keeps pace as in complete (at most two completed jobs deleted per job settled);
+  the claim is exactly claim's: leases on the server clock, tokens minted here and only here.
+  Either part may be empty: no acknowledgements is a plain claim, a claim of 0 is a batched
+  complete.
 
   Input:
     KEYS[1] active     echomq:{q}:active      zset id -> lease deadline
@@ -13,34 +15,40 @@
     KEYS[3] ring       echomq:{q}:lanes
     KEYS[4] delayed    echomq:{q}:delayed
     KEYS[5] meta       echomq:{q}:meta        field 'paused' = '1' stops claims
+    KEYS[6] idem       echomq:{q}:idem        released with the completed jobs retention deletes
     ARGV[1] prefix     echomq:{q}:
     ARGV[2] lease length in ms (> 0)
     ARGV[3] max jobs to claim (>= 0)
     ARGV[4] worker id
     ARGV[5] max delayed jobs to promote (>= 0)
-    ARGV[6] number of acknowledgements n (>= 0)
-    ARGV[7] and on  two values per acknowledgement: job id, token
+    ARGV[6] keep at most this many completed jobs (>= 0)
+    ARGV[7] keep completed jobs at most this many ms (>= 0)
+    ARGV[8] number of acknowledgements n (>= 0)
+    ARGV[9] and on  three values per acknowledgement: job id, token, the job's creation time (ms)
 
   Output:
     {{settlement1, settlement2, ...}, claim}
     settlement: {'OK', finished_at} | {'NOT_FOUND'} | {'STALE_TOKEN', state, attempts}
                 | {'NOT_ACTIVE', state, attempts}, in the order of the acknowledgements
+                (NOT_FOUND also for a job of another creation time)
     claim:      {} or {deadline, id1, payload1, token1, lane1, created1, idem1, ...} as claim returns it
 ]]
-local active, completed, ring, delayed, meta = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local active, completed, ring, delayed, meta, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local prefix = ARGV[1]
 local lease_ms, max_jobs = tonumber(ARGV[2]), tonumber(ARGV[3])
 local worker, promote_limit = ARGV[4], tonumber(ARGV[5])
-local acks = tonumber(ARGV[6])
+local keep_count, max_age = tonumber(ARGV[6]), tonumber(ARGV[7])
+local acks = tonumber(ARGV[8])
 
 -- #include now_ms
 -- #include integer_text
 -- #include push_pending
 -- #include log_event
 -- #include fence
+-- #include trim_finished
 -- #include complete_jobs
 -- #include claim_jobs
 
 local now = now_ms()
-local settlements = complete_jobs(prefix, active, completed, now, {unpack(ARGV, 7, 6 + acks * 2)})
+local settlements = complete_jobs(prefix, active, completed, idem, now, {unpack(ARGV, 9, 8 + acks * 3)}, keep_count, max_age)
 return {settlements, claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, max_jobs, worker, promote_limit)}
