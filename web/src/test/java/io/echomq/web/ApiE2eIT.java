@@ -86,12 +86,11 @@ class ApiE2eIT {
     }
 
     /**
-     * A per-queue counter as the server's /metrics (Prometheus text, at the server's root, not
-     * under the application's) reports it; 0 when the queue has no such series yet.
+     * A per-queue counter as the WAR's /metrics (Prometheus text, under the application's context
+     * root, the same on every server) reports it; 0 when the queue has no such series yet.
      */
     static long metric(String name, String queue) {
-        E2eHttp.Response metrics = new E2eHttp("http://127.0.0.1:" + app.payara.port()).send("GET", "/metrics", null,
-                Map.of("Accept", "text/plain"));
+        E2eHttp.Response metrics = app.anonymous.send("GET", "/metrics", null, Map.of("Accept", "text/plain"));
         assertThat(metrics.status()).as("GET /metrics: " + metrics.body()).isEqualTo(200);
         return metrics.body().lines()
                 .filter(line -> line.startsWith(name + "{") && line.contains("queue=\"" + queue + "\""))

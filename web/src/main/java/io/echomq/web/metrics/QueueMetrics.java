@@ -4,36 +4,31 @@ import io.echomq.effect.EffectOutcome;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.RetryOutcome;
 import io.echomq.worker.WorkerListener;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import java.time.Duration;
-import org.eclipse.microprofile.metrics.Metadata;
-import org.eclipse.microprofile.metrics.MetricRegistry;
-import org.eclipse.microprofile.metrics.MetricUnits;
-import org.eclipse.microprofile.metrics.Tag;
 
 /**
- * Per-queue metrics (MicroProfile Metrics, tag {@code queue}): jobs enqueued, completed,
- * retried and dead; duplicates the effect store absorbed (a redelivered job whose effect was
- * already applied), and among them resubmissions (a job whose idempotency key another job's
- * effect already carries); how long claims and effect transactions take.
+ * Per-queue metrics (tag {@code queue}): jobs enqueued, completed, retried and dead; duplicates
+ * the effect store absorbed (a redelivered job whose effect was already applied), and among them
+ * resubmissions (a job whose idempotency key another job's effect already carries); how long
+ * claims and effect transactions take. Served in Prometheus text by {@link MetricsServlet}.
+ *
+ * <p>A Micrometer registry inside the WAR, not the server's MicroProfile Metrics: WildFly 35
+ * has none, so only a bundled one gives every server the same {@code /metrics}. The names are
+ * the ones MicroProfile Metrics gave them on Payara ({@code echomq_jobs_completed_total},
+ * {@code echomq_claim_duration_micros} with quantiles, {@code _count}, {@code _sum},
+ * {@code _max}), so dashboards built then still work.
  */
 @ApplicationScoped
 public class QueueMetrics implements WorkerListener {
 
-    /*
-     * Durations are histograms of microseconds, with the unit in the name and no unit metadata:
-     * Payara 6 converts a Timer's or a timed histogram's max to seconds but not its quantiles,
-     * which would mislead every dashboard by a factor of a million.
-     */
-    private static final Metadata CLAIM_MICROS = Metadata.builder().withName("echomq.claim.duration.micros")
-            .withDescription("duration of one claim call, in microseconds").withUnit(MetricUnits.NONE).build();
-    private static final Metadata EFFECT_MICROS = Metadata.builder().withName("echomq.effect.duration.micros")
-            .withDescription("duration of one effect transaction, in microseconds").withUnit(MetricUnits.NONE).build();
+    /** The quantiles MicroProfile Metrics published for a histogram. */
+    private static final double[] QUANTILES = {0.5, 0.75, 0.95, 0.98, 0.99, 0.999};
 
-    @Inject
-    MetricRegistry registry;
-
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Throughput throughput = new Throughput();
 
     /** Completed and failed jobs per queue and minute over the last hour, for the console's charts. */
@@ -41,44 +36,55 @@ public class QueueMetrics implements WorkerListener {
         return throughput;
     }
 
+    /** Every metric in the Prometheus text format. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
     public void enqueued(String queue, long jobs) {
-        registry.counter("echomq.jobs.enqueued", tag(queue)).inc(jobs);
+        registry.counter("echomq.jobs.enqueued", "queue", queue).increment(jobs);
     }
 
     @Override
     public void claimCall(String queue, Duration took, int jobs) {
-        registry.histogram(CLAIM_MICROS, tag(queue)).update(micros(took));
+        micros("echomq.claim.duration.micros", "duration of one claim call, in microseconds", queue).record(micros(took));
     }
 
     @Override
     public void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
-        registry.histogram(EFFECT_MICROS, tag(job.lease().queue())).update(micros(took));
+        String queue = job.lease().queue();
+        micros("echomq.effect.duration.micros", "duration of one effect transaction, in microseconds", queue).record(micros(took));
         if (outcome instanceof EffectOutcome.AlreadyApplied skipped) {
-            registry.counter("echomq.effects.duplicates.absorbed", tag(job.lease().queue())).inc();
+            registry.counter("echomq.effects.duplicates.absorbed", "queue", queue).increment();
             if (skipped.byAnotherJob()) {
-                registry.counter("echomq.effects.resubmissions.absorbed", tag(job.lease().queue())).inc();
+                registry.counter("echomq.effects.resubmissions.absorbed", "queue", queue).increment();
             }
         }
     }
 
     @Override
     public void completed(ClaimedJob job) {
-        registry.counter("echomq.jobs.completed", tag(job.lease().queue())).inc();
+        registry.counter("echomq.jobs.completed", "queue", job.lease().queue()).increment();
         throughput.completed(job.lease().queue());
     }
 
     @Override
     public void retried(ClaimedJob job, RetryOutcome outcome, String error) {
         String name = outcome instanceof RetryOutcome.DeadLettered ? "echomq.jobs.dead" : "echomq.jobs.retried";
-        registry.counter(name, tag(job.lease().queue())).inc();
+        registry.counter(name, "queue", job.lease().queue()).increment();
         throughput.failed(job.lease().queue());
+    }
+
+    /*
+     * Durations are summaries of plain microseconds with the unit in the name, not timers: a
+     * timer is exported in seconds, and the names (and dashboards) say micros.
+     */
+    private DistributionSummary micros(String name, String description, String queue) {
+        return DistributionSummary.builder(name).description(description).tag("queue", queue)
+                .publishPercentiles(QUANTILES).register(registry);
     }
 
     private static long micros(Duration d) {
         return d.toNanos() / 1_000;
-    }
-
-    private static Tag tag(String queue) {
-        return new Tag("queue", queue);
     }
 }

@@ -2,7 +2,6 @@ package io.echomq.web.security;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.security.enterprise.authentication.mechanism.http.BasicAuthenticationMechanismDefinition;
 import jakarta.security.enterprise.credential.UsernamePasswordCredential;
 import jakarta.security.enterprise.identitystore.CredentialValidationResult;
 import jakarta.security.enterprise.identitystore.IdentityStore;
@@ -10,11 +9,9 @@ import jakarta.security.enterprise.identitystore.Pbkdf2PasswordHash;
 
 /**
  * Checks API credentials against the {@link UserDirectory}; the user's roles become groups.
- * Declares the HTTP Basic mechanism here because Jakarta Security finds the definition on CDI
- * beans only.
+ * The mechanism that asks for them is {@link BasicAuthentication}.
  */
 @ApplicationScoped
-@BasicAuthenticationMechanismDefinition(realmName = "EchoMQ")
 public class EchoMqIdentityStore implements IdentityStore {
 
     @Inject

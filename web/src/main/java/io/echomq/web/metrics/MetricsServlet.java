@@ -1,0 +1,30 @@
+package io.echomq.web.metrics;
+
+import jakarta.inject.Inject;
+import jakarta.servlet.annotation.WebServlet;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+
+/**
+ * {@code GET <context root>/metrics}: the {@link QueueMetrics} in the Prometheus text format,
+ * public like a server's own metrics endpoint (they say how busy queues are, nothing secret).
+ * A servlet, not a JAX-RS resource, so that it sits beside {@code /api}, not under it.
+ */
+@WebServlet(urlPatterns = "/metrics")
+public class MetricsServlet extends HttpServlet {
+
+    private static final long serialVersionUID = 1L;
+    static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+    @Inject
+    transient QueueMetrics metrics;
+
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        response.setContentType(PROMETHEUS_TEXT);
+        response.setHeader("Cache-Control", "no-store");
+        response.getWriter().write(metrics.scrape());
+    }
+}
