@@ -1,6 +1,7 @@
 package io.echomq.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.Migrations;
 import io.echomq.runtime.PostgresPool;
 import io.echomq.testkit.PostgresService;
@@ -46,6 +47,7 @@ final class Servers {
         PostgresService.Database database = postgres.createDatabase("bench");
         String durability = requireDurable(database.dataSource());
         Migrations.migrate(database.dataSource());
+        LedgerChargeHandler.createTables(database.dataSource());
         return new Servers(valkey, postgres, database, durability);
     }
 

@@ -8,7 +8,8 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The engine applies the migrations the index names, never the folder's listing (application
@@ -16,16 +17,17 @@ import org.junit.jupiter.api.Test;
  */
 class MigrationIndexTest {
 
-    private static final Path FOLDER = Path.of("src/main/resources/io/echomq/db/migration");
-
-    @Test
-    void theIndexNamesEveryScriptOfTheFolderOnceInVersionOrder() throws IOException {
-        List<String> indexed = Files.readAllLines(FOLDER.resolve("migrations.index")).stream()
+    /** The engine's migrations, and the demo handler's. */
+    @ParameterizedTest
+    @ValueSource(strings = {"src/main/resources/io/echomq/db/migration", "src/main/resources/io/echomq/db/demo"})
+    void theIndexNamesEveryScriptOfTheFolderOnceInVersionOrder(String folder) throws IOException {
+        Path scriptsFolder = Path.of(folder);
+        List<String> indexed = Files.readAllLines(scriptsFolder.resolve("migrations.index")).stream()
                 .map(String::strip)
                 .filter(line -> !line.isEmpty() && !line.startsWith("#"))
                 .toList();
         List<String> scripts;
-        try (Stream<Path> files = Files.list(FOLDER)) {
+        try (Stream<Path> files = Files.list(scriptsFolder)) {
             scripts = files.map(f -> f.getFileName().toString())
                     .filter(name -> name.endsWith(".sql"))
                     .sorted(Comparator.comparingInt(MigrationIndexTest::version))

@@ -1,11 +1,14 @@
 package io.echomq.demo;
 
+import io.echomq.effect.Migrations;
 import io.echomq.handler.BatchJobHandler;
+import io.echomq.handler.HandlerSchema;
 import io.echomq.handler.HandlesQueue;
 import io.echomq.handler.JobContext;
 import io.echomq.handler.PermanentJobFailure;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
+import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 
 /**
@@ -16,11 +19,27 @@ import org.jdbi.v3.core.Handle;
  */
 @ApplicationScoped
 @HandlesQueue(value = LedgerChargeHandler.QUEUE, enabledBy = LedgerChargeHandler.ENABLED_BY)
-public class LedgerChargeHandler implements BatchJobHandler {
+public class LedgerChargeHandler implements BatchJobHandler, HandlerSchema {
 
     public static final String QUEUE = "payments";
     /** The demo runs only where asked for: in dev mode, or with this key true. */
     public static final String ENABLED_BY = "echomq.demo.enabled";
+
+    /** The demo's tables (demo_account, demo_ledger), applied by the engine only where this handler is bound. */
+    @Override
+    public String migrationFolder() {
+        return "io/echomq/db/demo";
+    }
+
+    @Override
+    public String migrationHistoryTable() {
+        return "echomq_demo_schema_history";
+    }
+
+    /** The demo's tables in {@code dataSource}, for tests and benchmarks that run the handler without the engine's start. */
+    public static void createTables(DataSource dataSource) {
+        Migrations.migrate(dataSource, new LedgerChargeHandler(), LedgerChargeHandler.class.getClassLoader());
+    }
 
     @Override
     public void handle(JobContext job) throws Exception {

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import io.echomq.handler.HandlerSchema;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.ClassProvider;
@@ -21,10 +22,12 @@ import org.flywaydb.core.api.output.MigrateResult;
 import org.flywaydb.core.api.resource.LoadableResource;
 
 /**
- * Brings the database to the schema this engine needs: the effect store and the demo ledger,
- * in their own schema so they never collide with the application's tables or migrations.
+ * Brings the database to the schema this engine needs (the effect store), and a handler's own
+ * tables to theirs ({@link HandlerSchema}: the demo ledger is one), in schema {@value #SCHEMA} so
+ * they never collide with the application's tables or migrations; each set has a history of its
+ * own.
  *
- * <p>The migrations are read from the list {@value #INDEX} beside them, never found by scanning:
+ * <p>The migrations are read from the list {@value #INDEX_FILE} beside them, never found by scanning:
  * a class loader cannot be asked for the files of a folder portably (Flyway's scanner finds
  * nothing in Open Liberty's application class loader), but every class loader returns a
  * resource by its name.
@@ -38,45 +41,63 @@ public final class Migrations {
     /** The schema that holds EchoMQ's tables and its own migration history. */
     public static final String SCHEMA = "echomq";
     static final String FOLDER = "io/echomq/db/migration";
-    /** One migration file name a line, oldest first; {@code #} starts a comment (echomq-db). */
-    static final String INDEX = FOLDER + "/migrations.index";
+    /** In each folder: one migration file name a line, oldest first; {@code #} starts a comment. */
+    static final String INDEX_FILE = "migrations.index";
+    private static final String HISTORY = "echomq_schema_history";
 
     private Migrations() {
     }
 
-    /** Applies pending migrations; a database already up to date is left as it is. */
+    /** Applies the engine's pending migrations; a database already up to date is left as it is. */
     public static MigrateResult migrate(DataSource dataSource) {
         return configuration(dataSource).load().migrate();
+    }
+
+    /**
+     * Applies the pending migrations of a handler's own tables, found through {@code loader}: the
+     * handler class's own (a container's client proxy may have another).
+     */
+    public static MigrateResult migrate(DataSource dataSource, HandlerSchema handler, ClassLoader loader) {
+        // The schema already holds the engine's tables: a handler's history starts below its own first version.
+        return configuration(dataSource, loader, handler.migrationFolder(), handler.migrationHistoryTable())
+                .baselineOnMigrate(true).baselineVersion("0").load().migrate();
     }
 
     static FluentConfiguration configuration(DataSource dataSource) {
         // The engine's class loader, not the thread's: on an application server the scripts sit
         // inside WEB-INF/lib jars that only the application's loader sees.
-        ClassLoader loader = Migrations.class.getClassLoader();
-        List<LoadableResource> migrations = indexed(loader);
+        return configuration(dataSource, Migrations.class.getClassLoader(), FOLDER, HISTORY)
+                // V2 made the demo's tables until they moved to the demo's own migrations: a
+                // database that applied it must still validate.
+                .ignoreMigrationPatterns("versioned:missing");
+    }
+
+    private static FluentConfiguration configuration(DataSource dataSource, ClassLoader loader, String folder, String history) {
+        List<LoadableResource> migrations = indexed(loader, folder);
         // Both providers given, so Flyway builds no scanner at all (with either missing it scans the locations).
         ClassProvider<JavaMigration> noJavaMigrations = List::of;
         return Flyway.configure(loader)
                 .dataSource(dataSource)
                 .schemas(SCHEMA)
                 .createSchemas(true)
-                .table("echomq_schema_history")
+                .table(history)
                 .resourceProvider(new IndexedResources(migrations))
                 .javaMigrationClassProvider(noJavaMigrations);
     }
 
-    /** The migrations the index names, each checked to exist so a broken jar fails at once with its name. */
-    static List<LoadableResource> indexed(ClassLoader loader) {
-        URL index = loader.getResource(INDEX);
+    /** The migrations the folder's index names, each checked to exist so a broken jar fails at once with its name. */
+    static List<LoadableResource> indexed(ClassLoader loader, String folder) {
+        String indexName = folder + "/" + INDEX_FILE;
+        URL index = loader.getResource(indexName);
         if (index == null) {
-            throw new IllegalStateException("no " + INDEX + " on the class path of " + loader + " (the echomq-db jar is missing)");
+            throw new IllegalStateException("no " + indexName + " on the class path of " + loader);
         }
         try (InputStream in = index.openStream();
              BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
             return lines.lines()
                     .map(String::strip)
                     .filter(line -> !line.isEmpty() && !line.startsWith("#"))
-                    .map(name -> (LoadableResource) new MigrationScript(loader, name))
+                    .map(name -> (LoadableResource) new MigrationScript(loader, folder, name))
                     .toList();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + index, e);
@@ -105,21 +126,24 @@ public final class Migrations {
     private static final class MigrationScript extends LoadableResource {
 
         private final ClassLoader loader;
+        private final String folder;
         private final String fileName;
         private final URL url;
 
-        MigrationScript(ClassLoader loader, String fileName) {
+        MigrationScript(ClassLoader loader, String folder, String fileName) {
             this.loader = loader;
+            this.folder = folder;
             this.fileName = fileName;
-            this.url = loader.getResource(FOLDER + "/" + fileName);
+            this.url = loader.getResource(folder + "/" + fileName);
             if (url == null) {
-                throw new IllegalStateException(INDEX + " names " + fileName + ", which is not on the class path of " + loader);
+                throw new IllegalStateException(folder + "/" + INDEX_FILE + " names " + fileName + ", which is not on the class path of "
+                        + loader);
             }
         }
 
         @Override
         public Reader read() {
-            InputStream in = loader.getResourceAsStream(FOLDER + "/" + fileName);
+            InputStream in = loader.getResourceAsStream(folder + "/" + fileName);
             if (in == null) {
                 throw new IllegalStateException("cannot open " + url);
             }
@@ -128,7 +152,7 @@ public final class Migrations {
 
         @Override
         public String getAbsolutePath() {
-            return FOLDER + "/" + fileName;
+            return folder + "/" + fileName;
         }
 
         @Override

@@ -2,6 +2,7 @@ package io.echomq.engine;
 
 import io.echomq.effect.EffectStore;
 import io.echomq.effect.Migrations;
+import io.echomq.handler.HandlerSchema;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.QueueClient;
@@ -19,9 +20,9 @@ import org.jdbi.v3.core.Jdbi;
 
 /**
  * An engine started from its configuration, as every runtime starts one (the WAR at deployment,
- * the standalone worker in its {@code main}): opens the connections, migrates the database,
- * starts a worker per handler binding with that queue's settings and the maintenance over every
- * known queue, through the {@link EngineAssembly}. Closing it stops claiming, lets running jobs
+ * the standalone worker in its {@code main}): opens the connections, migrates the database (the
+ * engine's tables, then those of each bound {@link HandlerSchema} handler), starts a worker per
+ * handler binding with that queue's settings and the maintenance over every known queue, through the {@link EngineAssembly}. Closing it stops claiming, lets running jobs
  * finish within the configured grace period and closes the connections; leases of jobs still
  * running then expire and are reaped, never lost.
  */
@@ -54,6 +55,11 @@ public final class RunningEngine implements AutoCloseable {
                 maintenanceListener);
         try {
             Migrations.migrate(connections.dataSource());
+            for (HandlerBinding binding : handlers) {
+                if (binding.handler() instanceof HandlerSchema tables) {
+                    Migrations.migrate(connections.dataSource(), tables, binding.beanClass().getClassLoader());
+                }
+            }
             for (HandlerBinding binding : handlers) {
                 assembly.startWorker(binding.queue(), binding.handler(), config.workerFor(binding.queue()));
             }

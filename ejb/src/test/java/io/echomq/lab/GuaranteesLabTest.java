@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.effect.EffectSettings;
 import io.echomq.effect.EffectStore;
+import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.Migrations;
 import io.echomq.engine.EngineThreads;
 import io.echomq.lab.GuaranteesLab.Mode;
@@ -38,6 +39,7 @@ class GuaranteesLabTest {
         redis = valkey.newClient();
         PostgresService.Database database = postgres.createDatabase("lab");
         Migrations.migrate(database.dataSource());
+        LedgerChargeHandler.createTables(database.dataSource());
         jdbi = Jdbi.create(database.dataSource());
         QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
         lab = new GuaranteesLab(queue, new EffectStore(jdbi, EffectSettings.DEFAULT), new EngineThreads(RUNNERS, TIMERS), jdbi);

@@ -1,5 +1,6 @@
 package io.echomq.reliability;
 
+import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.Migrations;
 import io.echomq.testkit.PostgresService;
 import java.io.IOException;
@@ -20,6 +21,7 @@ final class Scenarios {
     static PostgresService.Database migratedDatabase(PostgresService postgres, String prefix) {
         PostgresService.Database database = postgres.createDatabase(prefix);
         Migrations.migrate(database.dataSource());
+        LedgerChargeHandler.createTables(database.dataSource());
         return database;
     }
 

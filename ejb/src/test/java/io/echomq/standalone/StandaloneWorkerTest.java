@@ -4,6 +4,7 @@ import static io.echomq.worker.RecordingListener.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.demo.LedgerSummary;
+import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.Migrations;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.JobState;
@@ -40,6 +41,7 @@ class StandaloneWorkerTest {
             PostgresService postgres) throws Exception {
         PostgresService.Database database = postgres.createDatabase("standalone");
         Migrations.migrate(database.dataSource());
+        LedgerChargeHandler.createTables(database.dataSource());
         String queueName = "standalone-" + ProcessHandle.current().pid();
         Path output = Files.createTempFile("standalone-worker", ".log");
 

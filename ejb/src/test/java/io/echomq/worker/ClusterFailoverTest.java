@@ -93,6 +93,7 @@ class ClusterFailoverTest {
     private static FailoverResult run(String queueName, int waitReplicas, PostgresService postgres) throws Exception {
         PostgresService.Database database = postgres.createDatabase("failover");
         Migrations.migrate(database.dataSource());
+        LedgerChargeHandler.createTables(database.dataSource());
         Jdbi jdbi = Jdbi.create(database.dataSource());
         EffectStore effects = new EffectStore(jdbi, EffectSettings.DEFAULT);
         int slot = JedisClusterCRC16.getSlot(new QueueKeys(queueName).prefix());

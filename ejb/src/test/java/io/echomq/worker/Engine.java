@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.echomq.demo.LedgerSummary;
 import io.echomq.effect.EffectSettings;
 import io.echomq.effect.EffectStore;
+import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.Migrations;
 import io.echomq.engine.EngineAssembly;
 import io.echomq.engine.EngineThreads;
@@ -55,6 +56,7 @@ public final class Engine implements AutoCloseable {
         queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
         PostgresService.Database database = postgres.createDatabase("proof");
         Migrations.migrate(database.dataSource());
+        LedgerChargeHandler.createTables(database.dataSource());
         pool = PostgresPool.open(queueName, database.jdbcUrl(), Optional.ofNullable(database.user()), Optional.ofNullable(database.password()), POOL_SIZE);
         jdbi = Jdbi.create(pool);
         effects = new EffectStore(jdbi, effectSettings);

@@ -3,6 +3,7 @@ package io.echomq.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.demo.LedgerSummary;
+import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.Migrations;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
@@ -47,6 +48,7 @@ class ProcessKillTest {
             PostgresService postgres) throws Exception {
         PostgresService.Database database = postgres.createDatabase("kill");
         Migrations.migrate(database.dataSource());
+        LedgerChargeHandler.createTables(database.dataSource());
         String queueName = "kill-" + ProcessHandle.current().pid() + "-batch-" + batchSize;
         Path logs = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "process-kill"));
         long seed = System.nanoTime();

@@ -3,6 +3,7 @@ package io.echomq.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.demo.LedgerSummary;
+import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.Migrations;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
@@ -54,6 +55,7 @@ class ScalingBenchmark {
     void severalAppServersShareTheQueuesWithoutDuplicatesAndWithFairLanes() throws Exception {
         PostgresService.Database database = RealServices.postgres().createDatabase("scaling");
         Migrations.migrate(database.dataSource());
+        LedgerChargeHandler.createTables(database.dataSource());
         Jdbi jdbi = Jdbi.create(database.dataSource());
         List<Row> rows = new ArrayList<>();
         try (ValkeyCluster cluster = ValkeyCluster.start(); RedisClusterClient redis = cluster.newClient()) {

@@ -29,6 +29,7 @@ public class DemoResource {
     @Path("ledger")
     @Operation(summary = "The demo ledger of queue 'payments': entries, distinct jobs, duplicates, total")
     public LedgerSummary ledger() {
+        DemoSwitch.requireOn(engine);
         return LedgerSummary.of(engine.jdbi(), LedgerChargeHandler.QUEUE);
     }
 }

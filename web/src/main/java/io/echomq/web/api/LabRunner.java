@@ -14,7 +14,9 @@ public class LabRunner {
 
     private GuaranteesLab lab;
 
+    /** @throws jakarta.ws.rs.WebApplicationException 404 where the demo, whose handler and tables the lab uses, is off */
     synchronized GuaranteesLab lab() {
+        DemoSwitch.requireOn(engine);
         if (lab == null) {
             lab = new GuaranteesLab(engine.queue(), engine.effects(), engine.threads(), engine.jdbi());
         }
