@@ -137,6 +137,26 @@ class ApiE2eIT {
         }
 
         @Test
+        void eachMaintenanceDutyReportsItsRunsOnTheQueueInTheMetrics() throws Exception {
+            for (String duty : List.of("reaper", "reconciler")) {
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (maintenanceRuns(duty) == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(200);
+                }
+                assertThat(maintenanceRuns(duty)).as("runs of the " + duty + " on queue payments in /metrics").isPositive();
+            }
+        }
+
+        private long maintenanceRuns(String duty) {
+            E2eHttp.Response metrics = app.anonymous.send("GET", "/metrics", null, Map.of("Accept", "text/plain"));
+            return metrics.body().lines()
+                    .filter(line -> line.startsWith("echomq_maintenance_runs_total{") && line.contains("duty=\"" + duty + "\"")
+                            && line.contains("queue=\"payments\""))
+                    .mapToLong(line -> (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                    .findFirst().orElse(0);
+        }
+
+        @Test
         void theSameKeyPostedTenTimesConcurrentlyMakesOneJob() throws Exception {
             ExecutorService clients = Executors.newFixedThreadPool(10);
             List<Callable<E2eHttp.Response>> posts = new ArrayList<>();

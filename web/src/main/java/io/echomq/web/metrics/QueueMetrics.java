@@ -1,6 +1,8 @@
 package io.echomq.web.metrics;
 
 import io.echomq.effect.EffectOutcome;
+import io.echomq.maintenance.MaintenanceListener;
+import io.echomq.maintenance.Pass;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.RetryOutcome;
 import io.echomq.worker.WorkerListener;
@@ -14,7 +16,8 @@ import java.time.Duration;
  * Per-queue metrics (tag {@code queue}): jobs enqueued, completed, retried and dead; duplicates
  * the effect store absorbed (a redelivered job whose effect was already applied), and among them
  * resubmissions (a job whose idempotency key another job's effect already carries); how long
- * claims and effect transactions take. Served in Prometheus text by {@link MetricsServlet}.
+ * claims and effect transactions take; each maintenance duty's runs, changes and failures (tags
+ * {@code duty} and {@code queue}). Served in Prometheus text by {@link MetricsServlet}.
  *
  * <p>A Micrometer registry inside the WAR, not the server's MicroProfile Metrics: WildFly 35
  * has none, so only a bundled one gives every server the same {@code /metrics}. The names are
@@ -23,7 +26,7 @@ import java.time.Duration;
  * {@code _max}), so dashboards built then still work.
  */
 @ApplicationScoped
-public class QueueMetrics implements WorkerListener {
+public class QueueMetrics implements WorkerListener, MaintenanceListener {
 
     /** The quantiles MicroProfile Metrics published for a histogram. */
     private static final double[] QUANTILES = {0.5, 0.75, 0.95, 0.98, 0.99, 0.999};
@@ -39,6 +42,18 @@ public class QueueMetrics implements WorkerListener {
     /** Every metric in the Prometheus text format. */
     public String scrape() {
         return registry.scrape();
+    }
+
+    /** Each maintenance duty's runs, the changes they made and their failures, per queue (tags {@code duty}, {@code queue}). */
+    @Override
+    public void ran(String duty, String queue, Pass pass, Duration took) {
+        registry.counter("echomq.maintenance.runs", "duty", duty, "queue", queue).increment();
+        registry.counter("echomq.maintenance.changes", "duty", duty, "queue", queue).increment(pass.changes());
+    }
+
+    @Override
+    public void failed(String duty, String queue, RuntimeException error) {
+        registry.counter("echomq.maintenance.failures", "duty", duty, "queue", queue).increment();
     }
 
     public void enqueued(String queue, long jobs) {
