@@ -3,6 +3,7 @@ package io.echomq.effect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.queue.JobIdentity;
 import io.echomq.queue.Lease;
 import io.echomq.testkit.PostgresService;
@@ -34,6 +35,8 @@ class EffectStoreTest {
     static void migrate(PostgresService postgres) {
         PostgresService.Database database = postgres.createDatabase("effect_store");
         Migrations.migrate(database.dataSource());
+        // The effects these tests apply are the demo's ledger rows.
+        LedgerChargeHandler.createTables(database.dataSource());
         jdbi = Jdbi.create(database.dataSource());
         jdbi.useHandle(h -> h.execute("INSERT INTO echomq.demo_account (id) VALUES ('acct')"));
         store = new EffectStore(jdbi, new EffectSettings(Duration.ofMillis(300), Duration.ofSeconds(30), WINDOW));
