@@ -17,8 +17,8 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.inject.Inject;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -26,6 +26,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.logging.Logger;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
@@ -34,8 +36,8 @@ import org.eclipse.microprofile.config.Config;
 /**
  * The engine in an application server, started at deployment like a resource adapter: reads
  * and checks the configuration, opens the pools, migrates the database, finds the handler
- * beans, and starts a worker per bound queue on the container's managed executor plus the
- * maintenance (reaper, retention, reconciler) on its managed scheduler. On undeploy it stops
+ * beans, and starts a worker per bound queue on threads from the container's managed thread
+ * factory, plus the maintenance (reaper, retention, reconciler) on its managed scheduler. On undeploy it stops
  * claiming, lets running jobs finish within the grace period, and closes the pools; leases of
  * jobs still running then expire and are reaped, never lost.
  *
@@ -47,11 +49,14 @@ public class EchoMqEngine {
     private static final Logger LOG = Logger.getLogger(EchoMqEngine.class.getName());
 
     /**
-     * The server's default managed executors (Jakarta Concurrency). An application-defined one
-     * (@ManagedExecutorDefinition) was not visible to a JNDI lookup at start on Payara Micro 6,
-     * so the defaults serve; on Payara they grow a thread per drain loop.
+     * The server's default managed thread factory and scheduler (Jakarta Concurrency). The worker
+     * runners loop for the whole deployment, so they get threads of their own from the factory
+     * rather than tasks of a managed executor, which servers count as hung after a while
+     * (WildFly's default executor after 60 s, in its statistics, and it can be set to cancel
+     * them; Payara can be set to log them). An application-defined executor
+     * (@ManagedExecutorDefinition) was not visible to a JNDI lookup at start on Payara Micro 6.
      */
-    static final String WORKER_EXECUTOR = "java:comp/DefaultManagedExecutorService";
+    static final String WORKER_THREADS = "java:comp/DefaultManagedThreadFactory";
     static final String TIMER_EXECUTOR = "java:comp/DefaultManagedScheduledExecutorService";
 
     @Inject
@@ -69,6 +74,8 @@ public class EchoMqEngine {
     private volatile EngineResources resources;
     private GuaranteesLab lab;
     private final List<QueueWorker> workers = new ArrayList<>();
+    /** The runners' threads, made by the container's thread factory; shut down after the workers stop. */
+    private ExecutorService runnerThreads;
     private Maintenance maintenance;
     private Set<String> queues = Set.of();
     private String workerId;
@@ -92,11 +99,11 @@ public class EchoMqEngine {
             workerId = workerId();
             WorkerListener listener = new ListenerFanOut(listeners);
             ManagedScheduledExecutorService timers = lookup(ManagedScheduledExecutorService.class, TIMER_EXECUTOR);
-            ManagedExecutorService executor = lookup(ManagedExecutorService.class, WORKER_EXECUTOR);
+            runnerThreads = Executors.newCachedThreadPool(lookup(ManagedThreadFactory.class, WORKER_THREADS));
             for (HandlerBinding binding : handlers) {
                 QueueWorker worker = new QueueWorker(binding.queue(), binding.handler(), opened.queue, opened.effects,
                         config.workerFor(binding.queue()), workerId, timers, FaultInjector.NONE, listener);
-                worker.start(executor);
+                worker.start(runnerThreads);
                 workers.add(worker);
             }
             lab = new GuaranteesLab(opened.queue, opened.effects, opened.jdbi);
@@ -135,6 +142,11 @@ public class EchoMqEngine {
             worker.stop(config.shutdownGrace());
         }
         workers.clear();
+        if (runnerThreads != null) {
+            // Runners still busy after the grace period are interrupted; their leases expire and are reaped.
+            runnerThreads.shutdownNow();
+            runnerThreads = null;
+        }
         if (resources != null) {
             resources.close();
             resources = null;
@@ -217,7 +229,7 @@ public class EchoMqEngine {
         try {
             return type.cast(new InitialContext().lookup(name));
         } catch (NamingException e) {
-            throw new IllegalStateException("EchoMQ needs the container-managed executor " + name + ": " + e.getMessage(), e);
+            throw new IllegalStateException("EchoMQ needs the container-managed resource " + name + ": " + e.getMessage(), e);
         }
     }
 
