@@ -9,8 +9,8 @@ import io.echomq.queue.QueueClient;
 import io.echomq.worker.SafeListener;
 import io.echomq.worker.WorkerListener;
 import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
@@ -22,14 +22,17 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import org.eclipse.microprofile.config.Config;
 
 /**
  * The engine in an application server, started at deployment like a resource adapter: reads
- * the configuration, finds the handler beans, and starts the {@link RunningEngine} on the
- * container's managed executors. On undeploy it stops claiming, lets running jobs finish
+ * the configuration, finds the handler beans, and starts the {@link RunningEngine}: its runners
+ * on threads from the container's managed thread factory, its timers on the container's managed
+ * scheduler. On undeploy it stops claiming, lets running jobs finish
  * within the grace period, and closes the pools; leases of jobs still running then expire and
  * are reaped, never lost.
  *
@@ -39,11 +42,14 @@ import org.eclipse.microprofile.config.Config;
 public class EchoMqEngine {
 
     /**
-     * The server's default managed executors (Jakarta Concurrency). An application-defined one
-     * (@ManagedExecutorDefinition) was not visible to a JNDI lookup at start on Payara Micro 6,
-     * so the defaults serve; on Payara they grow a thread per drain loop.
+     * The server's default managed thread factory and scheduler (Jakarta Concurrency). The worker
+     * runners loop for the whole deployment, so they get threads of their own from the factory
+     * rather than tasks of a managed executor, which servers count as hung after a while
+     * (WildFly's default executor after 60 s, in its statistics, and it can be set to cancel
+     * them; Payara can be set to log them). An application-defined executor
+     * (@ManagedExecutorDefinition) was not visible to a JNDI lookup at start on Payara Micro 6.
      */
-    static final String WORKER_EXECUTOR = "java:comp/DefaultManagedExecutorService";
+    static final String WORKER_THREADS = "java:comp/DefaultManagedThreadFactory";
     static final String TIMER_EXECUTOR = "java:comp/DefaultManagedScheduledExecutorService";
 
     @Inject
@@ -75,10 +81,17 @@ public class EchoMqEngine {
         }
         EngineConfig config = new EngineConfig(mpConfig);
         List<HandlerBinding> handlers = HandlerDiscovery.discover(beans, config::switchedOn);
-        EngineThreads threads = new EngineThreads(lookup(ManagedExecutorService.class, WORKER_EXECUTOR),
-                lookup(ManagedScheduledExecutorService.class, TIMER_EXECUTOR));
-        RunningEngine started = RunningEngine.start(config, handlers, threads, workerId(),
-                SafeListener.of(listeners.stream().toList()), MaintenanceListener.all(maintenanceListeners.stream().toList()));
+        ManagedScheduledExecutorService timers = lookup(ManagedScheduledExecutorService.class, TIMER_EXECUTOR);
+        ExecutorService runners = Executors.newCachedThreadPool(lookup(ManagedThreadFactory.class, WORKER_THREADS));
+        EngineThreads threads = new EngineThreads(runners, timers);
+        RunningEngine started;
+        try {
+            started = RunningEngine.start(config, handlers, threads, workerId(),
+                    SafeListener.of(listeners.stream().toList()), MaintenanceListener.all(maintenanceListeners.stream().toList()));
+        } catch (RuntimeException e) {
+            runners.shutdownNow();
+            throw e;
+        }
         this.threads = threads;
         // Published last: a caller that sees the engine running sees all of it set up.
         engine = started;
@@ -90,6 +103,9 @@ public class EchoMqEngine {
         engine = null;
         if (running != null) {
             running.close();
+            // Runners still busy after the grace period are interrupted; their leases expire and are reaped.
+            threads.runners().shutdownNow();
+            threads = null;
         }
     }
 
@@ -114,7 +130,7 @@ public class EchoMqEngine {
         return running().config();
     }
 
-    /** The threads the engine runs on: the container's managed executors. */
+    /** The threads the engine runs on: the container's managed thread factory's and scheduler's. */
     public EngineThreads threads() {
         running();
         return threads;
@@ -142,7 +158,7 @@ public class EchoMqEngine {
         try {
             return type.cast(new InitialContext().lookup(name));
         } catch (NamingException e) {
-            throw new IllegalStateException("EchoMQ needs the container-managed executor " + name + ": " + e.getMessage(), e);
+            throw new IllegalStateException("EchoMQ needs the container-managed " + type.getSimpleName() + " " + name + ": " + e.getMessage(), e);
         }
     }
 

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.TestInstance;
 import redis.clients.jedis.RedisClient;
 
 /**
- * The product over HTTP, deployed on a real Payara Micro against real Valkey and PostgreSQL:
+ * The product over HTTP, deployed on a real Payara Micro against real Valkey and PostgreSQL (PortabilityIT
+ * repeats the core of it on every server):
  * submissions, idempotency, exactly-once on the demo ledger, the auth matrix, bad input.
  */
 @WithRealServices
@@ -81,16 +82,16 @@ class ApiE2eIT {
         return "{\"payload\":{\"account\":\"" + account + "\",\"amountCents\":" + cents + "}}";
     }
 
-    static JsonObject ledger() {
-        return json(app.submitter.get("/api/demo/ledger"));
-    }
-
     /**
      * A per-queue counter as the WAR's /metrics (Prometheus text, under the application's context
      * root, the same on every server) reports it; 0 when the queue has no such series yet.
      */
     static long metric(String name, String queue) {
-        E2eHttp.Response metrics = app.anonymous.send("GET", "/metrics", null, Map.of("Accept", "text/plain"));
+        return metric(app, name, queue);
+    }
+
+    static long metric(E2eDeployment deployment, String name, String queue) {
+        E2eHttp.Response metrics = deployment.anonymous.send("GET", "/metrics", null, Map.of("Accept", "text/plain"));
         assertThat(metrics.status()).as("GET /metrics: " + metrics.body()).isEqualTo(200);
         return metrics.body().lines()
                 .filter(line -> line.startsWith(name + "{") && line.contains("queue=\"" + queue + "\""))
@@ -98,42 +99,12 @@ class ApiE2eIT {
                 .findFirst().orElse(0);
     }
 
-    static long count(String state) {
-        return json(app.submitter.get("/api/queues/payments")).getJsonObject("counts").getJsonNumber(state).longValue();
-    }
-
-    static void awaitCompleted(long expected, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (count("completed") < expected && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-        }
-    }
-
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     class ExactlyOnceOverHttp {
         @Test
         void thousandDemoJobsAllCompleteAndTheLedgerIsExact() throws Exception {
-            long before = count("completed");
-            long entriesBefore = ledger().getJsonNumber("entries").longValue();
-            ExecutorService clients = Executors.newFixedThreadPool(4);
-            List<Future<Integer>> statuses = new ArrayList<>();
-            for (int i = 0; i < 1_000; i++) {
-                String body = charge("acct-" + (i % 7), 100);
-                statuses.add(clients.submit(() -> app.submitter.post(JOBS, body).status()));
-            }
-            for (Future<Integer> status : statuses) {
-                assertThat(status.get()).isEqualTo(201);
-            }
-            clients.shutdown();
-
-            awaitCompleted(before + 1_000, Duration.ofMinutes(2));
-
-            assertThat(count("completed")).isEqualTo(before + 1_000);
-            JsonObject ledger = ledger();
-            assertThat(ledger.getJsonNumber("entries").longValue() - entriesBefore).isEqualTo(1_000);
-            assertThat(ledger.getJsonNumber("duplicates").longValue()).isZero();
-            assertThat(ledger.getJsonNumber("entries").longValue()).isEqualTo(ledger.getJsonNumber("distinctJobs").longValue());
+            DemoJobsOverHttp.submitAndCheckTheLedger(app, 1_000);
         }
 
         @Test
@@ -178,7 +149,7 @@ class ApiE2eIT {
 
         @Test
         void aKeyResubmittedAfterItsJobWasDeletedChargesOnceAndNamesTheFirstJob() throws Exception {
-            long entriesBefore = ledger().getJsonNumber("entries").longValue();
+            long entriesBefore = app.ledger().getJsonNumber("entries").longValue();
             Map<String, String> key = Map.of("Idempotency-Key", "order-deleted-then-resubmitted");
             E2eHttp.Response first = app.submitter.post(JOBS, charge("resubmitted", 300), key);
             assertThat(first.status()).isEqualTo(201);
@@ -191,7 +162,7 @@ class ApiE2eIT {
             assertThat(again.status()).as("Valkey freed the key with the job: a new job").isEqualTo(201);
             JsonObject job = awaitJob(json(again).getString("id"), "completed");
             assertThat(job.getJsonObject("effect").getString("appliedByJob")).isEqualTo(firstId);
-            assertThat(ledger().getJsonNumber("entries").longValue() - entriesBefore).as("charges").isEqualTo(1);
+            assertThat(app.ledger().getJsonNumber("entries").longValue() - entriesBefore).as("charges").isEqualTo(1);
             assertThat(metric("echomq_effects_resubmissions_absorbed_total", "payments")).as("operators see it in the metrics").isEqualTo(1);
         }
 
@@ -227,81 +198,41 @@ class ApiE2eIT {
         /** Requests of the sweep whose answer was the specified one (a wrong answer fails its test). */
         private final AtomicInteger swept = new AtomicInteger();
 
-        /** Every route, with what a submitter may do: true = allowed. */
-        private final List<Object[]> routes = List.of(
-                new Object[] {"GET", "/api/queues", null, true},
-                new Object[] {"GET", "/api/queues/payments", null, true},
-                new Object[] {"POST", "/api/queues/payments/pause", null, false},
-                new Object[] {"POST", "/api/queues/payments/resume", null, false},
-                new Object[] {"POST", JOBS, charge("auth", 1), true},
-                new Object[] {"POST", "/api/queues/payments/jobs:batch", "[" + charge("auth", 1) + "]", true},
-                new Object[] {"GET", JOBS + "?state=completed", null, true},
-                new Object[] {"GET", JOBS + "/1", null, true},
-                new Object[] {"POST", JOBS + "/999999/cancel", null, false},
-                new Object[] {"POST", JOBS + "/999999/retry", null, false},
-                new Object[] {"POST", JOBS + "/999999/delete", null, false},
-                new Object[] {"GET", "/api/demo/ledger", null, true},
-                new Object[] {"GET", "/api/session", null, true},
-                new Object[] {"GET", "/api/workers", null, true},
-                new Object[] {"GET", "/api/stats/history", null, true},
-                new Object[] {"POST", "/api/lab/runs", "{\"mode\":\"effect-store\",\"crashPoint\":\"done\"}", false});
-
         @Test
         void anonymousCallersAreAskedToLogInOnEveryRoute() {
-            for (Object[] route : routes) {
-                E2eHttp.Response answer = app.anonymous.send((String) route[0], (String) route[1], (String) route[2]);
-                assertThat(answer.status()).as("%s %s", route[0], route[1]).isEqualTo(401);
-                assertThat(answer.header("WWW-Authenticate")).as("%s %s", route[0], route[1]).isPresent();
-                assertThat(answer.header("Content-Type")).hasValue("application/problem+json");
-                swept.incrementAndGet();
-            }
+            swept.addAndGet(AuthChecks.anonymousCallersAreAskedToLogIn(app, AuthChecks.ALL));
         }
 
         @Test
         void wrongPasswordsAreRefused() {
-            assertThat(app.anonymous.as(E2eUsers.ADMIN, "not-the-password").get("/api/queues").status()).isEqualTo(401);
-            assertThat(app.anonymous.as("nobody", "x").get("/api/queues").status()).isEqualTo(401);
+            swept.addAndGet(AuthChecks.wrongPasswordsAreRefused(app));
         }
 
         @Test
         void submittersAreRefusedOnlyWhereAdminIsNeeded() {
-            for (Object[] route : routes) {
-                E2eHttp.Response answer = app.submitter.send((String) route[0], (String) route[1], (String) route[2]);
-                if ((boolean) route[3]) {
-                    assertThat(answer.status()).as("%s %s: %s", route[0], route[1], answer).isNotIn(401, 403);
-                } else {
-                    assertThat(answer.status()).as("%s %s", route[0], route[1]).isEqualTo(403);
-                    assertThat(answer.header("Content-Type")).hasValue("application/problem+json");
-                }
-                swept.incrementAndGet();
-            }
+            swept.addAndGet(AuthChecks.submittersAreRefusedOnlyWhereAdminIsNeeded(app, AuthChecks.ALL));
         }
 
         @Test
         void adminsMayCallEveryRoute() {
-            for (Object[] route : routes) {
-                E2eHttp.Response answer = app.admin.send((String) route[0], (String) route[1], (String) route[2]);
-                assertThat(answer.status()).as("%s %s: %s", route[0], route[1], answer).isNotIn(401, 403, 500);
-                swept.incrementAndGet();
-            }
-            app.admin.post("/api/queues/payments/resume", null);
+            swept.addAndGet(AuthChecks.adminsMayCallEveryRoute(app, AuthChecks.ALL));
         }
 
         /** Scenario 13 of the reliability suite, with the three role sweeps above: the console's guard on every action. */
         @Test
         void everyStateChangeFromABrowserWithoutTheTokenOrFromAForeignOriginIsRefused() {
-            String origin = app.payara.baseUrl().replaceAll("(https?://[^/]+).*", "$1");
+            String origin = app.server.baseUrl().replaceAll("(https?://[^/]+).*", "$1");
             for (E2eHttp user : List.of(app.admin, app.submitter)) {
                 String token = json(user.get("/api/session")).getString("csrfToken");
-                for (Object[] route : routes) {
-                    if (!"POST".equals(route[0])) {
+                for (AuthChecks.Route route : AuthChecks.ALL) {
+                    if (!"POST".equals(route.method())) {
                         continue;
                     }
-                    E2eHttp.Response foreign = user.send("POST", (String) route[1], (String) route[2],
+                    E2eHttp.Response foreign = user.send("POST", route.path(), route.body(),
                             Map.of("Origin", "http://evil.example", "X-CSRF-Token", token));
-                    E2eHttp.Response tokenless = user.send("POST", (String) route[1], (String) route[2], Map.of("Origin", origin));
-                    assertThat(foreign.status()).as("foreign Origin, POST %s: %s", route[1], foreign).isEqualTo(403);
-                    assertThat(tokenless.status()).as("no CSRF token, POST %s: %s", route[1], tokenless).isEqualTo(403);
+                    E2eHttp.Response tokenless = user.send("POST", route.path(), route.body(), Map.of("Origin", origin));
+                    assertThat(foreign.status()).as("foreign Origin, POST %s: %s", route.path(), foreign).isEqualTo(403);
+                    assertThat(tokenless.status()).as("no CSRF token, POST %s: %s", route.path(), tokenless).isEqualTo(403);
                     swept.addAndGet(2);
                 }
             }
@@ -334,7 +265,7 @@ class ApiE2eIT {
 
         @Test
         void stateChangesFromABrowserNeedTheSessionsCsrfToken() {
-            String origin = app.payara.baseUrl().replaceAll("(https?://[^/]+).*", "$1");
+            String origin = app.server.baseUrl().replaceAll("(https?://[^/]+).*", "$1");
             String token = json(app.admin.get("/api/session")).getString("csrfToken");
 
             E2eHttp.Response foreign = app.admin.post("/api/queues/payments/resume", null, Map.of("Origin", "http://evil.example"));
@@ -373,7 +304,7 @@ class ApiE2eIT {
 
         @Test
         void eventsStreamTheQueueCounts() throws Exception {
-            java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(java.net.URI.create(app.payara.baseUrl() + "/api/events"))
+            java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(java.net.URI.create(app.server.baseUrl() + "/api/events"))
                     .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
                             (E2eUsers.SUBMITTER + ":" + E2eUsers.SUBMITTER_PASSWORD).getBytes(java.nio.charset.StandardCharsets.UTF_8)))
                     .header("Accept", "text/event-stream").build();

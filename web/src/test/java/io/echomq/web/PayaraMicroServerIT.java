@@ -3,6 +3,7 @@ package io.echomq.web;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.echomq.testkit.AppServer;
 import io.echomq.testkit.PayaraMicroServer;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
@@ -31,7 +32,7 @@ class PayaraMicroServerIT {
     @Test
     void aKilledServerRestartsOnTheSamePortAndStopsForGood(ValkeyService valkey, PostgresService postgres) {
         try (E2eDeployment app = new E2eDeployment(valkey, postgres, 1, Map.of())) {
-            PayaraMicroServer payara = app.payara;
+            AppServer payara = app.server;
             E2eHttp http = app.anonymous;
             long firstPid = payara.pid();
             assertThat(http.get("/api/about").status()).isEqualTo(200);

@@ -2,7 +2,7 @@ package io.echomq.web.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.echomq.testkit.PayaraMicroServer;
+import io.echomq.testkit.AppServer;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
@@ -60,7 +60,7 @@ class ConsoleIT {
     private static final Path SCREENSHOTS = Path.of("target", "screenshots");
     private static final Path DOCS = Path.of("..", "docs");
 
-    private static PayaraMicroServer payara;
+    private static AppServer payara;
     private static ChromeDriver browser;
     private static ConsoleApi submitter;
     private static ConsoleApi admin;
@@ -70,7 +70,7 @@ class ConsoleIT {
     static void deployAndSignIn(ValkeyService valkey, PostgresService postgres) throws Exception {
         // The browser first: a machine without one fails here, before a server is started.
         browser = ConsoleBrowser.start(TARGET.resolve("console-it"));
-        payara = new E2eDeployment(valkey, postgres, 5, Map.of("ECHOMQ_QUEUES", IDLE)).payara;
+        payara = new E2eDeployment(valkey, postgres, 5, Map.of("ECHOMQ_QUEUES", IDLE)).server;
         submitter = new ConsoleApi(payara.baseUrl(), SUBMITTER, SUBMITTER_PASSWORD);
         admin = new ConsoleApi(payara.baseUrl(), ADMIN, ADMIN_PASSWORD);
         console = payara.baseUrl().replaceAll("/$", "") + "/console/";

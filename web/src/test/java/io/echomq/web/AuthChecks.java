@@ -1,0 +1,86 @@
+package io.echomq.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+/**
+ * Who may call what: each route answered 401 with the problem body to anonymous callers, 403 with
+ * it to a submitter where admin is needed, and never 401/403 to an admin. Each check returns how
+ * many requests it swept (every one answered as specified, or the check failed).
+ */
+final class AuthChecks {
+
+    /** One route and whether a submitter may call it. */
+    record Route(String method, String path, String body, boolean submitterMay) {
+    }
+
+    private static final String JOBS = "/api/queues/payments/jobs";
+
+    /** Every route of the API. */
+    static final List<Route> ALL = List.of(
+            new Route("GET", "/api/queues", null, true),
+            new Route("GET", "/api/queues/payments", null, true),
+            new Route("POST", "/api/queues/payments/pause", null, false),
+            new Route("POST", "/api/queues/payments/resume", null, false),
+            new Route("POST", JOBS, ApiE2eIT.charge("auth", 1), true),
+            new Route("POST", "/api/queues/payments/jobs:batch", "[" + ApiE2eIT.charge("auth", 1) + "]", true),
+            new Route("GET", JOBS + "?state=completed", null, true),
+            new Route("GET", JOBS + "/1", null, true),
+            new Route("POST", JOBS + "/999999/cancel", null, false),
+            new Route("POST", JOBS + "/999999/retry", null, false),
+            new Route("POST", JOBS + "/999999/delete", null, false),
+            new Route("GET", "/api/demo/ledger", null, true),
+            new Route("GET", "/api/session", null, true),
+            new Route("GET", "/api/workers", null, true),
+            new Route("GET", "/api/stats/history", null, true),
+            new Route("POST", "/api/lab/runs", "{\"mode\":\"effect-store\",\"crashPoint\":\"done\"}", false));
+
+    /** A few routes covering each answer (reading, submitting, steering): enough to compare servers. */
+    static final List<Route> FEW = List.of(ALL.get(0), ALL.get(2), ALL.get(4), ALL.get(8), ALL.get(11));
+
+    private AuthChecks() {
+    }
+
+    static int anonymousCallersAreAskedToLogIn(E2eDeployment app, List<Route> routes) {
+        for (Route route : routes) {
+            E2eHttp.Response answer = app.anonymous.send(route.method(), route.path(), route.body());
+            assertThat(answer.status()).as("%s %s", route.method(), route.path()).isEqualTo(401);
+            assertThat(answer.header("WWW-Authenticate")).as("%s %s", route.method(), route.path()).isPresent();
+            assertThat(answer.header("Content-Type")).hasValue("application/problem+json");
+        }
+        return routes.size();
+    }
+
+    static int wrongPasswordsAreRefused(E2eDeployment app) {
+        for (E2eHttp wrong : List.of(app.anonymous.as(E2eUsers.ADMIN, "not-the-password"), app.anonymous.as("nobody", "x"))) {
+            E2eHttp.Response answer = wrong.get("/api/queues");
+            assertThat(answer.status()).as("%s", answer).isEqualTo(401);
+            assertThat(answer.header("Content-Type")).hasValue("application/problem+json");
+        }
+        return 2;
+    }
+
+    static int submittersAreRefusedOnlyWhereAdminIsNeeded(E2eDeployment app, List<Route> routes) {
+        for (Route route : routes) {
+            E2eHttp.Response answer = app.submitter.send(route.method(), route.path(), route.body());
+            if (route.submitterMay()) {
+                assertThat(answer.status()).as("%s %s: %s", route.method(), route.path(), answer).isNotIn(401, 403);
+            } else {
+                assertThat(answer.status()).as("%s %s", route.method(), route.path()).isEqualTo(403);
+                assertThat(answer.header("Content-Type")).hasValue("application/problem+json");
+            }
+        }
+        return routes.size();
+    }
+
+    /** Leaves the demo queue resumed (the sweep may pause it). */
+    static int adminsMayCallEveryRoute(E2eDeployment app, List<Route> routes) {
+        for (Route route : routes) {
+            E2eHttp.Response answer = app.admin.send(route.method(), route.path(), route.body());
+            assertThat(answer.status()).as("%s %s: %s", route.method(), route.path(), answer).isNotIn(401, 403, 500);
+        }
+        app.admin.post("/api/queues/payments/resume", null);
+        return routes.size();
+    }
+}
