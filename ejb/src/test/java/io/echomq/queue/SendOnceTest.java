@@ -19,7 +19,7 @@ import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
- * Nothing sends a non-idempotent script twice on the caller's behalf (DESIGN.md, invariant 10).
+ * Nothing sends a non-idempotent script twice on the caller's behalf (docs/ARCHITECTURE.md, invariant 10).
  * A fault proxy between the client and the queue's server forwards one request whose reply is
  * then lost (the connection is cut right after the request went through, so the server runs it):
  * the caller hears {@link QueueOutcomeUnknownException}, and the script ran once. On a Valkey

@@ -34,7 +34,7 @@ import redis.clients.jedis.resps.Tuple;
  * workers holding short leases (some of them stale), with a completed-job bound of 2 (so the settle
  * path trims as it completes),
  * against a real server (one Valkey here, a Valkey Cluster in {@link ClusterStateMachinePropertyTest}).
- * After every step the invariants of DESIGN.md are checked on the
+ * After every step the invariants of docs/ARCHITECTURE.md are checked on the
  * server's own data:
  * <ul>
  *   <li>every job the model knows exists, in exactly one structure, the one of its state;</li>

@@ -3,7 +3,7 @@
   its row) but which sits pending, delayed, dead or cancelled: its worker died between the
   effect's commit and the acknowledgement, and the job was reaped, retried or cancelled since.
 
-  Invariant: a job whose effect committed ends completed (DESIGN.md, invariant 6). An active
+  Invariant: a job whose effect committed ends completed (docs/ARCHITECTURE.md, invariant 6). An active
   job is left to its holder (its next step skips the effect and completes it), and a
   completed job stays as it is. The caller must have seen the effect row first.
 

@@ -32,8 +32,8 @@ final class WorkerJvm implements AutoCloseable {
         builder.environment().put("ECHOMQ_JDBC_URL", database.jdbcUrl());
         builder.environment().put("ECHOMQ_JDBC_USER", database.user());
         builder.environment().put("ECHOMQ_JDBC_PASSWORD", database.password() == null ? "" : database.password());
-        builder.environment().put("ECHOMQ_QUEUE", String.join(",", queues));
-        builder.environment().put("ECHOMQ_CONCURRENCY", Integer.toString(concurrency));
+        builder.environment().put("ECHOMQ_QUEUES", String.join(",", queues));
+        builder.environment().put("ECHOMQ_WORKER_CONCURRENCY", Integer.toString(concurrency));
         return new WorkerJvm(builder.start(), output);
     }
 
