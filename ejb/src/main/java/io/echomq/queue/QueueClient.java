@@ -214,14 +214,14 @@ public final class QueueClient {
 
     /**
      * Reports a failed attempt: the job is retried after {@code backoff} (server clock), or
-     * dead-lettered when its attempts are spent or {@code terminal} is true. Fenced as
-     * {@link #complete} is.
+     * dead-lettered when its attempts are spent or the failure is {@link FailureKind#PERMANENT};
+     * a {@link FailureKind#CONTENDED} attempt does not spend one. Fenced as {@link #complete} is.
      */
-    public RetryOutcome retry(Lease lease, String error, Backoff backoff, boolean terminal) {
+    public RetryOutcome retry(Lease lease, String error, Backoff backoff, FailureKind kind) {
         QueueKeys keys = keysOf(lease);
         Object reply = scripts.run(Script.RETRY, keys, lease.jobId(), List.of(keys.prefix(), lease.jobId(),
                 Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()), truncateError(error), Long.toString(backoff.base().toMillis()),
-                Long.toString(backoff.cap().toMillis()), terminal ? "1" : "0"));
+                Long.toString(backoff.cap().toMillis()), kind.scriptArgument()));
         return Replies.retried(lease, reply);
     }
 

@@ -109,7 +109,7 @@ final class Completer {
     private void retry(JobOutcome.Failed failed) {
         ClaimedJob job = failed.job();
         try {
-            RetryOutcome outcome = queue.retry(job.lease(), failed.error(), settings.backoff(), failed.permanent());
+            RetryOutcome outcome = queue.retry(job.lease(), failed.error(), settings.backoff(), failed.kind());
             listener.retried(job, outcome, failed.error());
         } catch (QueueUnavailableException e) {
             // The lease expires and the reaper returns the job; its attempt is spent either way.

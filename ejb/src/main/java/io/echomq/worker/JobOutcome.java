@@ -2,6 +2,7 @@ package io.echomq.worker;
 
 import io.echomq.effect.EffectOutcome;
 import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.FailureKind;
 import java.time.Duration;
 
 /**
@@ -26,8 +27,8 @@ sealed interface JobOutcome permits JobOutcome.Done, JobOutcome.Failed {
      * The effect did not commit (or its outcome is unknown, which the effect store makes safe
      * to retry).
      *
-     * @param permanent the handler said retrying cannot help: the job goes dead at once
+     * @param kind whether the attempt counts, or the job goes dead at once
      */
-    record Failed(ClaimedJob job, String error, boolean permanent) implements JobOutcome {
+    record Failed(ClaimedJob job, String error, FailureKind kind) implements JobOutcome {
     }
 }

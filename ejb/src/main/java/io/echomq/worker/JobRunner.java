@@ -9,6 +9,7 @@ import io.echomq.handler.JobContext;
 import io.echomq.handler.JobHandler;
 import io.echomq.handler.PermanentJobFailure;
 import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.FailureKind;
 import io.echomq.queue.Lease;
 import java.time.Duration;
 import java.util.List;
@@ -87,15 +88,18 @@ final class JobRunner {
             Throwable cause = failed.getCause();
             boolean timedOut = work.timedOut();
             String error = timedOut ? "timed out after " + settings.jobTimeout().toMillis() + " ms: " + cause : String.valueOf(cause);
-            return new JobOutcome.Failed(job, error, cause instanceof PermanentJobFailure && !timedOut);
+            return new JobOutcome.Failed(job, error,
+                    cause instanceof PermanentJobFailure && !timedOut ? FailureKind.PERMANENT : FailureKind.RETRYABLE);
         } catch (EffectContendedException contended) {
-            return new JobOutcome.Failed(job, contended.getMessage(), false);
+            // The key's holder (a zombie) commits or is cut off soon; waiting out the backoff
+            // for it must not use up the job's attempts.
+            return new JobOutcome.Failed(job, contended.getMessage(), FailureKind.CONTENDED);
         } catch (RuntimeException | Error unexpected) {
             // The database is down, a connection broke mid-transaction, the handler threw an
             // Error of its own (StackOverflowError, AssertionError, ...): the effect did not
             // commit, or its outcome is unknown, which the effect store makes safe to retry.
             rethrowIfVirtualMachineError(unexpected);
-            return new JobOutcome.Failed(job, unexpected.toString(), false);
+            return new JobOutcome.Failed(job, unexpected.toString(), FailureKind.RETRYABLE);
         }
     }
 

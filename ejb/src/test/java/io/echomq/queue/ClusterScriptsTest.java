@@ -94,7 +94,7 @@ class ClusterScriptsTest {
         assertThat(client.complete(claimed.get(0).lease())).isInstanceOf(Settlement.Completed.class); // complete
         assertThat(client.completeAndClaim(queue, List.of(claimed.get(2).lease()), Duration.ofSeconds(30), 1, "w1") // complete-claim
                 .settlements()).singleElement().isInstanceOf(Settlement.Completed.class);
-        assertThat(client.retry(claimed.get(1).lease(), "boom", Backoff.NONE, true))                  // retry -> dead
+        assertThat(client.retry(claimed.get(1).lease(), "boom", Backoff.NONE, FailureKind.PERMANENT))                  // retry -> dead
                 .isNotInstanceOf(Rejected.class);
         assertThat(client.requeue(queue, claimed.get(1).id())).isInstanceOf(ManualTransition.Moved.class); // requeue
         String delayed = client.enqueue(queue, NewJob.of("d").delayedBy(Duration.ofHours(1))).id();

@@ -238,7 +238,7 @@ class StateMachinePropertyTest {
     record Fail(int worker, int pick, int backoffMs, boolean terminal) implements Action {
         public void applyTo(Run run) {
             Backoff backoff = new Backoff(Duration.ofMillis(backoffMs), Duration.ofMillis(backoffMs));
-            run.settle(worker, pick, lease -> client.retry(lease, "failed", backoff, terminal),
+            run.settle(worker, pick, lease -> client.retry(lease, "failed", backoff, terminal ? FailureKind.PERMANENT : FailureKind.RETRYABLE),
                     outcome -> !(outcome instanceof Rejected));
         }
     }

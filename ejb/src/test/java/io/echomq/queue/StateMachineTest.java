@@ -167,7 +167,7 @@ class StateMachineTest {
             Lease stale = holderOfA.lease();
             assertThat(client.extend(stale, Duration.ofHours(1))).isInstanceOfSatisfying(Rejected.class,
                     r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
-            assertThat(client.retry(stale, "A failed", Backoff.NONE, true)).isInstanceOfSatisfying(Rejected.class,
+            assertThat(client.retry(stale, "A failed", Backoff.NONE, FailureKind.PERMANENT)).isInstanceOfSatisfying(Rejected.class,
                     r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
             assertThat(client.complete(stale)).isInstanceOfSatisfying(Rejected.class,
                     r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
@@ -370,7 +370,7 @@ class StateMachineTest {
             assertThat(client.complete(nobody)).isInstanceOfSatisfying(Rejected.class,
                     r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
             assertThat(client.extend(nobody, LEASE)).isInstanceOf(Rejected.class);
-            assertThat(client.retry(nobody, "x", Backoff.NONE, false)).isInstanceOf(Rejected.class);
+            assertThat(client.retry(nobody, "x", Backoff.NONE, FailureKind.RETRYABLE)).isInstanceOf(Rejected.class);
             assertThat(client.stats(queue).total()).isZero();
         }
 
@@ -406,7 +406,7 @@ class StateMachineTest {
             ClaimedJob first = claimOne(LEASE);
             Instant before = serverNow();
 
-            RetryOutcome outcome = client.retry(first.lease(), "connection reset", backoff, false);
+            RetryOutcome outcome = client.retry(first.lease(), "connection reset", backoff, FailureKind.RETRYABLE);
 
             assertThat(outcome).isInstanceOfSatisfying(RetryOutcome.Scheduled.class, s -> {
                 assertThat(s.state()).isEqualTo(JobState.DELAYED);
@@ -420,7 +420,7 @@ class StateMachineTest {
             sleep(Duration.ofMillis(260));
             ClaimedJob second = claimOne(LEASE);
             assertThat(second.attempt()).isEqualTo(2);
-            RetryOutcome doubled = client.retry(second.lease(), "again", backoff, false);
+            RetryOutcome doubled = client.retry(second.lease(), "again", backoff, FailureKind.RETRYABLE);
             assertThat(doubled).isInstanceOfSatisfying(RetryOutcome.Scheduled.class,
                     s -> assertThat(Duration.between(before, s.dueAt())).isGreaterThan(Duration.ofMillis(600)));
         }
@@ -428,7 +428,7 @@ class StateMachineTest {
         @Test
         void retryWithoutBackoffIsPendingAtOnce() {
             ClaimedJob job = claimAfterEnqueue();
-            assertThat(client.retry(job.lease(), "boom", Backoff.NONE, false)).isInstanceOfSatisfying(
+            assertThat(client.retry(job.lease(), "boom", Backoff.NONE, FailureKind.RETRYABLE)).isInstanceOfSatisfying(
                     RetryOutcome.Scheduled.class, s -> assertThat(s.state()).isEqualTo(JobState.PENDING));
             assertThat(claimOne(LEASE).attempt()).isEqualTo(2);
         }
@@ -436,10 +436,10 @@ class StateMachineTest {
         @Test
         void lastAllowedAttemptFailingDeadLettersTheJobWithItsError() {
             client.enqueue(queue, NewJob.of("doomed").withMaxAttempts(2));
-            client.retry(claimOne(LEASE).lease(), "first failure", Backoff.NONE, false);
+            client.retry(claimOne(LEASE).lease(), "first failure", Backoff.NONE, FailureKind.RETRYABLE);
             ClaimedJob last = claimOne(LEASE);
 
-            RetryOutcome outcome = client.retry(last.lease(), "second failure", Backoff.NONE, false);
+            RetryOutcome outcome = client.retry(last.lease(), "second failure", Backoff.NONE, FailureKind.RETRYABLE);
 
             assertThat(outcome).isInstanceOfSatisfying(RetryOutcome.DeadLettered.class, d -> assertThat(d.attempts()).isEqualTo(2));
             JobView view = client.job(queue, last.id()).orElseThrow();
@@ -449,10 +449,32 @@ class StateMachineTest {
         }
 
         @Test
+        void aContendedAttemptDoesNotSpendTheJobsAttemptsButAKeyHeldForEverStillEndsInDead() {
+            Enqueued held = client.enqueue(queue, NewJob.of("held").withMaxAttempts(2));
+
+            // Two attempts' worth of contention are refunded (the job's budget) ...
+            for (int refund = 1; refund <= 2; refund++) {
+                ClaimedJob contended = claimOne(LEASE);
+                assertThat(client.retry(contended.lease(), "effect key held", Backoff.NONE, FailureKind.CONTENDED))
+                        .isInstanceOf(RetryOutcome.Scheduled.class);
+            }
+            JobView view = client.job(queue, held.id()).orElseThrow();
+            assertThat(view.attempts()).isEqualTo(2);
+            assertThat(view.maxAttempts()).as("the refunds raised the budget").isEqualTo(4);
+            assertThat(view.lastError()).hasValueSatisfying(e -> assertThat(e).endsWith("(not counted as an attempt)"));
+
+            // ... then contention counts like any failure, so the job cannot cycle for ever.
+            client.retry(claimOne(LEASE).lease(), "effect key held", Backoff.NONE, FailureKind.CONTENDED);
+            ClaimedJob last = claimOne(LEASE);
+            assertThat(client.retry(last.lease(), "effect key held", Backoff.NONE, FailureKind.CONTENDED))
+                    .isInstanceOfSatisfying(RetryOutcome.DeadLettered.class, d -> assertThat(d.attempts()).isEqualTo(4));
+        }
+
+        @Test
         void terminalFailureDeadLettersAtOnce() {
             client.enqueue(queue, NewJob.of("bad input").withMaxAttempts(10));
             ClaimedJob job = claimOne(LEASE);
-            assertThat(client.retry(job.lease(), "payload is not valid", Backoff.DEFAULT, true))
+            assertThat(client.retry(job.lease(), "payload is not valid", Backoff.DEFAULT, FailureKind.PERMANENT))
                     .isInstanceOf(RetryOutcome.DeadLettered.class);
             assertThat(stateOf(job.id())).isEqualTo(JobState.DEAD);
         }
@@ -463,7 +485,7 @@ class StateMachineTest {
             ClaimedJob zombie = takeover.zombie();
             ClaimedJob successor = takeover.successor();
 
-            assertThat(client.retry(zombie.lease(), "late failure", Backoff.NONE, true)).isInstanceOf(Rejected.class);
+            assertThat(client.retry(zombie.lease(), "late failure", Backoff.NONE, FailureKind.PERMANENT)).isInstanceOf(Rejected.class);
             JobView view = client.job(queue, successor.id()).orElseThrow();
             assertThat(view.state()).isEqualTo(JobState.ACTIVE);
             assertThat(view.lastError()).hasValueSatisfying(e -> assertThat(e).doesNotContain("late failure"));
@@ -472,7 +494,7 @@ class StateMachineTest {
         @Test
         void overlongErrorIsCutNotRefused() {
             ClaimedJob job = claimAfterEnqueue();
-            client.retry(job.lease(), "x".repeat(100_000), Backoff.NONE, false);
+            client.retry(job.lease(), "x".repeat(100_000), Backoff.NONE, FailureKind.RETRYABLE);
             assertThat(client.job(queue, job.id()).orElseThrow().lastError().orElseThrow())
                     .hasSizeLessThanOrEqualTo(QueueClient.MAX_ERROR_CHARS + 1);
         }
@@ -588,7 +610,7 @@ class StateMachineTest {
         void deadJobRequeuedGetsAFreshBudgetAndANewToken() {
             client.enqueue(queue, NewJob.of("x").withMaxAttempts(1));
             ClaimedJob first = claimOne(LEASE);
-            client.retry(first.lease(), "failed", Backoff.NONE, false);
+            client.retry(first.lease(), "failed", Backoff.NONE, FailureKind.RETRYABLE);
             assertThat(stateOf(first.id())).isEqualTo(JobState.DEAD);
 
             assertThat(client.requeue(queue, first.id())).isInstanceOf(ManualTransition.Moved.class);
@@ -713,7 +735,7 @@ class StateMachineTest {
         void finishedJobsOlderThanTheAgeAreDeleted() {
             client.enqueue(queue, NewJob.of("x").withMaxAttempts(1));
             ClaimedJob job = claimOne(LEASE);
-            client.retry(job.lease(), "fail", Backoff.NONE, false);
+            client.retry(job.lease(), "fail", Backoff.NONE, FailureKind.RETRYABLE);
             sleep(Duration.ofMillis(30));
             io.echomq.queue.Retention young = new io.echomq.queue.Retention(100, Duration.ofDays(1), 100, Duration.ofMillis(10), 100);
 
@@ -931,7 +953,7 @@ class StateMachineTest {
             // Round-robin: default lane first ("pending"), then "other", then default again.
             assertThat(claimed).extracting(ClaimedJob::payload).containsExactly("pending", "to cancel", "to complete");
             client.complete(claimed.get(2).lease());
-            client.retry(claimed.get(1).lease(), "x", Backoff.NONE, true);
+            client.retry(claimed.get(1).lease(), "x", Backoff.NONE, FailureKind.PERMANENT);
 
             QueueStats stats = client.stats(queue);
             assertThat(stats.pending()).isEqualTo(1);

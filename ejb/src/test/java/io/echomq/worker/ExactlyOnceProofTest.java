@@ -12,6 +12,7 @@ import io.echomq.handler.JobHandler;
 import io.echomq.handler.PermanentJobFailure;
 import io.echomq.queue.JobIdentity;
 import io.echomq.queue.Backoff;
+import io.echomq.queue.FailureKind;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.JobState;
@@ -243,6 +244,40 @@ class ExactlyOnceProofTest {
     }
 
     @Test
+    void aRedeliveryThatMeetsItsZombiesHeldKeyWaitsWithoutSpendingTheJobsAttempts() throws Exception {
+        engine.close();
+        engine = new Engine(valkey, postgres, new EffectSettings(Duration.ofMillis(300),
+                EffectSettings.DEFAULT.idleInTransactionTimeout(), EffectSettings.DEFAULT.idempotencyWindow()));
+        Engine patient = engine;
+        // Two attempts: the zombie's and the successor's, which meets the held key.
+        Enqueued job = patient.queue.enqueue(patient.queueName, NewJob.of(CHARGE).withMaxAttempts(2));
+        ClaimedJob zombie = patient.queue.claim(patient.queueName, SHORT_LEASE, 1, "zombie").get(0);
+        CountDownLatch zombieHoldsKey = new CountDownLatch(1);
+        CountDownLatch zombieGivesUp = new CountDownLatch(1);
+        CompletableFuture<EffectOutcome> zombieEffect = CompletableFuture.supplyAsync(() -> patient.effects.apply(zombie.lease(), tx -> {
+            zombieHoldsKey.countDown();
+            zombieGivesUp.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+            throw new IllegalStateException("the zombie's connection breaks");
+        }));
+        assertThat(zombieHoldsKey.await(10, TimeUnit.SECONDS)).isTrue();
+        patient.startMaintenance(Duration.ofMillis(50));
+        patient.startWorker("successor", countedCharge(), shortLeases().withBackoff(new Backoff(Duration.ofMillis(200),
+                Duration.ofMillis(200))), FaultInjector.NONE);
+
+        await("the successor's attempt 2 meets the held key", PATIENCE, () -> !patient.events.errors.isEmpty());
+        assertThat(patient.queue.job(patient.queueName, job.id()).orElseThrow().state()).as("not dead: the attempt did not count")
+                .isNotEqualTo(JobState.DEAD);
+        zombieGivesUp.countDown();
+        assertThat(zombieEffect).failsWithin(10, TimeUnit.SECONDS);
+
+        JobView done = awaitState(job.id(), JobState.COMPLETED);
+        assertThat(patient.events.errors).first().satisfies(e -> assertThat(e).contains("held by another transaction"));
+        assertThat(done.attempts()).isGreaterThanOrEqualTo(3);
+        assertThat(handlerRuns).hasValue(1);
+        assertThat(patient.ledger()).isEqualTo(new LedgerSummary(1, 1, 0, 500));
+    }
+
+    @Test
     void failingHandlerIsRolledBackRetriedAndAppliedOnce() {
         AtomicInteger calls = new AtomicInteger();
         JobHandler flaky = job -> {
@@ -306,7 +341,7 @@ class ExactlyOnceProofTest {
         engine.effects.apply(claimed.lease(), tx -> LedgerChargeHandler.charge(tx, engine.queueName, claimed.id(),
                 claimed.attempt(), new io.echomq.demo.Charge("acct-1", 500)));
         // The acknowledgement is lost and the last attempt is reported failed: the job is dead.
-        engine.queue.retry(claimed.lease(), "connection reset during complete", Backoff.NONE, false);
+        engine.queue.retry(claimed.lease(), "connection reset during complete", Backoff.NONE, FailureKind.RETRYABLE);
         assertThat(engine.queue.job(engine.queueName, job.id()).orElseThrow().state()).isEqualTo(JobState.DEAD);
 
         io.echomq.maintenance.Pass pass = engine.maintenanceNotStarted().runOnce();

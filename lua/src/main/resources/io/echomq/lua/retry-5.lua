@@ -1,7 +1,12 @@
 --[[
   retry: a failed attempt. Records the error and schedules the next attempt after a backoff
   computed on the server clock, or dead-letters the job when its attempts are spent (or the
-  failure is terminal).
+  failure is permanent).
+
+  A contended attempt (its effect key was held by another transaction, most likely an earlier
+  attempt's zombie, so it wrote nothing and never ran the handler) does not spend the job's
+  attempts: max_attempts is raised by one, as requeue raises it, at most retry_budget times in
+  the job's life (contended_refunds counts them), so a key held for ever still ends in dead.
 
   Backoff: min(max_ms, base_ms * 2^(attempts - 1)); 0 puts the job straight back to pending.
 
@@ -22,7 +27,8 @@
     ARGV[5] error message (kept as last_error)
     ARGV[6] backoff base in ms (>= 0)
     ARGV[7] backoff cap in ms (>= 0)
-    ARGV[8] terminal: '1' = do not retry, dead-letter now
+    ARGV[8] kind: 'retryable' (counts as an attempt), 'permanent' (dead-letter now) or
+            'contended' (not counted, within the refund limit above)
 
   Output:
     {'RETRY', state, due_at}            state 'delayed' (due_at in ms) or 'pending'
@@ -34,7 +40,7 @@
 local rcall = redis.call
 local job, active, delayed, dead, ring = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local prefix, id, token, created, err = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local base_ms, cap_ms, terminal = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8] == '1'
+local base_ms, cap_ms, kind = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
 
 -- #include now_ms
 -- #include push_pending
@@ -47,13 +53,22 @@ if rejected then
 end
 local now = now_ms()
 local attempts = tonumber(token)
-local max_attempts = tonumber(rcall('HGET', job, 'max_attempts'))
+local fields = rcall('HMGET', job, 'max_attempts', 'retry_budget', 'contended_refunds')
+local max_attempts = tonumber(fields[1])
+if kind == 'contended' then
+  local budget, refunds = tonumber(fields[2] or fields[1]), tonumber(fields[3] or '0')
+  if refunds < budget then
+    max_attempts = max_attempts + 1
+    rcall('HSET', job, 'max_attempts', max_attempts, 'contended_refunds', refunds + 1)
+    err = err .. ' (not counted as an attempt)'
+  end
+end
 rcall('ZREM', active, id)
 rcall('HSET', job, 'last_error', err)
 rcall('HDEL', job, 'lease_until')
 
 local worker = rcall('HGET', job, 'worker')
-if terminal or attempts >= max_attempts then
+if kind == 'permanent' or attempts >= max_attempts then
   rcall('ZADD', dead, now, id)
   rcall('HSET', job, 'state', 'dead', 'finished_at', now)
   log_event(prefix, id, now, 'dead', token, worker, nil, err)
