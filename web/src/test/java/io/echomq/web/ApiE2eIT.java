@@ -27,8 +27,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestClassOrder;
 import org.junit.jupiter.api.TestInstance;
 import redis.clients.jedis.RedisClient;
 
@@ -38,6 +41,7 @@ import redis.clients.jedis.RedisClient;
  * submissions, idempotency, exactly-once on the demo ledger, the auth matrix, bad input.
  */
 @WithRealServices
+@TestClassOrder(ClassOrderer.OrderAnnotation.class)
 class ApiE2eIT {
 
     private static final String JOBS = "/api/queues/payments/jobs";
@@ -410,6 +414,21 @@ class ApiE2eIT {
             assertRefused(app.submitter.post(JOBS, huge), 413, "body");
             assertRefused(app.submitter.sendChunked("POST", JOBS, huge), 413, "body");
             assertThat(total()).isEqualTo(before);
+        }
+    }
+
+    /** Last, so it sees every answer the other tests got. */
+    @Nested
+    @Order(Integer.MAX_VALUE)
+    class Contract {
+        @Test
+        void theServedOpenApiDocumentIsTheWarsContract() {
+            ContractChecks.servedAsWritten(app);
+        }
+
+        @Test
+        void everyAnswerTheseTestsGotIsOneTheContractDeclares() {
+            ContractChecks.everyAnswerDeclared(app);
         }
     }
 }

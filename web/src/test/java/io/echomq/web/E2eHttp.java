@@ -10,8 +10,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A small JSON-over-HTTP client for end-to-end tests against a deployed WAR.
@@ -25,7 +28,8 @@ import java.util.Optional;
  *
  * Requests send {@code Accept: application/json}, and {@code Content-Type: application/json} when
  * they carry a body. Any status is returned (a 401 is an answer, not an exception); only a failed
- * connection throws.
+ * connection throws. The first answer of each kind an {@code /api} route gives is kept (see
+ * {@link #answersFrom}), for {@link ContractChecks} to hold to the API's contract.
  */
 final class E2eHttp {
 
@@ -35,6 +39,9 @@ final class E2eHttp {
             .connectTimeout(Duration.ofSeconds(5))
             .followRedirects(HttpClient.Redirect.NEVER)
             .build();
+
+    /** One answer per server, method, path and status: the ones the contract is held to. */
+    private static final Map<String, Answer> ANSWERS = new ConcurrentHashMap<>();
 
     private final String baseUrl;
     private final Optional<String> authorization;
@@ -57,6 +64,17 @@ final class E2eHttp {
     /** The same client without credentials. */
     E2eHttp anonymous() {
         return new E2eHttp(baseUrl, Optional.empty());
+    }
+
+    /** The same client at the server's root instead of the application's (e.g. for {@code /openapi}). */
+    E2eHttp atServerRoot() {
+        URI base = URI.create(baseUrl);
+        return new E2eHttp(base.getScheme() + "://" + base.getRawAuthority(), authorization);
+    }
+
+    /** The answers the {@code /api} routes under this client's base URL gave so far, one of each kind. */
+    Collection<Answer> answersFrom() {
+        return List.copyOf(ANSWERS.values().stream().filter(a -> a.baseUrl().equals(baseUrl)).toList());
     }
 
     Response get(String path) {
@@ -123,13 +141,27 @@ final class E2eHttp {
         headers.forEach(request::setHeader);
         try {
             HttpResponse<String> response = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-            return new Response(response.statusCode(), response.headers(), response.body());
+            Response answer = new Response(response.statusCode(), response.headers(), response.body());
+            keep(method, uri.getRawPath(), answer);
+            return answer;
         } catch (IOException e) {
             throw new UncheckedIOException(method + " " + uri + " failed", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted during " + method + " " + uri, e);
         }
+    }
+
+    private void keep(String method, String path, Response response) {
+        String route = path.substring(URI.create(baseUrl).getRawPath().length());
+        if (route.startsWith("/api/")) {
+            ANSWERS.putIfAbsent(baseUrl + " " + method + " " + route + " " + response.status(), new Answer(baseUrl, method, route,
+                    response.status(), response.header("Content-Type").orElse(""), response.body()));
+        }
+    }
+
+    /** An answer of an {@code /api} route: {@code path} is relative to the application, without the query. */
+    record Answer(String baseUrl, String method, String path, int status, String contentType, String body) {
     }
 
     /** Status, headers and body of one answer. */

@@ -17,7 +17,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The same WAR, unchanged, on every server: Payara Micro, WildFly and Open Liberty. On each, one
  * deployment: 1,000 demo jobs over HTTP with an exact ledger; the server JVM killed with SIGKILL
  * while it works 2,000 more (with jobs left) and restarted, nothing lost, nothing applied twice; /metrics in
- * Prometheus text; the auth matrix on a few routes. Each prints one line for the CI log:
+ * Prometheus text; the auth matrix on a few routes; the API's contract served as written, and
+ * every answer seen one it declares. Each prints one line for the CI log:
  * {@code portability server=wildfly version=35.0.1.Final deploy_ms=… jobs=3000 kills=1 lost=0 duplicates=0}.
  */
 @WithRealServices
@@ -46,6 +47,8 @@ class PortabilityIT {
             AuthChecks.wrongPasswordsAreRefused(app);
             AuthChecks.submittersAreRefusedOnlyWhereAdminIsNeeded(app, AuthChecks.FEW);
             AuthChecks.adminsMayCallEveryRoute(app, AuthChecks.FEW);
+            ContractChecks.servedAsWritten(app);
+            ContractChecks.everyAnswerDeclared(app);
 
             JsonObject ledger = app.ledger();
             long duplicates = ledger.getJsonNumber("duplicates").longValue() + kills.duplicates();

@@ -11,15 +11,12 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** The demo ledger, so anyone can check exactly-once from outside: duplicates stays 0. */
 @Path("demo")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
-@Tag(name = "demo")
 public class DemoResource {
 
     @Inject
@@ -27,7 +24,6 @@ public class DemoResource {
 
     @GET
     @Path("ledger")
-    @Operation(summary = "The demo ledger of queue 'payments': entries, distinct jobs, duplicates, total")
     public LedgerSummary ledger() {
         DemoSwitch.requireOn(engine);
         return LedgerSummary.of(engine.jdbi(), LedgerChargeHandler.QUEUE);

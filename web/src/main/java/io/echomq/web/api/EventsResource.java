@@ -23,8 +23,6 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Live queue counts as server-sent events: event {@code stats}, the same JSON as
@@ -35,7 +33,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Path("events")
 @ApplicationScoped
 @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
-@Tag(name = "queues")
 public class EventsResource {
 
     private static final Logger LOG = Logger.getLogger(EventsResource.class.getName());
@@ -49,7 +46,6 @@ public class EventsResource {
 
     @GET
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    @Operation(summary = "Queue counts, pushed once a second (text/event-stream, event 'stats')")
     public void stream(@Context SseEventSink sink, @Context Sse sse) {
         broadcasterFor(sse).register(sink);
     }

@@ -28,15 +28,12 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.util.Locale;
 import java.util.Optional;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** One queue's jobs: submit, list, inspect, cancel, retry. Validates, hands off, returns. */
 @Path("queues/{queue}/jobs")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
-@Tag(name = "jobs")
 public class JobsResource {
 
     @Inject
@@ -50,7 +47,6 @@ public class JobsResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Submit a job. With an Idempotency-Key, a repeat answers the first job (200) instead of making a second")
     public Response submit(@HeaderParam("Idempotency-Key") String idempotencyKey, JobRequest body, @Context UriInfo uri) {
         KnownQueues.require(engine, queue);
         if (body == null) {
@@ -65,7 +61,6 @@ public class JobsResource {
     }
 
     @GET
-    @Operation(summary = "A page of the queue's jobs in one state, oldest first; pass 'next' back as cursor")
     public Views.JobList list(@QueryParam("state") @DefaultValue("pending") String state, @QueryParam("cursor") String cursor,
             @QueryParam("limit") @DefaultValue("50") int limit) {
         KnownQueues.require(engine, queue);
@@ -76,7 +71,6 @@ public class JobsResource {
 
     @GET
     @Path("{id}")
-    @Operation(summary = "One job: its state, attempts, lease, last error, and its effect (applied by attempt k at t, or not yet)")
     public Views.JobDetail one(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
         return engine.queue().job(queue, id)
@@ -88,7 +82,6 @@ public class JobsResource {
     @POST
     @Path("{id}/cancel")
     @RolesAllowed(Roles.ADMIN)
-    @Operation(summary = "Withdraw a pending or delayed job")
     public Views.Transition cancel(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
         return transition(engine.queue().cancel(queue, id));
@@ -97,7 +90,6 @@ public class JobsResource {
     @POST
     @Path("{id}/retry")
     @RolesAllowed(Roles.ADMIN)
-    @Operation(summary = "Give a dead job a fresh budget of attempts")
     public Views.Transition retry(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
         return transition(engine.queue().requeue(queue, id));
@@ -106,7 +98,6 @@ public class JobsResource {
     @POST
     @Path("{id}/delete")
     @RolesAllowed(Roles.ADMIN)
-    @Operation(summary = "Delete a finished (completed, dead or cancelled) job and its history now")
     public Views.Transition delete(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
         return transition(engine.queue().remove(queue, id));

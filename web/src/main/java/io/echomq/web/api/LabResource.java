@@ -13,15 +13,12 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.util.Locale;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** The guarantees lab: one demo job through the real engine with a crash injected. */
 @Path("lab")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 @RolesAllowed(Roles.ADMIN)
-@Tag(name = "lab")
 public class LabResource {
 
     public record LabRequest(String mode, String crashPoint) {
@@ -33,7 +30,6 @@ public class LabResource {
     @POST
     @Path("runs")
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Run one demo job in a delivery mode with a crash at a point; read back lost, deliveries, effects")
     public GuaranteesLab.Readout run(LabRequest request) throws InterruptedException {
         if (request == null) {
             throw new InvalidRequestException("body", "send {\"mode\": ..., \"crashPoint\": ...}");

@@ -19,15 +19,12 @@ import jakarta.ws.rs.core.Response;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** Queues: their counts, pausing, and batch submission. Validates, hands off, returns. */
 @Path("queues")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
-@Tag(name = "queues")
 public class QueuesResource {
 
     @Inject
@@ -37,14 +34,12 @@ public class QueuesResource {
     QueueMetrics metrics;
 
     @GET
-    @Operation(summary = "Every queue this deployment serves, with its counts per state")
     public List<Views.QueueView> all() {
         return Views.QueueView.all(engine);
     }
 
     @GET
     @Path("{queue}")
-    @Operation(summary = "One queue's counts per state, and whether it is paused")
     public Views.QueueView one(@PathParam("queue") String queue) {
         return Views.QueueView.of(engine.queue().stats(KnownQueues.require(engine, queue)));
     }
@@ -52,7 +47,6 @@ public class QueuesResource {
     @POST
     @Path("{queue}/pause")
     @RolesAllowed(Roles.ADMIN)
-    @Operation(summary = "Stop handing out this queue's jobs (submissions and running jobs go on)")
     public Views.QueueView pause(@PathParam("queue") String queue) {
         engine.queue().pause(KnownQueues.require(engine, queue));
         return one(queue);
@@ -61,7 +55,6 @@ public class QueuesResource {
     @POST
     @Path("{queue}/resume")
     @RolesAllowed(Roles.ADMIN)
-    @Operation(summary = "Hand out this queue's jobs again")
     public Views.QueueView resume(@PathParam("queue") String queue) {
         engine.queue().resume(KnownQueues.require(engine, queue));
         return one(queue);
@@ -70,7 +63,6 @@ public class QueuesResource {
     @POST
     @Path("{queue}/jobs:batch")
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Submit several jobs at once: all are accepted, or none")
     public Response submitBatch(@PathParam("queue") String queue, List<JobRequest> body) {
         KnownQueues.require(engine, queue);
         if (body == null) {

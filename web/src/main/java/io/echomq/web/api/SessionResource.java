@@ -13,15 +13,12 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.SecurityContext;
 import java.util.List;
 import java.util.stream.Stream;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** Who is calling, with which roles, and the CSRF token a browser must send on state changes. */
 @Path("session")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
-@Tag(name = "session")
 public class SessionResource {
 
     public record Session(String user, List<String> roles, String csrfToken) {
@@ -31,7 +28,6 @@ public class SessionResource {
     CsrfTokens tokens;
 
     @GET
-    @Operation(summary = "The caller, their roles, and the CSRF token for browser requests")
     public Session session(@Context SecurityContext security) {
         String user = security.getUserPrincipal().getName();
         List<String> roles = Stream.of(Roles.ADMIN, Roles.SUBMITTER).filter(security::isUserInRole).toList();

@@ -12,15 +12,12 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.util.List;
 import java.util.Map;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** Throughput and failures per queue and minute over the last hour (this node's view). */
 @Path("stats")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
-@Tag(name = "queues")
 public class StatsResource {
 
     @Inject
@@ -28,7 +25,6 @@ public class StatsResource {
 
     @GET
     @Path("history")
-    @Operation(summary = "Jobs completed and failed per minute over the last hour, per queue")
     public Map<String, List<Throughput.Point>> history() {
         return metrics.throughput().lastHour();
     }

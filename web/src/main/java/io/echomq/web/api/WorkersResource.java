@@ -15,15 +15,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** Which worker holds which lease until when, across the queues (the active jobs). */
 @Path("workers")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
-@Tag(name = "workers")
 public class WorkersResource {
 
     /** The most leases listed per queue. */
@@ -36,7 +33,6 @@ public class WorkersResource {
     EchoMqEngine engine;
 
     @GET
-    @Operation(summary = "Leases held now: queue, job, worker, attempt, lease deadline (server clock)")
     public List<LeaseView> leases() {
         List<LeaseView> leases = new ArrayList<>();
         for (String queue : engine.queues()) {

@@ -1,0 +1,111 @@
+package io.echomq.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.swagger.v3.oas.models.media.MediaType;
+import io.swagger.v3.oas.models.media.Schema;
+import io.swagger.v3.oas.models.responses.ApiResponse;
+import jakarta.json.Json;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
+import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The API's contract held to a deployed WAR: the document the server serves is the WAR's file,
+ * and every answer the end-to-end tests saw from an {@code /api} route is one the contract
+ * declares for that operation, with a body of the declared fields.
+ */
+final class ContractChecks {
+
+    /** Payara Micro adds a top-level map of its own to every document it serves; the WAR cannot remove it. */
+    private static final String PAYARA_ENDPOINTS = "attribute endpoints is unexpected";
+
+    private ContractChecks() {
+    }
+
+    /** {@code /openapi} on this server has the file's operations, each with the file's statuses. */
+    static void servedAsWritten(E2eDeployment app) {
+        E2eHttp.Response served = app.anonymous.atServerRoot().send("GET", "/openapi", null, Map.of("Accept", "application/json"));
+        assertThat(served.status()).as("GET /openapi on " + app.server.name() + ": " + served.body()).isEqualTo(200);
+        ApiContract servedContract = ApiContract.parse(served.body());
+        assertThat(servedContract.problems()).as("the document " + app.server.name() + " serves")
+                .allSatisfy(problem -> assertThat(problem).isEqualTo(PAYARA_ENDPOINTS));
+        assertThat(servedContract.operations()).as("operations and statuses served by " + app.server.name())
+                .isEqualTo(ApiContract.ofTheWar().operations());
+    }
+
+    /**
+     * Every answer the tests got from this deployment's {@code /api} routes: a status the
+     * operation declares, in the declared media type, with only declared fields; a request to no
+     * operation (a wrong method or address) was refused with 404 or 405.
+     */
+    static void everyAnswerDeclared(E2eDeployment app) {
+        ApiContract contract = ApiContract.ofTheWar();
+        List<String> undeclared = new ArrayList<>();
+        int checked = 0;
+        for (E2eHttp.Answer answer : app.anonymous.answersFrom()) {
+            Optional<ApiContract.Route> route = contract.routeOf(answer.method(), answer.path());
+            String what = answer.method() + " " + answer.path() + " -> " + answer.status();
+            if (route.isEmpty()) {
+                if (answer.status() != 404 && answer.status() != 405) {
+                    undeclared.add(what + ": no such operation, yet not refused with 404 or 405");
+                }
+                continue;
+            }
+            checked++;
+            ApiResponse declared = contract.response(route.get(), Integer.toString(answer.status()));
+            if (declared == null) {
+                undeclared.add(what + ": " + route.get() + " declares " + contract.operations().get(route.get()));
+                continue;
+            }
+            String mediaType = answer.contentType().split(";")[0].trim();
+            MediaType media = declared.getContent() == null ? null : declared.getContent().get(mediaType);
+            if (media == null) {
+                undeclared.add(what + ": answered " + answer.contentType() + ", declared " + declared.getContent().keySet());
+            } else if (mediaType.endsWith("json")) {
+                JsonValue body = parse(answer.body());
+                if (body == null) {
+                    undeclared.add(what + ": the body is not JSON: " + answer.body());
+                } else {
+                    undeclaredFields(contract, media.getSchema(), body, what, undeclared);
+                }
+            }
+        }
+        assertThat(checked).as("answers of " + app.server.name() + " checked against the contract").isPositive();
+        assertThat(undeclared).as("answers of " + app.server.name() + " the contract does not declare").isEmpty();
+    }
+
+    /** Fields of {@code value} its schema does not declare, reported as {@code what: field}. */
+    private static void undeclaredFields(ApiContract contract, Schema<?> declared, JsonValue value, String what, List<String> out) {
+        Schema<?> schema = contract.resolved(declared);
+        if (schema == null || value == null) {
+            return;
+        }
+        if (value.getValueType() == JsonValue.ValueType.ARRAY && schema.getItems() != null) {
+            value.asJsonArray().forEach(item -> undeclaredFields(contract, schema.getItems(), item, what, out));
+        } else if (value.getValueType() == JsonValue.ValueType.OBJECT && schema.getProperties() != null) {
+            Map<String, Schema> properties = schema.getProperties();
+            Set<String> fields = value.asJsonObject().keySet();
+            for (String field : fields) {
+                if (!properties.containsKey(field)) {
+                    out.add(what + ": field '" + field + "' is not in the contract");
+                } else {
+                    undeclaredFields(contract, properties.get(field), value.asJsonObject().get(field), what + "." + field, out);
+                }
+            }
+        }
+    }
+
+    private static JsonValue parse(String body) {
+        try (JsonReader reader = Json.createReader(new StringReader(body))) {
+            return reader.readValue();
+        } catch (RuntimeException notJson) {
+            return null;
+        }
+    }
+}
