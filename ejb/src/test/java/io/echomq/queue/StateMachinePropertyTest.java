@@ -117,8 +117,8 @@ class StateMachinePropertyTest {
                 .as(Claim::new);
         Arbitrary<Action> extend = Combinators.combine(worker, pick, Arbitraries.of(10, 10_000)).as(Extend::new);
         Arbitrary<Action> complete = Combinators.combine(worker, pick).as(Complete::new);
-        Arbitrary<Action> fail = Combinators.combine(worker, pick, Arbitraries.of(0, 10), Arbitraries.of(false, false, true))
-                .as(Fail::new);
+        Arbitrary<Action> fail = Combinators.combine(worker, pick, Arbitraries.of(0, 10),
+                Arbitraries.of(FailureKind.RETRYABLE, FailureKind.RETRYABLE, FailureKind.PERMANENT, FailureKind.CONTENDED)).as(Fail::new);
         Arbitrary<Action> operator = Arbitraries.oneOf(
                 pick.map(Cancel::new), pick.map(Requeue::new), pick.map(Reconcile::new), pick.map(Remove::new), Arbitraries.just(new Trim()),
                 Arbitraries.of(true, false).map(Pause::new));
@@ -235,10 +235,10 @@ class StateMachinePropertyTest {
         }
     }
 
-    record Fail(int worker, int pick, int backoffMs, boolean terminal) implements Action {
+    record Fail(int worker, int pick, int backoffMs, FailureKind kind) implements Action {
         public void applyTo(Run run) {
             Backoff backoff = new Backoff(Duration.ofMillis(backoffMs), Duration.ofMillis(backoffMs));
-            run.settle(worker, pick, lease -> client.retry(lease, "failed", backoff, terminal ? FailureKind.PERMANENT : FailureKind.RETRYABLE),
+            run.settle(worker, pick, lease -> client.retry(lease, "failed", backoff, kind),
                     outcome -> !(outcome instanceof Rejected));
         }
     }
