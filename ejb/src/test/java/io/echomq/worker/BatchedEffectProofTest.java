@@ -20,9 +20,6 @@ import io.echomq.testkit.WithRealServices;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -167,14 +164,7 @@ class BatchedEffectProofTest {
         enqueueCharges(5);
         // A zombie holds the first job's effect key in an open transaction, past its lease.
         ClaimedJob zombie = engine.queue.claim(engine.queueName, SHORT_LEASE, 1, "zombie").get(0);
-        CountDownLatch holding = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<EffectOutcome> zombieEffect = CompletableFuture.supplyAsync(() -> engine.effects.apply(zombie.lease(), tx -> {
-            holding.countDown();
-            release.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
-            throw new IllegalStateException("the zombie gives up");
-        }));
-        assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+        ZombieHoldingKey held = ZombieHoldingKey.holding(engine, zombie);
         engine.startMaintenance(Duration.ofMillis(50));
         await("the zombie's job reaped", PATIENCE,
                 () -> engine.queue.job(engine.queueName, zombie.id()).map(j -> j.state() == JobState.PENDING).orElse(false));
@@ -185,8 +175,7 @@ class BatchedEffectProofTest {
         assertThat(engine.ledger().distinctJobs()).as("neighbours committed while the key was held").isEqualTo(4);
         assertThat(engine.events.claims.get(0).id()).isEqualTo(zombie.id());
 
-        release.countDown();
-        assertThat(zombieEffect).failsWithin(10, TimeUnit.SECONDS);
+        held.letGo();
         await("all completed", PATIENCE, () -> engine.queue.stats(engine.queueName).completed() == 5);
         assertThat(engine.ledger()).isEqualTo(new LedgerSummary(5, 5, 0, 500));
     }
