@@ -50,7 +50,7 @@ public final class Maintenance {
     }
 
     /** Effect rows read and, where their jobs are finished, deleted per batch. */
-    private static final int EFFECT_RETENTION_BATCH = 1_000;
+    private static final int EFFECT_RETENTION_BATCH = 5_000;
 
     private final List<String> queues;
     private final List<MaintenanceDuty> duties;

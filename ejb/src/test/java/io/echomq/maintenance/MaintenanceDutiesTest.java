@@ -206,4 +206,15 @@ class MaintenanceDutiesTest {
         assertThat(first.effectRowsDeleted()).isEqualTo(2);
         assertThat(effectRows()).isEqualTo(2);
     }
+
+    @Test
+    void oneRunDeletesABacklogOfOldRowsWhateverItsSize() {
+        // 25 batches of rows of jobs Valkey no longer holds: a run of the old duty deleted 10 batches.
+        engine.jdbi.useHandle(h -> h.createUpdate("INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt, applied_at) "
+                + "SELECT :q, g, 1000 + g, 1, now() - interval '1 hour' FROM generate_series(1, 2500) g").bind("q", engine.queueName).execute());
+        EffectRetention retention = new EffectRetention(engine.queue, engine.effects, Duration.ofSeconds(30), Duration.ofMinutes(1), 100);
+
+        assertThat(retention.runOnce(engine.queueName).effectRowsDeleted()).isEqualTo(2_500);
+        assertThat(effectRows()).isZero();
+    }
 }
