@@ -8,8 +8,8 @@ import io.echomq.queue.QueueClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
  * Deletes effect rows older than the retention age, in bounded batches, so the effect table
@@ -64,17 +64,18 @@ final class EffectRetention implements MaintenanceDuty {
             List<EffectRecord> old = effects.appliedBefore(queueName, age, keptUpTo.get(queueName), batch);
             Map<String, JobState> held = queue.statesOf(queueName,
                     old.stream().map(r -> new JobIdentity(queueName, r.jobId(), r.jobCreatedMs(), null)).toList());
-            List<EffectRecord> finished = old.stream()
-                    .filter(r -> held.getOrDefault(r.jobId(), JobState.COMPLETED) == JobState.COMPLETED)
-                    .toList();
-            deleted += effects.forget(queueName, finished);
+            Map<Boolean, List<EffectRecord>> byFinished = old.stream().collect(Collectors.partitioningBy(
+                    r -> held.getOrDefault(r.jobId(), JobState.COMPLETED) == JobState.COMPLETED));
+            deleted += effects.forget(queueName, byFinished.get(true));
             // Kept rows are stepped over; at the end the walk starts over, for kept jobs that finished since.
-            Optional<EffectRecord> lastKept = old.stream().filter(r -> !finished.contains(r)).reduce((a, b) -> b);
+            List<EffectRecord> kept = byFinished.get(false);
             if (old.size() < batch) {
                 keptUpTo.remove(queueName);
                 break;
             }
-            lastKept.ifPresent(r -> keptUpTo.put(queueName, r));
+            if (!kept.isEmpty()) {
+                keptUpTo.put(queueName, kept.get(kept.size() - 1));
+            }
         }
         return new Pass(0, 0, 0, 0, deleted);
     }

@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -46,10 +47,18 @@ final class ApiContract {
 
     private final OpenAPI document;
     private final List<String> messages;
+    /** Every operation with its declared statuses, in a stable order; read once. */
+    private final Map<Route, Set<String>> operations = new TreeMap<>();
+    private final Map<Route, Pattern> templates = new TreeMap<>();
 
     private ApiContract(SwaggerParseResult parsed) {
         this.document = parsed.getOpenAPI();
         this.messages = parsed.getMessages() == null ? List.of() : List.copyOf(parsed.getMessages());
+        document.getPaths().forEach((path, item) -> item.readOperationsMap().forEach((method, operation) -> {
+            Route route = new Route(method.name(), path);
+            operations.put(route, new TreeSet<>(operation.getResponses().keySet()));
+            templates.put(route, template(path));
+        }));
     }
 
     /** The WAR's own file, from the class path. */
@@ -82,16 +91,14 @@ final class ApiContract {
 
     /** Every operation with its declared statuses, in a stable order. */
     Map<Route, Set<String>> operations() {
-        Map<Route, Set<String>> operations = new TreeMap<>();
-        document.getPaths().forEach((path, item) -> item.readOperationsMap().forEach((method, operation) ->
-                operations.put(new Route(method.name(), path), new TreeSet<>(operation.getResponses().keySet()))));
-        return operations;
+        return Collections.unmodifiableMap(operations);
     }
 
     /** The operation a concrete request path is, if the contract has it. */
     Optional<Route> routeOf(String method, String concretePath) {
-        return operations().keySet().stream()
-                .filter(route -> route.method().equals(method) && template(route.path()).matcher(concretePath).matches())
+        return templates.entrySet().stream()
+                .filter(t -> t.getKey().method().equals(method) && t.getValue().matcher(concretePath).matches())
+                .map(Map.Entry::getKey)
                 .findFirst();
     }
 
