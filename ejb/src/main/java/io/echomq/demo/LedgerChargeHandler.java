@@ -5,7 +5,7 @@ import io.echomq.handler.BatchJobHandler;
 import io.echomq.handler.HandlerSchema;
 import io.echomq.handler.HandlesQueue;
 import io.echomq.handler.JobContext;
-import io.echomq.handler.PermanentJobFailure;
+import io.echomq.api.PermanentJobFailure;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import javax.sql.DataSource;

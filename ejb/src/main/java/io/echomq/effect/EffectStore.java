@@ -88,7 +88,7 @@ public final class EffectStore {
     /** PostgreSQL's "lock_not_available", raised when lock_timeout expires. */
     private static final String LOCK_NOT_AVAILABLE = "55P03";
 
-    private final Jdbi jdbi;
+    private final EffectTransactions transactions;
     private final EffectSettings settings;
     /** {@link #LIMITS} with this store's settings. */
     private final String limits;
@@ -98,8 +98,13 @@ public final class EffectStore {
     /** {@link #FREE_EXPIRED_KEYS} after the limits. */
     private final String freeExpiredKeys;
 
+    /** A store whose effect transactions are local ones on {@code jdbi}'s data source. */
     public EffectStore(Jdbi jdbi, EffectSettings settings) {
-        this.jdbi = jdbi;
+        this(EffectTransactions.local(jdbi), settings);
+    }
+
+    public EffectStore(EffectTransactions transactions, EffectSettings settings) {
+        this.transactions = transactions;
         this.settings = settings;
         this.limits = LIMITS.formatted(settings.lockTimeout().toMillis(), settings.idleInTransactionTimeout().toMillis());
         this.recordOne = limits + RECORD.formatted(ONE_JOB);
@@ -142,7 +147,7 @@ public final class EffectStore {
         try {
             // Isolation is the connection's (PostgreSQL's default READ COMMITTED, which the pool
             // also sets): asking for it per transaction would cost a round trip to read it back.
-            return jdbi.inTransaction(handle -> applyIn(handle, queue, leases, effect));
+            return transactions.inTransaction(handle -> applyIn(handle, queue, leases, effect));
         } catch (HandlerFailed failed) {
             throw new EffectFailedException(leases.get(0), failed.getCause());
         } catch (JdbiException e) {
@@ -172,7 +177,7 @@ public final class EffectStore {
         if (jobs.isEmpty()) {
             return Map.of();
         }
-        return jdbi.withHandle(handle -> recordedFor(handle, queue, jobs));
+        return transactions.withHandle(handle -> recordedFor(handle, queue, jobs));
     }
 
     /**
@@ -211,7 +216,7 @@ public final class EffectStore {
      * from the oldest): candidates for retention, which must first ask Valkey about their jobs.
      */
     public List<EffectRecord> appliedBefore(String queue, Duration age, EffectRecord after, int limit) {
-        return jdbi.withHandle(handle -> handle.createQuery("""
+        return transactions.withHandle(handle -> handle.createQuery("""
                         SELECT job_id, job_created_ms, attempt, applied_at FROM echomq.effect
                         WHERE queue = :queue AND applied_at <= clock_timestamp() - make_interval(secs => :ageMs / 1000.0)
                           AND (applied_at, job_id) > (:afterAt, :afterId)
@@ -236,7 +241,7 @@ public final class EffectStore {
         if (rows.isEmpty()) {
             return 0;
         }
-        return jdbi.withHandle(handle -> handle.createUpdate("""
+        return transactions.withHandle(handle -> handle.createUpdate("""
                         DELETE FROM echomq.effect e
                         USING unnest(:ids, :created) AS job (id, created)
                         WHERE e.queue = :queue AND e.job_id = job.id AND e.job_created_ms = job.created""")

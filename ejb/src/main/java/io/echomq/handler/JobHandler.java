@@ -7,7 +7,7 @@ package io.echomq.handler;
  * <p>The handler runs inside the PostgreSQL transaction that records the job's effect: write
  * through {@link JobContext#transaction()} and the writes commit together with that record,
  * exactly once per job however often the job is delivered. Throw to fail the attempt (all of
- * its writes roll back and the job is retried with backoff); throw {@link PermanentJobFailure}
+ * its writes roll back and the job is retried with backoff); throw {@link io.echomq.api.PermanentJobFailure}
  * when retrying cannot help.
  *
  * <p>Effects outside PostgreSQL (an e-mail, a payment provider) cannot join the transaction:

@@ -7,7 +7,7 @@ import io.echomq.effect.EffectStore;
 import io.echomq.handler.BatchJobHandler;
 import io.echomq.handler.JobContext;
 import io.echomq.handler.JobHandler;
-import io.echomq.handler.PermanentJobFailure;
+import io.echomq.api.PermanentJobFailure;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.FailureKind;
 import io.echomq.queue.Lease;

@@ -70,7 +70,7 @@ public final class QueueWorker {
         this.keeper = LeaseKeeper.start(timers, queue, settings, safe);
         this.runner = new JobRunner(effects, handler, settings, keeper, deliveryFaults, safe);
         this.completer = new Completer(queue, settings, deliveryFaults, safe);
-        this.ahead = new LeaseAhead(settings.concurrency(), !runner.batched());
+        this.ahead = new LeaseAhead(settings.concurrency(), settings.leaseAhead() && !runner.batched());
         this.turn = new Turn(queueName, workerId,
                 (acknowledgements, wanted) -> queue.completeAndClaim(queueName, acknowledgements, settings.lease(), wanted, workerId),
                 runner.batched() ? settings.batchSize() : 1, settings.idlePoll(), completer, ahead, keeper, safe);

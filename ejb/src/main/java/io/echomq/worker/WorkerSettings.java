@@ -17,6 +17,9 @@ import java.time.Duration;
  *                          starts at 1 ms and doubles up to this)
  * @param batchSize         for a {@link io.echomq.handler.BatchJobHandler}: most jobs per
  *                          transaction (1 = one transaction per job); plain handlers ignore it
+ * @param leaseAhead        whether short jobs may be leased ahead of a free runner ({@link LeaseAhead});
+ *                          off where a runner stands for a consumer that must not be handed more
+ *                          jobs than it can take (the resource adapter's message endpoints)
  */
 public record WorkerSettings(
         int concurrency,
@@ -25,10 +28,11 @@ public record WorkerSettings(
         Duration jobTimeout,
         Backoff backoff,
         Duration idlePoll,
-        int batchSize) {
+        int batchSize,
+        boolean leaseAhead) {
 
     public static final WorkerSettings DEFAULT = new WorkerSettings(4, Duration.ofSeconds(30), Duration.ofSeconds(10),
-            Duration.ofMinutes(5), Backoff.DEFAULT, Duration.ofMillis(200), 100);
+            Duration.ofMinutes(5), Backoff.DEFAULT, Duration.ofMillis(200), 100, true);
 
     public WorkerSettings {
         if (concurrency < 1 || concurrency > 1_000) {
@@ -52,25 +56,31 @@ public record WorkerSettings(
         }
     }
 
+    /** Settings that lease ahead. */
+    public WorkerSettings(int concurrency, Duration lease, Duration heartbeatInterval, Duration jobTimeout, Backoff backoff,
+            Duration idlePoll, int batchSize) {
+        this(concurrency, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, batchSize, true);
+    }
+
     /** The same settings with another lease and a heartbeat at a third of it. */
     public WorkerSettings withLease(Duration newLease) {
-        return new WorkerSettings(concurrency, newLease, newLease.dividedBy(3), jobTimeout, backoff, idlePoll, batchSize);
+        return new WorkerSettings(concurrency, newLease, newLease.dividedBy(3), jobTimeout, backoff, idlePoll, batchSize, leaseAhead);
     }
 
     public WorkerSettings withConcurrency(int n) {
-        return new WorkerSettings(n, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, batchSize);
+        return new WorkerSettings(n, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, batchSize, leaseAhead);
     }
 
     public WorkerSettings withJobTimeout(Duration timeout) {
-        return new WorkerSettings(concurrency, lease, heartbeatInterval, timeout, backoff, idlePoll, batchSize);
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, timeout, backoff, idlePoll, batchSize, leaseAhead);
     }
 
     public WorkerSettings withBackoff(Backoff newBackoff) {
-        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, newBackoff, idlePoll, batchSize);
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, newBackoff, idlePoll, batchSize, leaseAhead);
     }
 
     public WorkerSettings withIdlePoll(Duration poll) {
-        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, poll, batchSize);
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, poll, batchSize, leaseAhead);
     }
 
     private static void positive(String field, Duration value) {
@@ -80,6 +90,10 @@ public record WorkerSettings(
     }
 
     public WorkerSettings withBatchSize(int jobs) {
-        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, jobs);
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, jobs, leaseAhead);
+    }
+
+    public WorkerSettings withLeaseAhead(boolean ahead) {
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, batchSize, ahead);
     }
 }

@@ -9,7 +9,7 @@ import io.echomq.effect.EffectOutcome;
 import io.echomq.effect.EffectRecord;
 import io.echomq.effect.EffectSettings;
 import io.echomq.handler.JobHandler;
-import io.echomq.handler.PermanentJobFailure;
+import io.echomq.api.PermanentJobFailure;
 import io.echomq.queue.JobIdentity;
 import io.echomq.queue.Backoff;
 import io.echomq.queue.FailureKind;

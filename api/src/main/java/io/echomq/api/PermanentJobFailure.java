@@ -1,4 +1,4 @@
-package io.echomq.handler;
+package io.echomq.api;
 
 /**
  * Thrown by a handler when retrying cannot succeed (the payload is invalid, the account is

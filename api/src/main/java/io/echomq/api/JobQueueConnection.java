@@ -1,0 +1,35 @@
+package io.echomq.api;
+
+import java.util.List;
+
+/**
+ * Enqueues jobs. Inside an active JTA transaction a job is written to the outbox table through
+ * the connection factory's data source, in that transaction, and relayed to Valkey after it
+ * commits: a rollback leaves no job, a commit makes exactly one. Outside a transaction it is
+ * enqueued at once. Not thread-safe; close it when done.
+ */
+public interface JobQueueConnection extends AutoCloseable {
+
+    /**
+     * Enqueues one job.
+     *
+     * @throws IllegalArgumentException the request is invalid; the message starts with the field
+     * @throws JobQueueException        the job could not be enqueued, or the outcome is unknown
+     */
+    Submission enqueue(JobRequest request);
+
+    /** {@link #enqueue} of {@code JobRequest.of(queue, payload)}. */
+    default Submission enqueue(String queue, String payload) {
+        return enqueue(JobRequest.of(queue, payload));
+    }
+
+    /**
+     * Enqueues several jobs, all or none: each is checked before any is written.
+     *
+     * @return one submission per request, in order
+     */
+    List<Submission> enqueueBatch(List<JobRequest> requests);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,37 @@
+package io.echomq.effect;
+
+import org.jdbi.v3.core.HandleCallback;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * Who begins and ends a job's effect transaction. The engine's own workers run it as a local
+ * transaction on EchoMQ's pool ({@link #local}); the resource adapter runs it in the
+ * message-driven bean's container-managed JTA transaction, so the bean's own writes commit with
+ * the effect row.
+ *
+ * <p>Invariant for every implementation: {@link #inTransaction} returns only once the work's
+ * writes are committed, and throws when they are not (the work threw, or the commit failed).
+ */
+public interface EffectTransactions {
+
+    /** Runs {@code work} in a transaction of its own: committed when it returns, rolled back when it throws (then rethrown). */
+    <R> R inTransaction(HandleCallback<R, RuntimeException> work);
+
+    /** Runs {@code work} outside any effect transaction, each statement on its own: reads and retention's deletes. */
+    <R> R withHandle(HandleCallback<R, RuntimeException> work);
+
+    /** Local transactions on {@code jdbi}'s data source, at the connection's isolation. */
+    static EffectTransactions local(Jdbi jdbi) {
+        return new EffectTransactions() {
+            @Override
+            public <R> R inTransaction(HandleCallback<R, RuntimeException> work) {
+                return jdbi.inTransaction(work);
+            }
+
+            @Override
+            public <R> R withHandle(HandleCallback<R, RuntimeException> work) {
+                return jdbi.withHandle(work);
+            }
+        };
+    }
+}
