@@ -93,12 +93,29 @@ public final class EngineAssembly {
      * @return true when every worker ended in time
      */
     public boolean stop(Duration grace) {
+        stopClaiming();
+        return awaitStopped(System.nanoTime() + grace.toNanos());
+    }
+
+    /**
+     * The first half of {@link #stop}: maintenance stops and no worker leases again. For a caller
+     * that stops several assemblies under one deadline (the resource adapter's activations).
+     */
+    public void stopClaiming() {
         maintenance.forEach(Maintenance::stop);
         workers.forEach(QueueWorker::stopClaiming);
-        long deadline = System.nanoTime() + grace.toNanos();
+    }
+
+    /**
+     * The second half of {@link #stop}: waits for every worker to finish what it holds, until
+     * {@code deadlineNanos} ({@link System#nanoTime()}).
+     *
+     * @return true when every worker ended in time
+     */
+    public boolean awaitStopped(long deadlineNanos) {
         boolean all = true;
         for (QueueWorker worker : workers) {
-            all &= worker.awaitStopped(deadline);
+            all &= worker.awaitStopped(deadlineNanos);
         }
         return all;
     }

@@ -1,6 +1,7 @@
 package io.echomq.runtime;
 
 import io.echomq.effect.EffectStore;
+import io.echomq.engine.ProcessName;
 import io.echomq.engine.EngineThreads;
 import io.echomq.engine.HandlerBinding;
 import io.echomq.engine.RunningEngine;
@@ -18,8 +19,6 @@ import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -86,7 +85,7 @@ public class EchoMqEngine {
         EngineThreads threads = new EngineThreads(runners, timers);
         RunningEngine started;
         try {
-            started = RunningEngine.start(config, handlers, threads, workerId(),
+            started = RunningEngine.start(config, handlers, threads, ProcessName.ofThisProcess(),
                     SafeListener.of(listeners.stream().toList()), MaintenanceListener.all(maintenanceListeners.stream().toList()));
         } catch (RuntimeException e) {
             runners.shutdownNow();
@@ -160,15 +159,5 @@ public class EchoMqEngine {
         } catch (NamingException e) {
             throw new IllegalStateException("EchoMQ needs the container-managed " + type.getSimpleName() + " " + name + ": " + e.getMessage(), e);
         }
-    }
-
-    private static String workerId() {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            host = "unknown-host";
-        }
-        return host + "-" + ProcessHandle.current().pid();
     }
 }

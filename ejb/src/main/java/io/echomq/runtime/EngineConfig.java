@@ -53,13 +53,26 @@ public final class EngineConfig {
      * its environment by MicroProfile Config's rule ({@link ConfigReader#environment}), tests a map.
      */
     public EngineConfig(ConfigReader read) {
+        this(read, true);
+    }
+
+    /**
+     * The engine's settings for the resource adapter, whose effect store runs on the
+     * application's data source: the {@code echomq.jdbc.*} keys are neither read nor required.
+     */
+    public static EngineConfig withoutOwnDatabase(ConfigReader read) {
+        return new EngineConfig(read, false);
+    }
+
+    private EngineConfig(ConfigReader read, boolean ownDatabase) {
         this.read = read;
         valkey = readValkeyEndpoint();
         valkeyPoolSize = read.integer("echomq.valkey.pool-size", 32, 1, 1_000);
         replicaWait = new ReplicaWait(read.integer("echomq.valkey.wait-replicas", 0, 0, 16),
                 read.millis("echomq.valkey.wait-timeout-ms", ReplicaWait.NONE.timeout(), Duration.ofMillis(1), Duration.ofMinutes(1)));
-        jdbcUrl = read.required("echomq.jdbc.url", "the PostgreSQL database, e.g. jdbc:postgresql://127.0.0.1:5432/echomq");
-        if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
+        jdbcUrl = ownDatabase ? read.required("echomq.jdbc.url", "the PostgreSQL database, e.g. jdbc:postgresql://127.0.0.1:5432/echomq")
+                : null;
+        if (ownDatabase && !jdbcUrl.startsWith("jdbc:postgresql:")) {
             throw new ConfigurationException("echomq.jdbc.url", "must be a PostgreSQL JDBC URL (jdbc:postgresql://...), was '"
                     + jdbcUrl.replaceAll("password=[^&]*", "password=***") + "'");
         }
@@ -179,6 +192,7 @@ public final class EngineConfig {
         return valkeyPoolSize;
     }
 
+    /** EchoMQ's own database; null in {@link #withoutOwnDatabase} settings. */
     public String jdbcUrl() {
         return jdbcUrl;
     }

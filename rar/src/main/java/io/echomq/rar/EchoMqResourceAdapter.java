@@ -1,0 +1,219 @@
+package io.echomq.rar;
+
+import io.echomq.api.JobListener;
+import io.echomq.engine.ProcessName;
+import io.echomq.queue.QueueClient;
+import io.echomq.rar.inbound.Activation;
+import io.echomq.rar.inbound.JobActivationSpec;
+import io.echomq.runtime.EngineConfig;
+import jakarta.resource.ResourceException;
+import jakarta.resource.spi.ActivationSpec;
+import jakarta.resource.spi.BootstrapContext;
+import jakarta.resource.spi.ConfigProperty;
+import jakarta.resource.spi.Connector;
+import jakarta.resource.spi.ResourceAdapter;
+import jakarta.resource.spi.ResourceAdapterInternalException;
+import jakarta.resource.spi.TransactionSupport;
+import jakarta.resource.spi.endpoint.MessageEndpointFactory;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import javax.transaction.xa.XAResource;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * EchoMQ as a Jakarta Connectors resource adapter: one per server, started when {@code echomq.rar}
+ * deploys. It opens the connection to Valkey and lends it to every endpoint activation (an
+ * application's {@link JobListener} message-driven bean, delivered to by an {@link Activation})
+ * and to the outbound connection factories.
+ *
+ * <p>No {@link XAResource} is offered: Valkey cannot prepare. A delivery's effect row commits in
+ * the bean's JTA transaction; the fenced completion goes to Valkey after that commit, and a lost
+ * completion is made good by the effect store (a redelivery finds the row and skips) and the
+ * reconciler.
+ */
+@Connector(displayName = "EchoMQ", vendorName = "EchoMQ", eisType = "EchoMQ job queue (Valkey)", version = "0.1",
+        transactionSupport = TransactionSupport.TransactionSupportLevel.NoTransaction)
+public class EchoMqResourceAdapter implements ResourceAdapter {
+
+    private static final Logger LOG = Logger.getLogger(EchoMqResourceAdapter.class.getName());
+    /** Where an activation or connection factory that names no data source writes its rows. */
+    public static final String DEFAULT_DATA_SOURCE = "jdbc/echomq";
+
+    private String valkeyUrl;
+    private String defaultDataSource = DEFAULT_DATA_SOURCE;
+
+    private volatile Runtime runtime;
+    private final Map<MessageEndpointFactory, Activation> activations = new ConcurrentHashMap<>();
+
+    /** What the adapter holds while started. */
+    private record Runtime(EngineConfig config, UnifiedJedis redis, QueueClient queue, BootstrapContext context,
+                           ScheduledThreadPoolExecutor timers, WorkManagerExecutor runners, ApplicationDataSources dataSources) {
+    }
+
+    @ConfigProperty(description = "The Valkey server, e.g. redis://127.0.0.1:6379; else echomq.valkey.url or ECHOMQ_VALKEY_URL")
+    public void setValkeyUrl(String url) {
+        this.valkeyUrl = url;
+    }
+
+    public String getValkeyUrl() {
+        return valkeyUrl;
+    }
+
+    @ConfigProperty(defaultValue = DEFAULT_DATA_SOURCE,
+            description = "JNDI name of the application's PostgreSQL data source, for activations and connection factories that name none")
+    public void setDefaultDataSource(String name) {
+        this.defaultDataSource = name;
+    }
+
+    public String getDefaultDataSource() {
+        return defaultDataSource;
+    }
+
+    @Override
+    public void start(BootstrapContext context) throws ResourceAdapterInternalException {
+        Map<String, String> properties = new HashMap<>();
+        if (valkeyUrl != null && !valkeyUrl.isBlank()) {
+            properties.put("echomq.valkey.url", valkeyUrl);
+        }
+        EngineConfig config;
+        try {
+            config = AdapterConfig.read(properties);
+        } catch (RuntimeException e) {
+            throw new ResourceAdapterInternalException("EchoMQ adapter: " + e.getMessage(), e);
+        }
+        UnifiedJedis redis = config.valkey().open(config.valkeyPoolSize());
+        QueueClient queue;
+        try {
+            queue = QueueClient.connect(redis, config.queueSettings(), config.replicaWait());
+        } catch (RuntimeException e) {
+            redis.close();
+            throw new ResourceAdapterInternalException("EchoMQ adapter cannot use Valkey: " + e.getMessage(), e);
+        }
+        runtime = new Runtime(config, redis, queue, context, newTimers(), new WorkManagerExecutor(context.getWorkManager()),
+                new ApplicationDataSources());
+        LOG.info("EchoMQ resource adapter started: worker " + workerId() + ", Valkey "
+                + (config.valkey().isCluster() ? "cluster " + config.valkey().clusterNodes() : "server"));
+    }
+
+    @Override
+    public void stop() {
+        Runtime started = runtime;
+        if (started == null) {
+            return;
+        }
+        // One deadline for all: every activation stops leasing before any is waited for.
+        activations.values().forEach(Activation::stopClaiming);
+        long deadline = System.nanoTime() + started.config().shutdownGrace().toNanos();
+        activations.values().forEach(a -> a.awaitStopped(deadline));
+        activations.clear();
+        started.runners().shutdown();
+        started.timers().shutdownNow();
+        started.redis().close();
+        runtime = null;
+        LOG.info("EchoMQ resource adapter stopped");
+    }
+
+    @Override
+    public void endpointActivation(MessageEndpointFactory factory, ActivationSpec spec) throws ResourceException {
+        if (!(spec instanceof JobActivationSpec jobs)) {
+            throw new jakarta.resource.NotSupportedException("EchoMQ activates only " + JobActivationSpec.class.getName()
+                    + ", got " + (spec == null ? "none" : spec.getClass().getName()));
+        }
+        started();
+        jobs.validate();
+        Activation activation = Activation.start(factory, jobs, this);
+        activations.put(factory, activation);
+    }
+
+    @Override
+    public void endpointDeactivation(MessageEndpointFactory factory, ActivationSpec spec) {
+        Activation activation = activations.remove(factory);
+        if (activation != null) {
+            activation.stopClaiming();
+            activation.awaitStopped(activation.deadlineFromNow());
+        }
+    }
+
+    @Override
+    public XAResource[] getXAResources(ActivationSpec[] specs) {
+        // Valkey cannot prepare: recovery is the effect store's and the reconciler's, not the transaction manager's.
+        return null;
+    }
+
+    /** The settings every activation and connection factory starts from. */
+    public EngineConfig config() {
+        return started().config();
+    }
+
+    public QueueClient queue() {
+        return started().queue();
+    }
+
+    /** Heartbeats, timeouts, maintenance and the outbox relay's sweeps: short tasks. */
+    public ScheduledExecutorService timers() {
+        return started().timers();
+    }
+
+    /** The container's WorkManager, as the executor of the workers' runner loops. */
+    public WorkManagerExecutor runners() {
+        return started().runners();
+    }
+
+    public BootstrapContext bootstrapContext() {
+        return started().context();
+    }
+
+    /** The container's registry: the adapter's view of the JTA transaction of the calling thread. */
+    public TransactionSynchronizationRegistry transactions() {
+        return started().context().getTransactionSynchronizationRegistry();
+    }
+
+    /**
+     * The application's data source named {@code jndiName} (null or blank: the default one),
+     * migrated to EchoMQ's schema.
+     *
+     * @param property the setting that named it, for the error message
+     */
+    public DataSource dataSource(String jndiName, String property) {
+        String name = jndiName == null || jndiName.isBlank() ? defaultDataSource : jndiName.strip();
+        return started().dataSources().get(name, property);
+    }
+
+    /** How this server names its claims in job histories. */
+    public String workerId() {
+        return "rar-" + ProcessName.ofThisProcess();
+    }
+
+    private Runtime started() {
+        Runtime started = runtime;
+        if (started == null) {
+            throw new IllegalStateException("the EchoMQ resource adapter is not started");
+        }
+        return started;
+    }
+
+    /**
+     * The adapter's one scheduler, for short tasks only. The Connectors contract has no
+     * scheduled executor (BootstrapContext.createTimer gives a java.util.Timer, a thread of its
+     * own too); a job's own work always runs on the WorkManager.
+     */
+    private static ScheduledThreadPoolExecutor newTimers() {
+        AtomicInteger n = new AtomicInteger();
+        ThreadFactory named = task -> {
+            Thread thread = new Thread(task, "echomq-rar-timer-" + n.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(2, named);
+        timers.setRemoveOnCancelPolicy(true);
+        return timers;
+    }
+}
