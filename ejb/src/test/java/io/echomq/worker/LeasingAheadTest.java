@@ -47,6 +47,10 @@ class LeasingAheadTest {
      * at once, as every {@code every}th job saw it.
      */
     private long drainNotingMostLeased(int jobs, int concurrency, int every, Duration pause) {
+        return drainNotingMostLeased(jobs, WorkerSettings.DEFAULT.withConcurrency(concurrency), every, pause);
+    }
+
+    private long drainNotingMostLeased(int jobs, WorkerSettings settings, int every, Duration pause) {
         engine.queue.enqueueBatch(engine.queueName, Collections.nCopies(jobs, NewJob.of(CHARGE)));
         AtomicLong mostLeased = new AtomicLong();
         AtomicInteger handled = new AtomicInteger();
@@ -60,7 +64,7 @@ class LeasingAheadTest {
             }
             charge.handle(job);
         };
-        engine.startWorker("w1", oneAtATime, WorkerSettings.DEFAULT.withConcurrency(concurrency), FaultInjector.NONE);
+        engine.startWorker("w1", oneAtATime, settings, FaultInjector.NONE);
         await("all jobs completed", PATIENCE, () -> engine.events.completions.size() == jobs);
         return mostLeased.get();
     }
@@ -91,5 +95,21 @@ class LeasingAheadTest {
         List<Integer> leasedPerCall = engine.events.claimCalls.stream().filter(n -> n > 0).toList();
         assertThat(leasedPerCall).as("jobs per claim call").allMatch(n -> n <= concurrency);
         assertThat(engine.ledger().entries()).isEqualTo(jobs);
+    }
+
+    /** The resource adapter's runners stand for message endpoints: a job is leased only for a free one, however short. */
+    @Test
+    void aWorkerThatMustNotLeaseAheadLeasesShortJobsOnlyForAFreeRunner() {
+        int jobs = 600;
+        int concurrency = 4;
+
+        long mostLeased = drainNotingMostLeased(jobs, WorkerSettings.DEFAULT.withConcurrency(concurrency).withLeaseAhead(false), 1,
+                Duration.ZERO);
+
+        assertThat(mostLeased).as("jobs leased at once by a worker of " + concurrency + " runners").isLessThanOrEqualTo(concurrency);
+        List<Integer> leasedPerCall = engine.events.claimCalls.stream().filter(n -> n > 0).toList();
+        assertThat(leasedPerCall).as("jobs per claim call").allMatch(n -> n <= concurrency);
+        assertThat(engine.ledger().entries()).isEqualTo(jobs);
+        assertThat(engine.ledger().duplicates()).isZero();
     }
 }
