@@ -9,7 +9,7 @@ import org.jdbi.v3.core.Jdbi;
  * message-driven bean's container-managed JTA transaction, so the bean's own writes commit with
  * the effect row.
  *
- * <p>Invariant for every implementation: {@link #inTransaction} returns only once the work's
+ * <p>Invariant 11, for every implementation: {@link #inTransaction} returns only once the work's
  * writes are committed, and throws when they are not (the work threw, or the commit failed).
  */
 public interface EffectTransactions {

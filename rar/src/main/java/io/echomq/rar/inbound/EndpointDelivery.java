@@ -26,7 +26,7 @@ import org.jdbi.v3.core.Jdbi;
  * it ({@code afterDelivery}, which commits); as the worker's {@link JobHandler}, it calls the
  * bean's {@link JobListener#onJob} in between.
  *
- * <p>Invariant: {@link #inTransaction} returns only when the transaction committed, which it
+ * <p>Invariant 11: {@link #inTransaction} returns only when the transaction committed, which it
  * learns from the transaction manager itself (an interposed {@link Synchronization}), not from
  * {@code afterDelivery} returning: a container need not throw when the transaction it ends was
  * rolled back. So the worker never acknowledges a job whose effect did not commit.
