@@ -31,6 +31,11 @@ public record FiringPlan(long planNowMs, List<Long> fire, long skipped, Optional
         return fire.isEmpty() && skipped == 0;
     }
 
+    /** True when carrying the plan out would change nothing: the schedule's next slot is not due yet. */
+    public boolean nothingDue(OptionalLong storedNextSlot) {
+        return advancesOnly() && storedNextSlot.isPresent() && storedNextSlot.getAsLong() == nextSlotMs;
+    }
+
     /**
      * The plan for a schedule at server time {@code nowMs}.
      *

@@ -179,6 +179,9 @@ public final class ScheduleClient {
                 problems.add("schedule '" + name + "' cannot be planned here: " + e.getMessage());
                 continue;
             }
+            if (plan.nothingDue(view.nextSlotMs())) {
+                continue;
+            }
             if (plan.nextSlotMs() == ScheduleSlots.NO_SLOT) {
                 problems.add("schedule '" + name + "' has no slot after " + due.nowMs() + " ms: it fires no more");
                 continue;

@@ -158,8 +158,9 @@ public sealed interface ScheduleSlots {
             return n;
         }
 
+        /** cron-utils keeps the milliseconds it is given; slots are whole seconds, so it is asked from a whole second. */
         private ZonedDateTime at(long ms) {
-            return ZonedDateTime.ofInstant(Instant.ofEpochMilli(ms), zone);
+            return ZonedDateTime.ofInstant(Instant.ofEpochMilli(Math.floorDiv(ms, 1000) * 1000), zone);
         }
     }
 }
