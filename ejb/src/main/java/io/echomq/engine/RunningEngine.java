@@ -6,6 +6,8 @@ import io.echomq.handler.HandlerSchema;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.Schedule;
+import io.echomq.queue.ScheduleClient;
 import io.echomq.runtime.ConfigurationException;
 import io.echomq.runtime.DependencyCheck;
 import io.echomq.runtime.EngineConfig;
@@ -63,6 +65,13 @@ public final class RunningEngine implements AutoCloseable {
             for (HandlerBinding binding : handlers) {
                 assembly.startWorker(binding.queue(), binding.handler(), config.workerFor(binding.queue()));
             }
+            for (Schedule schedule : config.schedules()) {
+                ScheduleClient.PutResult put = connections.queue().schedules().put(schedule, "config");
+                if (put != ScheduleClient.PutResult.UNCHANGED) {
+                    LOG.info("EchoMQ schedule '" + schedule.name() + "' on queue '" + schedule.queue() + "': " + put
+                            + " from configuration");
+                }
+            }
             assembly.startMaintenance(List.copyOf(queues), config.maintenance());
         } catch (RuntimeException e) {
             assembly.stop(Duration.ZERO);
@@ -90,7 +99,7 @@ public final class RunningEngine implements AutoCloseable {
         return connections.jdbi();
     }
 
-    /** The queues this engine accepts jobs for: the handler-bound ones and the declared ones. */
+    /** The queues this engine accepts jobs for: the handler-bound ones, the declared ones and those of configured schedules. */
     public Set<String> queues() {
         return queues;
     }
@@ -127,6 +136,10 @@ public final class RunningEngine implements AutoCloseable {
         }
         for (String declared : config.declaredQueues()) {
             all.add(checkedQueue(declared, "echomq.queues"));
+        }
+        // A schedule's queue is served here: its jobs are submitted here, and this engine's maintenance fires them.
+        for (Schedule schedule : config.schedules()) {
+            all.add(schedule.queue());
         }
         return Set.copyOf(all);
     }

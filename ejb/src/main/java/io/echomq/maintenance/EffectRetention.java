@@ -77,6 +77,6 @@ final class EffectRetention implements MaintenanceDuty {
                 keptUpTo.put(queueName, kept.get(kept.size() - 1));
             }
         }
-        return new Pass(0, 0, 0, 0, deleted);
+        return new Pass(0, 0, 0, 0, deleted, 0);
     }
 }

@@ -14,7 +14,7 @@ import java.util.logging.Logger;
 
 /**
  * The queues' housekeeping: the {@link Reaper}, the {@link RetentionTrimmer}, the
- * {@link Reconciler} and the {@link EffectRetention}, each on its own interval at a fixed delay. Each run of a duty over a
+ * {@link Reconciler}, the {@link EffectRetention} and the {@link ScheduleTicker}, each on its own interval at a fixed delay. Each run of a duty over a
  * queue is bounded, logs only when it did something, and fails alone: a queue whose run failed
  * (or PostgreSQL being down for the reconciler) never keeps the other queues or the other
  * duties from running. Like every lifecycle here, start and stop tolerate stop-before-start and
@@ -25,7 +25,8 @@ public final class Maintenance {
     private static final Logger LOG = Logger.getLogger(Maintenance.class.getName());
 
     /**
-     * @param interval       delay between reaper and reconciler runs; also bounds how long an expired lease waits
+     * @param interval       delay between reaper, reconciler and schedule ticker runs; also bounds how long an expired
+     *                       lease waits, and how late a schedule's slot fires
      * @param reapBatch      jobs reaped per script call (a run repeats calls up to {@link Reaper#MAX_CALLS_PER_RUN} times)
      * @param retention      bounds on finished jobs
      * @param trimEvery      delay between retention runs
@@ -66,7 +67,8 @@ public final class Maintenance {
                 new Reaper(queue, settings.interval(), settings.reapBatch()),
                 new RetentionTrimmer(queue, settings.trimEvery(), settings.retention()),
                 new Reconciler(queue, effects, settings.interval(), settings.reconcileBatch()),
-                new EffectRetention(queue, effects, settings.trimEvery(), settings.effectRetention(), EFFECT_RETENTION_BATCH));
+                new EffectRetention(queue, effects, settings.trimEvery(), settings.effectRetention(), EFFECT_RETENTION_BATCH),
+                new ScheduleTicker(queue, settings.interval()));
     }
 
     /** Schedules every duty on {@code timers}, the first run of each one interval from now. */
@@ -123,9 +125,10 @@ public final class Maintenance {
             Pass pass = run(duty);
             if (pass.changes() > 0) {
                 LOG.log(Level.INFO, "maintenance: the {0} made {1} changes ({2} expired leases back to pending, {3} dead-lettered, "
-                        + "{4} finished jobs trimmed, {5} completed by the reconciler, {6} old effect rows deleted)",
+                        + "{4} finished jobs trimmed, {5} completed by the reconciler, {6} old effect rows deleted, {7} jobs of recurring "
+                        + "schedules made)",
                         new Object[] {duty.name(), pass.changes(), pass.reapedToPending(), pass.reapedToDead(), pass.trimmed(),
-                                pass.reconciled(), pass.effectRowsDeleted()});
+                                pass.reconciled(), pass.effectRowsDeleted(), pass.scheduledJobs()});
             }
         } catch (RuntimeException | Error e) {
             // A scheduled task that throws is never run again: nothing may escape.

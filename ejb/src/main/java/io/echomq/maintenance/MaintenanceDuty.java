@@ -3,8 +3,8 @@ package io.echomq.maintenance;
 import java.time.Duration;
 
 /**
- * One housekeeping duty over one queue at a time: reaping, retention, reconciling (and, to
- * come, schedules). {@link Maintenance} runs each on its own interval, catches its failures per
+ * One housekeeping duty over one queue at a time: reaping, retention, reconciling, firing
+ * recurring jobs. {@link Maintenance} runs each on its own interval, catches its failures per
  * queue, and reports what it did.
  */
 interface MaintenanceDuty {

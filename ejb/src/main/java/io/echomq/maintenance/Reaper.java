@@ -46,6 +46,6 @@ final class Reaper implements MaintenanceDuty {
                 break;
             }
         }
-        return new Pass(toPending, toDead, 0, 0, 0);
+        return new Pass(toPending, toDead, 0, 0, 0, 0);
     }
 }

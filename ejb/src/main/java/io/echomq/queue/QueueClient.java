@@ -31,11 +31,13 @@ public final class QueueClient {
     private final UnifiedJedis redis;
     private final QueueSettings settings;
     private final ScriptRunner scripts;
+    private final ScheduleClient schedules;
 
     private QueueClient(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait) {
         this.redis = redis;
         this.settings = settings;
         this.scripts = new ScriptRunner(redis, replicaWait);
+        this.schedules = new ScheduleClient(redis, scripts, settings);
     }
 
     /**
@@ -73,6 +75,11 @@ public final class QueueClient {
 
     public QueueSettings settings() {
         return settings;
+    }
+
+    /** The queues' recurring jobs (schedules), over the same connections and scripts. */
+    public ScheduleClient schedules() {
+        return schedules;
     }
 
     /** The most jobs one claim may lease, and one complete-claim may acknowledge. */

@@ -35,6 +35,11 @@ final class RequestChecks {
         return name("lane", lane);
     }
 
+    /** A schedule's name becomes part of its keys and of its jobs' idempotency keys, so it follows the same rule. */
+    static String scheduleName(String name) {
+        return name("name", name);
+    }
+
     private static String name(String field, String value) {
         if (value == null) {
             throw new InvalidRequestException(field, "is required");

@@ -6,11 +6,16 @@ import io.echomq.queue.EvictionPolicyCheck;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.ReplicaWait;
+import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.Misfire;
 import io.echomq.queue.Retention;
+import io.echomq.queue.Schedule;
 import io.echomq.maintenance.Maintenance;
 import io.echomq.worker.WorkerSettings;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.eclipse.microprofile.config.Config;
 
@@ -42,6 +47,7 @@ public final class EngineConfig {
     private final Maintenance.Settings maintenance;
     private final EffectSettings effects;
     private final List<String> declaredQueues;
+    private final List<Schedule> schedules;
     private final boolean demoEnabled;
     private final boolean devMode;
 
@@ -89,6 +95,7 @@ public final class EngineConfig {
         // The settle path trims completed jobs to the same bounds the maintenance pass keeps.
         queueSettings = readQueueSettings().withRetention(maintenance.retention());
         declaredQueues = read.list("echomq.queues");
+        schedules = readSchedules();
         devMode = read.flag("echomq.dev-mode", false);
         // The demo binds a queue and writes tables of its own: only where someone asked for it.
         demoEnabled = read.flag("echomq.demo.enabled", devMode);
@@ -175,6 +182,57 @@ public final class EngineConfig {
         return new Maintenance.Settings(
                 read.millis("echomq.maintenance.interval-ms", base.interval(), Duration.ofMillis(10), Duration.ofMinutes(10)),
                 base.reapBatch(), retention, base.trimEvery(), base.reconcileBatch(), effectRetention);
+    }
+
+    private static final String SCHEDULES = "echomq.schedules";
+
+    /** The API's field names of a schedule, and the key suffix each one is configured by. */
+    private static final Map<String, String> SCHEDULE_KEYS = Map.ofEntries(Map.entry("queue", "queue"), Map.entry("cron", "cron"),
+            Map.entry("zone", "zone"), Map.entry("intervalMs", "interval-ms"), Map.entry("payload", "payload"),
+            Map.entry("lane", "lane"), Map.entry("maxAttempts", "max-attempts"), Map.entry("misfire", "misfire"),
+            Map.entry("misfireLimit", "misfire-limit"), Map.entry("misfireGraceMs", "misfire-grace-ms"));
+
+    /**
+     * The recurring jobs of {@code echomq.schedules} (names, comma-separated), each under
+     * {@code echomq.schedules.<name>.}: {@code queue}, {@code cron} and {@code zone} or
+     * {@code interval-ms}, {@code payload} (default {@code {}}), {@code lane}, {@code max-attempts},
+     * {@code misfire} ({@code skip}, {@code run-once}, {@code run-each}), {@code misfire-limit},
+     * {@code misfire-grace-ms}. Checked like the API's; a bad value names its key.
+     */
+    private List<Schedule> readSchedules() {
+        List<Schedule> all = new ArrayList<>();
+        for (String name : read.list(SCHEDULES)) {
+            String at = SCHEDULES + "." + name + ".";
+            try {
+                Optional<Duration> interval = read.optional(at + "interval-ms").isPresent()
+                        ? Optional.of(read.millis(at + "interval-ms", Duration.ZERO, Schedule.MIN_INTERVAL, Schedule.MAX_INTERVAL))
+                        : Optional.empty();
+                Optional<Integer> attempts = read.optional(at + "max-attempts").isPresent()
+                        ? Optional.of(read.integer(at + "max-attempts", 1, 1, queueSettings.maxAttemptsLimit())) : Optional.empty();
+                Schedule schedule = new Schedule(read.required(at + "queue", "the queue the schedule's jobs go to"), name,
+                        read.optional(at + "cron"), read.optional(at + "zone"), interval, read.optional(at + "payload").orElse("{}"),
+                        read.optional(at + "lane").orElse(QueueClient.DEFAULT_LANE), attempts,
+                        Misfire.of("misfire", read.optional(at + "misfire").orElse(Misfire.RUN_ONCE.wireName())),
+                        read.integer(at + "misfire-limit", Schedule.DEFAULT_MISFIRE_LIMIT, 1, Schedule.MAX_FIRES_PER_CALL),
+                        read.millis(at + "misfire-grace-ms", Schedule.DEFAULT_MISFIRE_GRACE, Schedule.MIN_MISFIRE_GRACE, DAY));
+                schedule.check(queueSettings);
+                if (schedule.misfireGrace().compareTo(maintenance.interval()) <= 0) {
+                    throw new ConfigurationException(at + "misfire-grace-ms", "must be more than echomq.maintenance.interval-ms ("
+                            + maintenance.interval().toMillis() + "), or every slot would count as missed; was "
+                            + schedule.misfireGrace().toMillis());
+                }
+                all.add(schedule);
+            } catch (InvalidRequestException e) {
+                String key = "name".equals(e.field()) ? SCHEDULES : at + SCHEDULE_KEYS.getOrDefault(e.field(), e.field());
+                throw new ConfigurationException(key, e.getMessage().substring(e.field().length() + 2));
+            }
+        }
+        return List.copyOf(all);
+    }
+
+    /** The recurring jobs declared in configuration, put at every start (an unchanged definition stays as it is). */
+    public List<Schedule> schedules() {
+        return schedules;
     }
 
     /** The worker settings of one queue: {@code echomq.queues.<queue>.*}, else the worker defaults. */

@@ -107,6 +107,12 @@ class ClusterScriptsTest {
         assertThat(client.pause(queue)).isTrue();                                                      // set-paused
         assertThat(client.stats(queue).paused()).isTrue();                                             // stats
         assertThat(client.jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs()).isNotNull();
+        ScheduleClient schedules = client.schedules();
+        assertThat(schedules.put(Schedule.every(queue, "tick", Duration.ofMillis(10), "{}"), "api"))  // schedule-put
+                .isEqualTo(ScheduleClient.PutResult.CREATED);
+        assertThat(schedules.tick(queue).problems()).isEmpty();                                        // schedules-due, schedule-fire
+        assertThat(schedules.pause(queue, "tick")).isTrue();                                           // schedule-set-paused
+        assertThat(schedules.remove(queue, "tick")).isTrue();                                          // schedule-remove
     }
 
     private static List<String> queuesOnEveryMaster() {

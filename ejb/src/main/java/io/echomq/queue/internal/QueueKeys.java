@@ -99,4 +99,19 @@ public final class QueueKeys {
     public String meta() {
         return prefix + "meta";
     }
+
+    /** Sorted set: the queue's schedule names, scored by next slot (ms, server clock; the anchor while unplanned, +inf while paused). */
+    public String schedules() {
+        return prefix + "schedules";
+    }
+
+    /** Hash: one schedule's definition and state. */
+    public String schedule(String name) {
+        return prefix + "schedule:" + name;
+    }
+
+    /** List: one schedule's firings and skips, oldest first (the last 64). */
+    public String scheduleHistory(String name) {
+        return prefix + "schedule:" + name + ":log";
+    }
 }

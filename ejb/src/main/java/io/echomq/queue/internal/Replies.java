@@ -11,6 +11,8 @@ import io.echomq.queue.QueueStats;
 import io.echomq.queue.ReapResult;
 import io.echomq.queue.Rejected;
 import io.echomq.queue.RetryOutcome;
+import io.echomq.queue.ScheduleClient;
+import io.echomq.queue.ScheduleFiring;
 import io.echomq.queue.Settlement;
 import io.echomq.queue.TrimResult;
 import java.time.Instant;
@@ -144,6 +146,56 @@ public final class Replies {
 
     public static boolean paused(Object reply) {
         return number(list(reply, "set-paused").get(1)) == 1;
+    }
+
+    /** {@code schedule-put}: CREATED, REPLACED or UNCHANGED. */
+    public static String schedulePut(Object reply) {
+        String status = text(list(reply, "schedule-put").get(0));
+        return switch (status) {
+            case "CREATED", "REPLACED", "UNCHANGED" -> status;
+            default -> throw unexpected("schedule-put", reply);
+        };
+    }
+
+    /** {@code schedule-remove}, {@code schedule-set-paused}: true for OK, false for NOT_FOUND. */
+    public static boolean scheduleFound(Object reply, String script) {
+        String status = text(list(reply, script).get(0));
+        return switch (status) {
+            case "OK" -> true;
+            case "NOT_FOUND" -> false;
+            default -> throw unexpected(script, reply);
+        };
+    }
+
+    public static ScheduleClient.Due schedulesDue(Object reply) {
+        List<Object> r = list(reply, "schedules-due");
+        List<String> names = new ArrayList<>(r.size() - 1);
+        for (int i = 1; i < r.size(); i++) {
+            names.add(text(r.get(i)));
+        }
+        return new ScheduleClient.Due(number(r.get(0)), List.copyOf(names));
+    }
+
+    public static ScheduleFiring scheduleFired(Object reply) {
+        List<Object> r = list(reply, "schedule-fire");
+        String status = text(r.get(0));
+        return switch (status) {
+            case "FIRED" -> {
+                List<ScheduleFiring.Fired> fired = new ArrayList<>((r.size() - 3) / 2);
+                for (int i = 3; i + 1 < r.size(); i += 2) {
+                    fired.add(new ScheduleFiring.Fired(Long.parseLong(text(r.get(i))), text(r.get(i + 1))));
+                }
+                yield new ScheduleFiring(ScheduleFiring.Status.FIRED, number(r.get(1)), number(r.get(2)), fired, Optional.empty());
+            }
+            case "STALE" -> new ScheduleFiring(ScheduleFiring.Status.STALE, 0, 0, List.of(),
+                    Optional.of("the schedule is at version " + number(r.get(1)) + ", next slot '" + text(r.get(2)) + "'"));
+            case "PAUSED" -> new ScheduleFiring(ScheduleFiring.Status.PAUSED, 0, 0, List.of(), Optional.empty());
+            case "NOT_DUE" -> new ScheduleFiring(ScheduleFiring.Status.NOT_DUE, 0, 0, List.of(),
+                    Optional.of("the server time is " + number(r.get(1)) + " ms"));
+            case "REFUSED" -> new ScheduleFiring(ScheduleFiring.Status.REFUSED, 0, 0, List.of(), Optional.of(text(r.get(1))));
+            case "NOT_FOUND" -> new ScheduleFiring(ScheduleFiring.Status.NOT_FOUND, 0, 0, List.of(), Optional.empty());
+            default -> throw unexpected("schedule-fire", reply);
+        };
     }
 
     private static Rejected rejected(Lease lease, List<Object> r, String script) {

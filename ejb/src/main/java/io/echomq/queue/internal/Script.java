@@ -26,7 +26,14 @@ public enum Script {
     TRIM("trim-4.lua", (k, id) -> List.of(k.completed(), k.cancelled(), k.dead(), k.idempotency())),
     SET_PAUSED("set-paused-1.lua", (k, id) -> List.of(k.meta())),
     REMOVE("remove-5.lua", (k, id) -> List.of(k.job(id), k.completed(), k.dead(), k.cancelled(), k.idempotency())),
-    RECONCILE("reconcile-6.lua", (k, id) -> List.of(k.job(id), k.delayed(), k.dead(), k.cancelled(), k.completed(), k.ring()));
+    RECONCILE("reconcile-6.lua", (k, id) -> List.of(k.job(id), k.delayed(), k.dead(), k.cancelled(), k.completed(), k.ring())),
+    // The schedule scripts take the schedule's name where the job scripts take a job id.
+    SCHEDULE_PUT("schedule-put-2.lua", (k, name) -> List.of(k.schedule(name), k.schedules())),
+    SCHEDULE_REMOVE("schedule-remove-2.lua", (k, name) -> List.of(k.schedule(name), k.schedules())),
+    SCHEDULE_SET_PAUSED("schedule-set-paused-2.lua", (k, name) -> List.of(k.schedule(name), k.schedules())),
+    SCHEDULES_DUE("schedules-due-1.lua", (k, name) -> List.of(k.schedules())),
+    SCHEDULE_FIRE("schedule-fire-6.lua", (k, name) -> List.of(k.schedule(name), k.schedules(), k.seq(), k.ring(), k.delayed(),
+            k.idempotency()));
 
     /** Scripts whose reply acknowledges a submission: the ones a {@code WAIT} for replicas follows. */
     private static final Set<Script> SUBMISSIONS = EnumSet.of(ENQUEUE, ENQUEUE_BATCH);
@@ -35,10 +42,13 @@ public enum Script {
      * Scripts a second run of which changes nothing a caller relies on, so a client may resend
      * them after a lost reply (the cluster client does, on connection errors): a read, a flag
      * set to a value, passes that do only what is due (reap, trim), and a heartbeat by the
-     * lease's holder. Every other script is sent once; a submission is resendable only when
-     * every job carries an idempotency key (the caller says so).
+     * lease's holder; and the schedule scripts that compare before they change (a definition put
+     * again is unchanged, a firing sent again finds its slot moved: each slot's job also carries
+     * the slot as its idempotency key). Every other script is sent once; a submission is
+     * resendable only when every job carries an idempotency key (the caller says so).
      */
-    private static final Set<Script> RESENDABLE = EnumSet.of(STATS, SET_PAUSED, REAP, TRIM, EXTEND);
+    private static final Set<Script> RESENDABLE = EnumSet.of(STATS, SET_PAUSED, REAP, TRIM, EXTEND, SCHEDULE_PUT,
+            SCHEDULE_SET_PAUSED, SCHEDULES_DUE, SCHEDULE_FIRE);
 
     /** Where the scripts live on the class path (the {@code echomq-lua} jar). */
     public static final String RESOURCE_FOLDER = "io/echomq/lua/";

@@ -1,0 +1,50 @@
+package io.echomq.maintenance;
+
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.ScheduleClient;
+import java.time.Duration;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Fires the recurring jobs of a queue whose slots have come: runs on every server, each tick one
+ * {@link ScheduleClient#tick} per queue. Any number of servers may tick at once and with any
+ * clock: what is due is read on the Valkey clock, and each slot's firing is a compare-and-set in
+ * {@code schedule-fire}, so the servers that lose the race change nothing (counted as raced).
+ * A slot fires within about one interval of coming due while any server runs.
+ */
+final class ScheduleTicker implements MaintenanceDuty {
+
+    private static final Logger LOG = Logger.getLogger(ScheduleTicker.class.getName());
+
+    private final QueueClient queue;
+    private final Duration interval;
+
+    ScheduleTicker(QueueClient queue, Duration interval) {
+        this.queue = queue;
+        this.interval = interval;
+    }
+
+    @Override
+    public String name() {
+        return "schedules";
+    }
+
+    @Override
+    public Duration interval() {
+        return interval;
+    }
+
+    @Override
+    public Pass runOnce(String queueName) {
+        ScheduleClient.Tick tick = queue.schedules().tick(queueName);
+        for (String problem : tick.problems()) {
+            LOG.log(Level.WARNING, "schedules on queue ''{0}'': {1}", new Object[] {queueName, problem});
+        }
+        if (tick.skipped() > 0) {
+            LOG.log(Level.INFO, "schedules on queue ''{0}'': {1} slots skipped (paused, or missed as the misfire policy says)",
+                    new Object[] {queueName, tick.skipped()});
+        }
+        return new Pass(0, 0, 0, 0, 0, tick.fired());
+    }
+}

@@ -1,0 +1,224 @@
+package io.echomq.queue;
+
+import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.internal.Replies;
+import io.echomq.queue.internal.Script;
+import io.echomq.queue.internal.ScriptRunner;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Supplier;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisClusterOperationException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+
+/**
+ * Recurring jobs: schedules kept in Valkey beside their queue's jobs (under the queue's hash tag,
+ * invariant 8), each change one script (invariant 2). A schedule fires exactly one job per slot,
+ * whatever the number of servers ticking it and however their clocks drift: every server plans
+ * the same firing from the definition and the server time that {@code schedules-due} reads
+ * ({@link FiringPlan}), and {@code schedule-fire} carries out only a plan made on the state it
+ * finds (compare-and-set on the version and the next slot), only for slots due on the Valkey
+ * clock (invariant 3), each slot's job under the slot's own idempotency key. Thread-safe; obtained
+ * from {@link QueueClient#schedules()}.
+ */
+public final class ScheduleClient {
+
+    /** Schedules of one queue read per tick at most. */
+    public static final int MAX_DUE_PER_TICK = 100;
+
+    /** What a put did. */
+    public enum PutResult {
+        CREATED, REPLACED, UNCHANGED
+    }
+
+    /** The server time and the schedules of a queue due at it, earliest first. */
+    public record Due(long nowMs, List<String> names) {
+    }
+
+    /**
+     * What one tick over a queue did.
+     *
+     * @param raced    schedules another server (or call) fired first: nothing to do here
+     * @param problems schedules this server could not plan or whose plan was refused, with why
+     */
+    public record Tick(int fired, long skipped, int raced, List<String> problems) {
+        static final Tick NOTHING = new Tick(0, 0, 0, List.of());
+    }
+
+    private final UnifiedJedis redis;
+    private final ScriptRunner scripts;
+    private final QueueSettings settings;
+
+    ScheduleClient(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings) {
+        this.redis = redis;
+        this.scripts = scripts;
+        this.settings = settings;
+    }
+
+    /**
+     * Creates the schedule or replaces its definition; an equal definition changes nothing (so
+     * every server may put its configured schedules at each start). A replaced definition's first
+     * slot is the first after now (server clock); its state and paused flag carry over.
+     *
+     * @param source {@code config} or {@code api}, shown with the schedule
+     * @throws InvalidRequestException naming the field at fault
+     */
+    public PutResult put(Schedule schedule, String source) {
+        if (schedule == null) {
+            throw new InvalidRequestException("schedule", "is required");
+        }
+        schedule.check(settings);
+        int attempts = schedule.maxAttempts().orElse(settings.defaultMaxAttempts());
+        QueueKeys keys = new QueueKeys(schedule.queue());
+        Object reply = scripts.run(Script.SCHEDULE_PUT, keys, schedule.name(), List.of(schedule.name(),
+                schedule.fingerprint(attempts), schedule.kind(), schedule.cron().orElse(""),
+                schedule.cron().isPresent() ? schedule.zone().orElse("UTC") : "",
+                schedule.interval().map(d -> Long.toString(d.toMillis())).orElse(""), schedule.payload(), schedule.lane(),
+                Integer.toString(attempts), schedule.misfire().wireName(), Integer.toString(schedule.misfireLimit()),
+                Long.toString(schedule.misfireGrace().toMillis()), source));
+        return PutResult.valueOf(Replies.schedulePut(reply));
+    }
+
+    /** Deletes the schedule and its history (its jobs stay). Returns false when there was none. */
+    public boolean remove(String queue, String name) {
+        QueueKeys keys = keysOf(queue, name);
+        return Replies.scheduleFound(scripts.run(Script.SCHEDULE_REMOVE, keys, name, List.of(name)), "schedule-remove");
+    }
+
+    /** Pauses the schedule: it fires nothing until resumed. Returns false when there is no such schedule. */
+    public boolean pause(String queue, String name) {
+        return setPaused(queue, name, true);
+    }
+
+    /** Resumes the schedule; slots that came due while it was paused are skipped. Returns false when there is no such schedule. */
+    public boolean resume(String queue, String name) {
+        return setPaused(queue, name, false);
+    }
+
+    private boolean setPaused(String queue, String name, boolean paused) {
+        QueueKeys keys = keysOf(queue, name);
+        return Replies.scheduleFound(scripts.run(Script.SCHEDULE_SET_PAUSED, keys, name, List.of(name, paused ? "1" : "0")),
+                "schedule-set-paused");
+    }
+
+    /** One schedule with its recent history, or empty. */
+    public Optional<ScheduleView> get(String queue, String name) {
+        return read(keysOf(queue, name), name, true);
+    }
+
+    /** The queue's schedules, by name. */
+    public List<ScheduleView> list(String queue) {
+        QueueKeys keys = new QueueKeys(RequestChecks.queueName(queue));
+        List<String> names = read(() -> redis.zrange(keys.schedules(), 0, -1));
+        List<ScheduleView> views = new ArrayList<>(names.size());
+        for (String name : names.stream().sorted().toList()) {
+            read(keys, name, true).ifPresent(views::add);
+        }
+        return views;
+    }
+
+    /** The server time and the queue's schedules due at it (read only). */
+    public Due due(String queue, int limit) {
+        QueueKeys keys = new QueueKeys(RequestChecks.queueName(queue));
+        RequestChecks.range("limit", limit, 1, 10_000);
+        return Replies.schedulesDue(scripts.run(Script.SCHEDULES_DUE, keys, null, List.of(Integer.toString(limit))));
+    }
+
+    /**
+     * Carries out {@code plan} for the schedule, if the schedule is still at {@code version} and
+     * {@code expectedNext} (absent: not yet planned) and the plan is due and keeps the rules (see
+     * {@code schedule-fire-6.lua}). Safe to resend: a second run finds the schedule moved.
+     */
+    public ScheduleFiring fire(String queue, String name, long version, OptionalLong expectedNext, FiringPlan plan) {
+        QueueKeys keys = keysOf(queue, name);
+        List<String> args = new ArrayList<>(8 + plan.fire().size());
+        args.add(keys.prefix());
+        args.add(name);
+        args.add(Long.toString(version));
+        args.add(expectedNext.isPresent() ? Long.toString(expectedNext.getAsLong()) : "");
+        args.add(Long.toString(plan.planNowMs()));
+        args.add(Long.toString(plan.nextSlotMs()));
+        args.add(Long.toString(plan.skipped()));
+        args.add(plan.latestSkipped().isPresent() ? Long.toString(plan.latestSkipped().getAsLong()) : "");
+        plan.fire().forEach(slot -> args.add(Long.toString(slot)));
+        return Replies.scheduleFired(scripts.run(Script.SCHEDULE_FIRE, keys, name, args));
+    }
+
+    /**
+     * One tick over the queue's schedules, as every server's maintenance runs it: reads the server
+     * time and the due schedules, plans each, and fires it. Schedules another server fired first
+     * count as raced; nothing fires twice.
+     */
+    public Tick tick(String queue) {
+        Due due = due(queue, MAX_DUE_PER_TICK);
+        if (due.names().isEmpty()) {
+            return Tick.NOTHING;
+        }
+        QueueKeys keys = new QueueKeys(queue);
+        int fired = 0;
+        long skipped = 0;
+        int raced = 0;
+        List<String> problems = new ArrayList<>();
+        for (String name : due.names()) {
+            Optional<ScheduleView> found = read(keys, name, false);
+            if (found.isEmpty() || found.get().paused()) {
+                raced++;
+                continue;
+            }
+            ScheduleView view = found.get();
+            Schedule definition = view.definition();
+            FiringPlan plan;
+            try {
+                plan = FiringPlan.plan(definition.slots(), definition.misfire(), definition.misfireLimit(),
+                        definition.misfireGrace().toMillis(), view.nextSlotMs(), view.anchor().toEpochMilli(),
+                        view.resumedAt().map(i -> OptionalLong.of(i.toEpochMilli())).orElse(OptionalLong.empty()), due.nowMs());
+            } catch (InvalidRequestException e) {
+                problems.add("schedule '" + name + "' cannot be planned here: " + e.getMessage());
+                continue;
+            }
+            if (plan.nothingDue(view.nextSlotMs())) {
+                continue;
+            }
+            if (plan.nextSlotMs() == ScheduleSlots.NO_SLOT) {
+                problems.add("schedule '" + name + "' has no slot after " + due.nowMs() + " ms: it fires no more");
+                continue;
+            }
+            ScheduleFiring result = fire(queue, name, view.version(), view.nextSlotMs(), plan);
+            switch (result.status()) {
+                case FIRED -> {
+                    fired += result.fired().size();
+                    skipped += result.skipped();
+                }
+                case STALE, PAUSED, NOT_FOUND, NOT_DUE -> raced++;
+                case REFUSED -> problems.add("schedule '" + name + "': the plan was refused: " + result.detail().orElse(""));
+            }
+        }
+        return new Tick(fired, skipped, raced, List.copyOf(problems));
+    }
+
+    private Optional<ScheduleView> read(QueueKeys keys, String name, boolean withHistory) {
+        Map<String, String> hash = read(() -> redis.hgetAll(keys.schedule(name)));
+        if (hash == null || !hash.containsKey("version")) {
+            return Optional.empty();
+        }
+        List<String> log = withHistory ? read(() -> redis.lrange(keys.scheduleHistory(name), 0, -1)) : List.of();
+        return Optional.of(ScheduleView.of(keys.queue(), hash, log));
+    }
+
+    private static QueueKeys keysOf(String queue, String name) {
+        QueueKeys keys = new QueueKeys(RequestChecks.queueName(queue));
+        RequestChecks.scheduleName(name);
+        return keys;
+    }
+
+    private static <T> T read(Supplier<T> reading) {
+        try {
+            return reading.get();
+        } catch (JedisConnectionException | JedisClusterOperationException e) {
+            throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package io.echomq.queue;
+
+import com.cronutils.model.Cron;
+import com.cronutils.model.CronType;
+import com.cronutils.model.definition.CronDefinitionBuilder;
+import com.cronutils.model.time.ExecutionTime;
+import com.cronutils.parser.CronParser;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.util.Optional;
+
+/**
+ * A schedule's slots: the instants (ms since the epoch) at which it fires, a pure function of
+ * its definition, so every server computes the same sequence and no server's clock enters it.
+ * A fixed interval's slots are the multiples of the interval since the epoch (a 1 s interval
+ * fires on every whole second, UTC); a cron expression's are the times it matches in its time
+ * zone (cron-utils: five fields as Unix cron, six with seconds first as Spring's).
+ */
+public sealed interface ScheduleSlots {
+
+    /** What {@link #next} answers when no slot follows (a cron expression that matches no more). */
+    long NO_SLOT = Long.MAX_VALUE;
+
+    /** The first slot strictly after {@code afterMs}, or {@link #NO_SLOT}. */
+    long next(long afterMs);
+
+    /** The last slot strictly before {@code beforeMs}, or {@link Long#MIN_VALUE} when there is none. */
+    long previous(long beforeMs);
+
+    /** Slots in {@code [fromMs, toMs]}, counted up to {@code cap} (a count of {@code cap} means at least that many). */
+    long count(long fromMs, long toMs, long cap);
+
+    static ScheduleSlots every(long intervalMs) {
+        return new Interval(intervalMs);
+    }
+
+    /**
+     * @throws InvalidRequestException naming {@code cron} or {@code zone}
+     */
+    static ScheduleSlots cron(String expression, String zone) {
+        if (expression == null || expression.isBlank()) {
+            throw new InvalidRequestException("cron", "is required");
+        }
+        ZoneId zoneId;
+        try {
+            zoneId = ZoneId.of(zone == null || zone.isBlank() ? "UTC" : zone.strip());
+        } catch (DateTimeException e) {
+            throw new InvalidRequestException("zone", "must be a time zone id such as Europe/Paris or UTC, was '" + zone + "'");
+        }
+        String text = expression.strip().replaceAll("\\s+", " ");
+        int fields = text.split(" ").length;
+        CronType type = switch (fields) {
+            case 5 -> CronType.UNIX;
+            case 6 -> CronType.SPRING53;
+            default -> throw new InvalidRequestException("cron", "must have 5 fields (minute hour day month weekday) or 6 "
+                    + "(second first), had " + fields + ": '" + text + "'");
+        };
+        Cron cron;
+        try {
+            cron = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(type)).parse(text).validate();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRequestException("cron", "is not a valid cron expression: " + e.getMessage());
+        }
+        Cronned slots = new Cronned(ExecutionTime.forCron(cron), zoneId);
+        if (slots.next(0) == NO_SLOT && slots.next(System.currentTimeMillis()) == NO_SLOT) {
+            throw new InvalidRequestException("cron", "never matches: '" + text + "'");
+        }
+        return slots;
+    }
+
+    /** Multiples of the interval since the epoch. */
+    record Interval(long intervalMs) implements ScheduleSlots {
+
+        public Interval {
+            if (intervalMs < 1) {
+                throw new IllegalArgumentException("interval must be positive, was " + intervalMs);
+            }
+        }
+
+        @Override
+        public long next(long afterMs) {
+            return Math.floorDiv(afterMs, intervalMs) * intervalMs + intervalMs;
+        }
+
+        @Override
+        public long previous(long beforeMs) {
+            return Math.floorDiv(beforeMs - 1, intervalMs) * intervalMs;
+        }
+
+        @Override
+        public long count(long fromMs, long toMs, long cap) {
+            if (toMs < fromMs) {
+                return 0;
+            }
+            long n = Math.floorDiv(toMs, intervalMs) - Math.floorDiv(fromMs - 1, intervalMs);
+            return Math.min(Math.max(n, 0), cap);
+        }
+    }
+
+    /** The times a cron expression matches in its zone (daylight-saving gaps and repeats as cron-utils resolves them). */
+    final class Cronned implements ScheduleSlots {
+
+        private final ExecutionTime times;
+        private final ZoneId zone;
+
+        Cronned(ExecutionTime times, ZoneId zone) {
+            this.times = times;
+            this.zone = zone;
+        }
+
+        @Override
+        public long next(long afterMs) {
+            long at = afterMs;
+            // cron-utils works in whole seconds: step on until the answer is really after afterMs.
+            for (int guard = 0; guard < 4; guard++) {
+                Optional<ZonedDateTime> n = times.nextExecution(at(at));
+                if (n.isEmpty()) {
+                    return NO_SLOT;
+                }
+                long ms = n.get().toInstant().toEpochMilli();
+                if (ms > afterMs) {
+                    return ms;
+                }
+                at = Math.max(ms, at) + 1;
+            }
+            return NO_SLOT;
+        }
+
+        @Override
+        public long previous(long beforeMs) {
+            Optional<ZonedDateTime> p = times.lastExecution(at(beforeMs));
+            if (p.isEmpty()) {
+                return Long.MIN_VALUE;
+            }
+            long ms = p.get().toInstant().toEpochMilli();
+            for (int guard = 0; ms >= beforeMs && guard < 4; guard++) {
+                Optional<ZonedDateTime> earlier = times.lastExecution(at(ms));
+                if (earlier.isEmpty()) {
+                    return Long.MIN_VALUE;
+                }
+                ms = earlier.get().toInstant().toEpochMilli();
+            }
+            // And never one short: a slot between the answer and beforeMs (a truncated second) is the previous one.
+            for (long n = next(ms); n < beforeMs; n = next(ms)) {
+                ms = n;
+            }
+            return ms < beforeMs ? ms : Long.MIN_VALUE;
+        }
+
+        @Override
+        public long count(long fromMs, long toMs, long cap) {
+            long n = 0;
+            for (long s = next(fromMs - 1); s <= toMs && n < cap; s = next(s)) {
+                n++;
+            }
+            return n;
+        }
+
+        /** cron-utils keeps the milliseconds it is given; slots are whole seconds, so it is asked from a whole second. */
+        private ZonedDateTime at(long ms) {
+            return ZonedDateTime.ofInstant(Instant.ofEpochMilli(Math.floorDiv(ms, 1000) * 1000), zone);
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package io.echomq.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.util.List;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+/** The slot sequences and the firing plan: pure functions, the same on every server. */
+class FiringPlanTest {
+
+    private static final ScheduleSlots SECOND = ScheduleSlots.every(1_000);
+
+    @Test
+    void intervalSlotsAreTheMultiplesOfTheIntervalSinceTheEpoch() {
+        assertThat(SECOND.next(10_500)).isEqualTo(11_000);
+        assertThat(SECOND.next(11_000)).isEqualTo(12_000);
+        assertThat(SECOND.previous(11_000)).isEqualTo(10_000);
+        assertThat(SECOND.previous(11_001)).isEqualTo(11_000);
+        assertThat(SECOND.count(10_000, 12_000, 100)).isEqualTo(3);
+        assertThat(SECOND.count(10_001, 11_999, 100)).isEqualTo(1);
+        assertThat(SECOND.count(10_000, 1_000_000, 7)).isEqualTo(7);
+    }
+
+    @Test
+    void cronSlotsFollowTheExpressionInItsZone() {
+        ScheduleSlots daily = ScheduleSlots.cron("30 2 * * *", "Europe/Paris");
+        long at = ZonedDateTime.of(2026, 3, 28, 12, 0, 0, 0, ZoneId.of("Europe/Paris")).toInstant().toEpochMilli();
+        long next = daily.next(at);
+        assertThat(Instant.ofEpochMilli(next).atZone(ZoneId.of("Europe/Paris")).toLocalDateTime().toString())
+                .isEqualTo("2026-03-30T02:30");   // 02:30 does not exist on the 29th (clocks go forward): cron-utils skips that night
+        assertThat(daily.previous(next)).isLessThan(next);
+        assertThat(daily.next(daily.previous(next))).isEqualTo(next);
+
+        ScheduleSlots everySecond = ScheduleSlots.cron("* * * * * *", "UTC");
+        assertThat(everySecond.next(10_500)).isEqualTo(11_000);
+        assertThat(everySecond.next(11_000)).isEqualTo(12_000);
+        assertThat(everySecond.previous(11_000)).isEqualTo(10_000);
+        assertThat(everySecond.previous(11_001)).isEqualTo(11_000);
+        assertThat(everySecond.count(10_000, 12_000, 100)).isEqualTo(3);
+    }
+
+    @Test
+    void badDefinitionsNameTheirField() {
+        assertThatThrownBy(() -> ScheduleSlots.cron("61 * * * *", "UTC")).isInstanceOf(InvalidRequestException.class)
+                .extracting("field").isEqualTo("cron");
+        assertThatThrownBy(() -> ScheduleSlots.cron("* * * *", "UTC")).extracting("field").isEqualTo("cron");
+        assertThatThrownBy(() -> ScheduleSlots.cron("* * * * *", "Mars/Olympus")).extracting("field").isEqualTo("zone");
+    }
+
+    @Test
+    void aFirstPlanOnlyPlansTheFirstSlotAfterTheAnchor() {
+        FiringPlan plan = FiringPlan.plan(SECOND, Misfire.SKIP, 1, 5_000, OptionalLong.empty(), 10_200, OptionalLong.empty(), 10_900);
+        assertThat(plan.fire()).isEmpty();
+        assertThat(plan.advancesOnly()).isTrue();
+        assertThat(plan.nextSlotMs()).isEqualTo(11_000);
+    }
+
+    @Test
+    void onTimeSlotsFireAndTheNextIsAfterNow() {
+        FiringPlan plan = FiringPlan.plan(SECOND, Misfire.SKIP, 1, 5_000, OptionalLong.of(11_000), 0, OptionalLong.empty(), 12_300);
+        assertThat(plan.fire()).containsExactly(11_000L, 12_000L);
+        assertThat(plan.skipped()).isZero();
+        assertThat(plan.nextSlotMs()).isEqualTo(13_000);
+    }
+
+    @Test
+    void missedSlotsFollowThePolicy() {
+        // Next slot 10 s; now 30.5 s; grace 5 s: 10..25 missed (16 slots), 26..30 on time (5).
+        OptionalLong next = OptionalLong.of(10_000);
+        FiringPlan skip = FiringPlan.plan(SECOND, Misfire.SKIP, 3, 5_000, next, 0, OptionalLong.empty(), 30_500);
+        assertThat(skip.fire()).containsExactly(26_000L, 27_000L, 28_000L, 29_000L, 30_000L);
+        assertThat(skip.skipped()).isEqualTo(16);
+        assertThat(skip.latestSkipped()).hasValue(25_000);
+
+        FiringPlan once = FiringPlan.plan(SECOND, Misfire.RUN_ONCE, 3, 5_000, next, 0, OptionalLong.empty(), 30_500);
+        assertThat(once.fire()).startsWith(25_000L, 26_000L).hasSize(6);
+        assertThat(once.skipped()).isEqualTo(15);
+        assertThat(once.latestSkipped()).hasValue(24_000);
+
+        FiringPlan each = FiringPlan.plan(SECOND, Misfire.RUN_EACH, 3, 5_000, next, 0, OptionalLong.empty(), 30_500);
+        assertThat(each.fire()).startsWith(23_000L, 24_000L, 25_000L, 26_000L).hasSize(8);
+        assertThat(each.skipped()).isEqualTo(13);
+        assertThat(each.nextSlotMs()).isEqualTo(31_000);
+    }
+
+    @Test
+    void slotsDueWhilePausedAreSkippedWhateverThePolicy() {
+        FiringPlan plan = FiringPlan.plan(SECOND, Misfire.RUN_EACH, 100, 60_000, OptionalLong.of(10_000), 0,
+                OptionalLong.of(20_500), 22_000);
+        assertThat(plan.fire()).containsExactly(21_000L, 22_000L);
+        assertThat(plan.skipped()).isEqualTo(11);
+        assertThat(plan.latestSkipped()).hasValue(20_000);
+        assertThat(List.of(plan.nextSlotMs())).containsExactly(23_000L);
+    }
+}

@@ -1,0 +1,59 @@
+--[[
+  schedule-put: creates a recurring job's schedule, or replaces its definition. A definition
+  equal to the stored one (same fingerprint) changes nothing, so every server may upsert the
+  schedules of its configuration at each start without disturbing the firing.
+
+  Invariant: a new or replaced definition starts from the server clock: its first slot is the
+  first one after the anchor (TIME here), so a replaced definition never fires a slot of the
+  time before it; the version grows, which refuses every firing planned on the old definition
+  (schedule-fire compares it). The state (last slot and job, counts, firing history) and the
+  paused flag carry over a replacement.
+
+  Input:
+    KEYS[1] schedule  echomq:{q}:schedule:<name>   hash: definition and state
+    KEYS[2] index     echomq:{q}:schedules         zset name -> next slot (anchor while unplanned, +inf while paused)
+    ARGV[1] name
+    ARGV[2] fingerprint      the definition as one text (equal text = equal definition)
+    ARGV[3] kind             'cron' or 'interval'
+    ARGV[4] cron expression  ('' for an interval)
+    ARGV[5] time zone        (ZoneId; '' for an interval)
+    ARGV[6] interval in ms   ('' for cron)
+    ARGV[7] payload
+    ARGV[8] lane
+    ARGV[9] max attempts of each job
+    ARGV[10] misfire policy  'skip', 'run-once' or 'run-each'
+    ARGV[11] misfire limit   slots run-each fires at most, per catch-up
+    ARGV[12] misfire grace in ms: a slot later than this is missed
+    ARGV[13] source          'config' or 'api'
+
+  Output:
+    {'CREATED', version}
+    {'REPLACED', version}    the old definition's firings planned elsewhere are refused from now
+    {'UNCHANGED', version}   the stored definition is this one
+]]
+local rcall = redis.call
+local schedule, index = KEYS[1], KEYS[2]
+local name, fingerprint = ARGV[1], ARGV[2]
+
+-- #include now_ms
+-- #include integer_text
+
+local stored = rcall('HMGET', schedule, 'fingerprint', 'version', 'paused')
+if stored[1] == fingerprint then
+  return {'UNCHANGED', tonumber(stored[2])}
+end
+local now_text = integer_text(now_ms())
+local version = rcall('HINCRBY', schedule, 'version', 1)
+rcall('HSET', schedule, 'name', name, 'fingerprint', fingerprint, 'kind', ARGV[3], 'cron', ARGV[4], 'zone', ARGV[5],
+  'interval_ms', ARGV[6], 'payload', ARGV[7], 'lane', ARGV[8], 'max_attempts', ARGV[9], 'misfire', ARGV[10],
+  'misfire_limit', ARGV[11], 'misfire_grace_ms', ARGV[12], 'source', ARGV[13], 'anchor', now_text, 'defined_at', now_text)
+rcall('HDEL', schedule, 'next_slot', 'resumed_at')
+if stored[3] == '1' then
+  rcall('ZADD', index, '+inf', name)
+else
+  rcall('ZADD', index, now_text, name)
+end
+if stored[2] then
+  return {'REPLACED', version}
+end
+return {'CREATED', version}
