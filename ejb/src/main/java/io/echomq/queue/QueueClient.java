@@ -115,6 +115,35 @@ public final class QueueClient {
         return Replies.enqueuedBatch(queue, submit(Script.ENQUEUE_BATCH, keys, args, keyed));
     }
 
+    /**
+     * Checks a submission exactly as {@link #enqueue} would, and sends nothing: for callers that
+     * store a job first and submit it later (the resource adapter's outbox), so that a stored job
+     * is one the queue takes.
+     *
+     * @throws InvalidRequestException naming the field at fault
+     */
+    public void check(String queue, NewJob job) {
+        keysOf(queue);
+        scriptArguments(job, "");
+    }
+
+    /**
+     * Checks a batch exactly as {@link #enqueueBatch} would (fields named {@code jobs[i].…}), and
+     * sends nothing.
+     *
+     * @throws InvalidRequestException naming the field at fault
+     */
+    public void checkBatch(String queue, List<NewJob> jobs) {
+        keysOf(queue);
+        if (jobs == null || jobs.isEmpty() || jobs.size() > MAX_BATCH_JOBS) {
+            throw new InvalidRequestException("jobs", "must hold 1 to " + MAX_BATCH_JOBS + " jobs, held "
+                    + (jobs == null ? 0 : jobs.size()));
+        }
+        for (int i = 0; i < jobs.size(); i++) {
+            scriptArguments(jobs.get(i), "jobs[" + i + "].");
+        }
+    }
+
     private Object submit(Script script, QueueKeys keys, List<String> args, boolean keyed) {
         return keyed ? scripts.runKeyedSubmission(script, keys, args) : scripts.run(script, keys, null, args);
     }
@@ -373,6 +402,44 @@ public final class QueueClient {
     }
 
     /** A plain read (no script): a server that cannot be reached is the queue's unavailability, as for scripts. */
+    /**
+     * Publishes one outbox's gauges (the resource adapter's relay, once per sweep) for every node's
+     * console to read: they expire after {@code ttl} unless published again, so an outbox whose
+     * relays all stopped disappears instead of showing old numbers. Not queue state: plain
+     * commands, no script; last writer wins (every node relaying one database computes the same).
+     *
+     * @param source the outbox's name (the data source's JNDI name)
+     */
+    public void publishOutbox(String source, long depth, long oldestAgeMs, Duration ttl) {
+        String key = QueueKeys.outbox(source);
+        long now = System.currentTimeMillis();
+        read(() -> {
+            redis.hset(key, Map.of("depth", Long.toString(depth), "oldestAgeMs", Long.toString(oldestAgeMs),
+                    "updatedAtMs", Long.toString(now)));
+            redis.pexpire(key, ttl.toMillis());
+            return redis.zadd(QueueKeys.OUTBOXES, now, source);
+        });
+    }
+
+    /** The outboxes' gauges, as last published and not yet expired, by name; forgets the expired ones. */
+    public List<OutboxGauge> outboxes() {
+        return read(() -> {
+            List<OutboxGauge> gauges = new ArrayList<>();
+            for (String source : redis.zrange(QueueKeys.OUTBOXES, 0, -1)) {
+                Map<String, String> fields = redis.hgetAll(QueueKeys.outbox(source));
+                if (fields.isEmpty()) {
+                    redis.zrem(QueueKeys.OUTBOXES, source);
+                } else {
+                    gauges.add(new OutboxGauge(source, Long.parseLong(fields.getOrDefault("depth", "0")),
+                            Long.parseLong(fields.getOrDefault("oldestAgeMs", "0")),
+                            Long.parseLong(fields.getOrDefault("updatedAtMs", "0"))));
+                }
+            }
+            gauges.sort(java.util.Comparator.comparing(OutboxGauge::source));
+            return gauges;
+        });
+    }
+
     private static <T> T read(Supplier<T> reading) {
         try {
             return reading.get();

@@ -38,6 +38,7 @@ public final class EngineConfig {
     private final QueueSettings queueSettings;
     private final WorkerSettings workerDefaults;
     private final Duration shutdownGrace;
+    private final Duration outboxPollInterval;
     private final Maintenance.Settings maintenance;
     private final EffectSettings effects;
     private final List<String> declaredQueues;
@@ -82,6 +83,8 @@ public final class EngineConfig {
         workerDefaults = workerSettings("echomq.worker.", WorkerSettings.DEFAULT);
         shutdownGrace = read.millis("echomq.worker.shutdown-grace-ms", Duration.ofSeconds(10), Duration.ZERO, Duration.ofMinutes(10));
         effects = effectSettings(read);
+        // The resource adapter's outbox relay: its fallback sweep (a commit wakes it at once).
+        outboxPollInterval = read.millis("echomq.outbox.poll-ms", Duration.ofMillis(500), Duration.ofMillis(10), Duration.ofMinutes(1));
         maintenance = maintenanceSettings();
         // The settle path trims completed jobs to the same bounds the maintenance pass keeps.
         queueSettings = readQueueSettings().withRetention(maintenance.retention());
@@ -211,6 +214,15 @@ public final class EngineConfig {
 
     public QueueSettings queueSettings() {
         return queueSettings;
+    }
+
+    /**
+     * How often the resource adapter's outbox relay sweeps its table without being woken
+     * ({@code echomq.outbox.poll-ms}, default 500 ms): the bound on how long a committed row
+     * waits when the node that committed it died before relaying it.
+     */
+    public Duration outboxPollInterval() {
+        return outboxPollInterval;
     }
 
     public Duration shutdownGrace() {

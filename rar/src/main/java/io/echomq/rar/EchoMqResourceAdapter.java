@@ -5,6 +5,7 @@ import io.echomq.engine.ProcessName;
 import io.echomq.queue.QueueClient;
 import io.echomq.rar.inbound.Activation;
 import io.echomq.rar.inbound.JobActivationSpec;
+import io.echomq.rar.outbound.OutboxRelay;
 import io.echomq.runtime.EngineConfig;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ActivationSpec;
@@ -55,7 +56,8 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
 
     /** What the adapter holds while started. */
     private record Runtime(EngineConfig config, UnifiedJedis redis, QueueClient queue, BootstrapContext context,
-                           ScheduledThreadPoolExecutor timers, WorkManagerExecutor runners, ApplicationDataSources dataSources) {
+                           ScheduledThreadPoolExecutor timers, WorkManagerExecutor runners, ApplicationDataSources dataSources,
+                           Map<String, OutboxRelay> relays) {
     }
 
     @ConfigProperty(description = "The Valkey server, e.g. redis://127.0.0.1:6379; else echomq.valkey.url or ECHOMQ_VALKEY_URL")
@@ -98,7 +100,7 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
             throw new ResourceAdapterInternalException("EchoMQ adapter cannot use Valkey: " + e.getMessage(), e);
         }
         runtime = new Runtime(config, redis, queue, context, newTimers(), new WorkManagerExecutor(context.getWorkManager()),
-                new ApplicationDataSources());
+                new ApplicationDataSources(), new ConcurrentHashMap<>());
         LOG.info("EchoMQ resource adapter started: worker " + workerId() + ", Valkey "
                 + (config.valkey().isCluster() ? "cluster " + config.valkey().clusterNodes() : "server"));
     }
@@ -114,6 +116,8 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
         long deadline = System.nanoTime() + started.config().shutdownGrace().toNanos();
         activations.values().forEach(a -> a.awaitStopped(deadline));
         activations.clear();
+        // Outbox rows not yet relayed stay in their table for the next sweep, here or on another node.
+        started.relays().values().forEach(OutboxRelay::close);
         started.runners().shutdown();
         started.timers().shutdownNow();
         started.redis().close();
@@ -183,8 +187,23 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
      * @param property the setting that named it, for the error message
      */
     public DataSource dataSource(String jndiName, String property) {
-        String name = jndiName == null || jndiName.isBlank() ? defaultDataSource : jndiName.strip();
-        return started().dataSources().get(name, property);
+        String name = dataSourceName(jndiName);
+        Runtime started = started();
+        DataSource dataSource = started.dataSources().get(name, property);
+        // Every data source the adapter uses has its outbox relayed from here on (outbound: OutboxRelay).
+        started.relays().computeIfAbsent(name, n -> OutboxRelay.start(n, dataSource, started.queue(),
+                started.config().outboxPollInterval()));
+        return dataSource;
+    }
+
+    /** The relay of the outbox in data source {@code jndiName}, started with the data source (see {@link #dataSource}). */
+    public OutboxRelay outboxRelay(String jndiName, String property) {
+        dataSource(jndiName, property);
+        return started().relays().get(dataSourceName(jndiName));
+    }
+
+    private String dataSourceName(String jndiName) {
+        return jndiName == null || jndiName.isBlank() ? defaultDataSource : jndiName.strip();
     }
 
     /** How this server names its claims in job histories. */

@@ -9,6 +9,20 @@ package io.echomq.queue.internal;
  */
 public final class QueueKeys {
 
+    /**
+     * The resource adapters' outbox gauges live under a hash tag no queue can have (a queue name
+     * starts with a letter or digit), so they never meet a queue's keys, and in one slot.
+     */
+    private static final String OUTBOX_PREFIX = "echomq:{_outbox}:";
+
+    /** Sorted set: the names of the outboxes that published gauges, scored by the last publication (ms). */
+    public static final String OUTBOXES = OUTBOX_PREFIX + "sources";
+
+    /** Hash: one outbox's gauges (depth, oldestAgeMs, updatedAtMs), expiring unless published again. */
+    public static String outbox(String source) {
+        return OUTBOX_PREFIX + "source:" + source;
+    }
+
     private final String queue;
     private final String prefix;
 

@@ -1,0 +1,178 @@
+package io.echomq.rar.outbound;
+
+import io.echomq.api.JobQueueException;
+import io.echomq.api.JobRequest;
+import io.echomq.api.Submission;
+import io.echomq.queue.Enqueued;
+import io.echomq.queue.NewJob;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueOutcomeUnknownException;
+import io.echomq.queue.QueueUnavailableException;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * What a {@link io.echomq.api.JobQueueConnection} does, behind the JCA plumbing: check the
+ * request in full, then write it to the outbox in the caller's JTA transaction, or enqueue it to
+ * Valkey at once when there is none. Thread-safe; one per connection factory.
+ */
+public final class OutboundEnqueuer {
+
+    private static final Logger LOG = Logger.getLogger(OutboundEnqueuer.class.getName());
+
+    private final QueueClient queue;
+    private final TransactionSynchronizationRegistry transactions;
+    private final Supplier<OutboxRelay> relay;
+
+    /**
+     * @param transactions the container's registry; null where there is none (every enqueue is direct)
+     * @param relay        the relay of the factory's data source, asked for on the first enqueue
+     *                     inside a transaction (it looks the data source up and migrates it)
+     */
+    public OutboundEnqueuer(QueueClient queue, TransactionSynchronizationRegistry transactions, Supplier<OutboxRelay> relay) {
+        this.queue = queue;
+        this.transactions = transactions;
+        this.relay = relay;
+    }
+
+    public Submission enqueue(JobRequest request) {
+        NewJob job = OutboundRequests.checked(queue, request);
+        if (inTransaction()) {
+            OutboxWriter.checkStorable(List.of(request), false);
+            long id = toOutbox(List.of(request)).get(0);
+            return new Submission(request.queue(), null, Long.toString(id), true, false);
+        }
+        boolean keyed = request.idempotencyKey() != null;
+        try {
+            Enqueued enqueued = queue.enqueue(request.queue(), job);
+            return new Submission(enqueued.queue(), enqueued.id(), null, false, enqueued.replayed());
+        } catch (QueueUnavailableException e) {
+            throw failed(e, keyed);
+        }
+    }
+
+    public List<Submission> enqueueBatch(List<JobRequest> requests) {
+        List<NewJob> jobs = OutboundRequests.checkedBatch(queue, requests);
+        if (inTransaction()) {
+            OutboxWriter.checkStorable(requests, true);
+            List<Long> ids = toOutbox(requests);
+            List<Submission> submissions = new ArrayList<>(ids.size());
+            for (int i = 0; i < ids.size(); i++) {
+                submissions.add(new Submission(requests.get(i).queue(), null, Long.toString(ids.get(i)), true, false));
+            }
+            return submissions;
+        }
+        String queueName = requests.get(0).queue();
+        for (int i = 1; i < requests.size(); i++) {
+            if (!requests.get(i).queue().equals(queueName)) {
+                throw new IllegalArgumentException("requests[" + i + "].queue: outside a transaction a batch goes to one queue "
+                        + "(one atomic script), and requests[0] names '" + queueName + "'; enqueue inside a transaction to mix queues");
+            }
+        }
+        boolean keyed = requests.stream().allMatch(r -> r.idempotencyKey() != null);
+        try {
+            return queue.enqueueBatch(queueName, jobs).stream()
+                    .map(e -> new Submission(e.queue(), e.id(), null, false, e.replayed()))
+                    .toList();
+        } catch (QueueUnavailableException e) {
+            throw failed(e, keyed);
+        }
+    }
+
+    /**
+     * Whether the calling thread is in an active JTA transaction.
+     *
+     * @throws JobQueueException the transaction can no longer commit, or is already completing
+     */
+    private boolean inTransaction() {
+        if (transactions == null) {
+            return false;
+        }
+        int status = transactions.getTransactionStatus();
+        if (status == Status.STATUS_ACTIVE) {
+            return true;
+        }
+        if (status == Status.STATUS_NO_TRANSACTION) {
+            return false;
+        }
+        if (status == Status.STATUS_MARKED_ROLLBACK) {
+            throw new JobQueueException("not enqueued: the caller's transaction is marked for rollback, so a job written in it "
+                    + "would never exist; nothing was written");
+        }
+        throw new JobQueueException("not enqueued: the caller's transaction is " + statusName(status)
+                + ", not active; enqueue while it is active, or outside any transaction; nothing was written");
+    }
+
+    private List<Long> toOutbox(List<JobRequest> requests) {
+        OutboxRelay outbox;
+        try {
+            outbox = relay.get();
+        } catch (RuntimeException e) {
+            throw new JobQueueException("not enqueued: the outbox's data source cannot be used: " + e.getMessage(), e);
+        }
+        List<Long> ids;
+        try {
+            ids = OutboxWriter.insert(outbox.dataSource(), requests);
+        } catch (SQLException e) {
+            throw new JobQueueException("not enqueued: the outbox row could not be written (" + e.getMessage()
+                    + "); roll the transaction back, or retry the enqueue in it", e);
+        }
+        // One synchronization per transaction and outbox, however many enqueues it makes.
+        if (transactions.getResource(outbox) == null) {
+            transactions.putResource(outbox, Boolean.TRUE);
+            transactions.registerInterposedSynchronization(new RelayAfterCommit(outbox));
+        }
+        return ids;
+    }
+
+    /** Wakes the relay once the caller's transaction committed: the rows go to Valkey within milliseconds. */
+    private record RelayAfterCommit(OutboxRelay relay) implements Synchronization {
+
+        @Override
+        public void beforeCompletion() {
+            // nothing: the rows commit with the caller's writes
+        }
+
+        @Override
+        public void afterCompletion(int status) {
+            if (status != Status.STATUS_COMMITTED) {
+                return;
+            }
+            try {
+                relay.wake(); // hands the sweep to the relay's thread; never blocks the committing one
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "EchoMQ outbox " + relay.name() + ": the relay was not woken after a commit; "
+                        + "the next sweep sends the rows", e);
+            }
+        }
+    }
+
+    private static JobQueueException failed(QueueUnavailableException e, boolean keyed) {
+        if (e instanceof QueueOutcomeUnknownException) {
+            return new JobQueueException("outcome unknown: the request reached Valkey but its reply was lost, so the job may exist; "
+                    + (keyed ? "retrying with the same idempotency key is safe"
+                    : "retrying may enqueue it twice (give requests an idempotency key to make retries safe)")
+                    + " (" + e.getMessage() + ")", e);
+        }
+        return new JobQueueException("not enqueued: Valkey is unavailable (" + e.getMessage() + "); retrying is safe", e);
+    }
+
+    private static String statusName(int status) {
+        return switch (status) {
+            case Status.STATUS_PREPARING -> "preparing";
+            case Status.STATUS_PREPARED -> "prepared";
+            case Status.STATUS_COMMITTING -> "committing";
+            case Status.STATUS_COMMITTED -> "committed";
+            case Status.STATUS_ROLLING_BACK -> "rolling back";
+            case Status.STATUS_ROLLEDBACK -> "rolled back";
+            default -> "in an unknown state (" + status + ")";
+        };
+    }
+}

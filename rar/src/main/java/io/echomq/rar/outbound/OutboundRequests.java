@@ -1,0 +1,93 @@
+package io.echomq.rar.outbound;
+
+import io.echomq.api.JobRequest;
+import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.NewJob;
+import io.echomq.queue.QueueClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The API's {@link JobRequest} as the engine's {@link NewJob}, checked by the engine's own rules
+ * ({@link QueueClient#check}, the same code {@code enqueue} runs) before anything is written: a
+ * request that passes here is one the queue takes, so an outbox row can never be refused by the
+ * relay later (unless another node runs with tighter limits, see {@link OutboxRelay}).
+ *
+ * <p>Field names in messages are the API's: {@code delayMs} for the engine's {@code delay}, and
+ * {@code requests[i].…} for a batch's {@code jobs[i].…}.
+ */
+public final class OutboundRequests {
+
+    private OutboundRequests() {
+    }
+
+    /** The engine's form of a request: 0 and null mean the queue's default, as the API says. */
+    public static NewJob toNewJob(JobRequest request) {
+        NewJob job = NewJob.of(request.payload());
+        if (request.lane() != null) {
+            job = job.inLane(request.lane());
+        }
+        if (request.idempotencyKey() != null) {
+            job = job.withIdempotencyKey(request.idempotencyKey());
+        }
+        if (request.maxAttempts() != 0) {
+            job = job.withMaxAttempts(request.maxAttempts());
+        }
+        if (request.delayMs() != 0) {
+            job = job.delayedBy(Duration.ofMillis(request.delayMs()));
+        }
+        return job;
+    }
+
+    /**
+     * Checks one request in full.
+     *
+     * @throws IllegalArgumentException whose message starts with the field at fault
+     */
+    public static NewJob checked(QueueClient queue, JobRequest request) {
+        if (request == null) {
+            throw new IllegalArgumentException("request: is required");
+        }
+        NewJob job = toNewJob(request);
+        try {
+            queue.check(request.queue(), job);
+        } catch (InvalidRequestException e) {
+            throw inApiTerms(e, "");
+        }
+        return job;
+    }
+
+    /**
+     * Checks every request of a batch in full, before any is written.
+     *
+     * @throws IllegalArgumentException whose message starts with the field at fault, e.g. {@code requests[3].lane}
+     */
+    public static List<NewJob> checkedBatch(QueueClient queue, List<JobRequest> requests) {
+        if (requests == null || requests.isEmpty() || requests.size() > QueueClient.MAX_BATCH_JOBS) {
+            throw new IllegalArgumentException("requests: must hold 1 to " + QueueClient.MAX_BATCH_JOBS + " jobs, held "
+                    + (requests == null ? 0 : requests.size()));
+        }
+        List<NewJob> jobs = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            JobRequest request = requests.get(i);
+            if (request == null) {
+                throw new IllegalArgumentException("requests[" + i + "]: is required");
+            }
+            NewJob job = toNewJob(request);
+            try {
+                queue.check(request.queue(), job);
+            } catch (InvalidRequestException e) {
+                throw inApiTerms(e, "requests[" + i + "].");
+            }
+            jobs.add(job);
+        }
+        return jobs;
+    }
+
+    private static IllegalArgumentException inApiTerms(InvalidRequestException e, String at) {
+        String field = "delay".equals(e.field()) ? "delayMs" : e.field();
+        String reason = e.getMessage().substring(e.field().length() + 2);
+        return new InvalidRequestException(at + field, reason);
+    }
+}

@@ -1,0 +1,87 @@
+package io.echomq.rar.outbound;
+
+import io.echomq.api.JobRequest;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * Writes checked requests into {@code echomq.outbox} through a data source, in whatever
+ * transaction the calling thread is in: inside a container's JTA transaction the container
+ * enlists the connection, so the rows commit or roll back with the caller's own writes.
+ */
+public final class OutboxWriter {
+
+    /** One statement for the whole batch: the rows are written together or not at all. */
+    private static final String INSERT = "INSERT INTO echomq.outbox (queue, payload, lane, idempotency_key, max_attempts, delay_ms) "
+            + "SELECT q, p, l, k, m, d FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int4[], ?::int8[]) AS r(q, p, l, k, m, d) "
+            + "RETURNING id";
+
+    private OutboxWriter() {
+    }
+
+    /**
+     * Inserts one row per request, which must already be checked ({@link OutboundRequests}).
+     *
+     * @return the rows' ids, in the order of the requests
+     */
+    public static List<Long> insert(DataSource dataSource, List<JobRequest> requests) throws SQLException {
+        int n = requests.size();
+        String[] queues = new String[n];
+        String[] payloads = new String[n];
+        String[] lanes = new String[n];
+        String[] keys = new String[n];
+        Integer[] maxAttempts = new Integer[n];
+        Long[] delays = new Long[n];
+        for (int i = 0; i < n; i++) {
+            JobRequest request = requests.get(i);
+            queues[i] = request.queue();
+            payloads[i] = request.payload();
+            lanes[i] = request.lane();
+            keys[i] = request.idempotencyKey();
+            maxAttempts[i] = request.maxAttempts() == 0 ? null : request.maxAttempts();
+            delays[i] = request.delayMs();
+        }
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement insert = connection.prepareStatement(INSERT)) {
+            List<Array> arrays = List.of(connection.createArrayOf("text", queues), connection.createArrayOf("text", payloads),
+                    connection.createArrayOf("text", lanes), connection.createArrayOf("text", keys),
+                    connection.createArrayOf("int4", maxAttempts), connection.createArrayOf("int8", delays));
+            for (int i = 0; i < arrays.size(); i++) {
+                insert.setArray(i + 1, arrays.get(i));
+            }
+            List<Long> ids = new ArrayList<>(n);
+            try (ResultSet rows = insert.executeQuery()) {
+                while (rows.next()) {
+                    ids.add(rows.getLong(1));
+                }
+            }
+            if (ids.size() != n) {
+                throw new SQLException("the outbox insert returned " + ids.size() + " ids for " + n + " rows");
+            }
+            // The sequence is drawn row by row in unnest's order: ascending ids are the requests' order.
+            Collections.sort(ids);
+            return ids;
+        }
+    }
+
+    /**
+     * PostgreSQL text cannot hold U+0000, which Valkey and the direct path accept: refused before
+     * anything is written, like every other check.
+     */
+    static void checkStorable(List<JobRequest> requests, boolean batch) {
+        for (int i = 0; i < requests.size(); i++) {
+            if (requests.get(i).payload().indexOf('\u0000') >= 0) {
+                String at = batch ? "requests[" + i + "]." : "";
+                throw new IllegalArgumentException(at + "payload: must not contain the character U+0000 when enqueued inside a "
+                        + "transaction (the outbox is a PostgreSQL text column)");
+            }
+        }
+    }
+}
