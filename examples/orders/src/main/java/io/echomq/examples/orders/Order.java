@@ -6,7 +6,8 @@ import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
-import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 
 /**
  * An order, in the application's own table {@code orders.orders}. Created NEW by
@@ -34,10 +35,10 @@ public class Order {
     private String status = NEW;
 
     @Column(name = "created_at", nullable = false)
-    private Instant createdAt;
+    private OffsetDateTime createdAt;
 
     @Column(name = "fulfilled_at")
-    private Instant fulfilledAt;
+    private OffsetDateTime fulfilledAt;
 
     /** The job's delivery that fulfilled it. */
     @Column(name = "fulfilled_attempt")
@@ -49,12 +50,12 @@ public class Order {
     public Order(String item, int quantity) {
         this.item = item;
         this.quantity = quantity;
-        this.createdAt = Instant.now();
+        this.createdAt = OffsetDateTime.now(ZoneOffset.UTC);
     }
 
     void fulfil(long attempt) {
         status = FULFILLED;
-        fulfilledAt = Instant.now();
+        fulfilledAt = OffsetDateTime.now(ZoneOffset.UTC);
         fulfilledAttempt = attempt;
     }
 
@@ -74,11 +75,11 @@ public class Order {
         return status;
     }
 
-    public Instant getCreatedAt() {
+    public OffsetDateTime getCreatedAt() {
         return createdAt;
     }
 
-    public Instant getFulfilledAt() {
+    public OffsetDateTime getFulfilledAt() {
         return fulfilledAt;
     }
 

@@ -6,7 +6,8 @@ import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
-import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 
 /**
  * One application of an order's fulfilment job, in {@code orders.order_effects}: the row the
@@ -33,7 +34,7 @@ public class OrderEffect {
     private long attempt;
 
     @Column(name = "applied_at", nullable = false)
-    private Instant appliedAt;
+    private OffsetDateTime appliedAt;
 
     protected OrderEffect() {
     }
@@ -42,7 +43,7 @@ public class OrderEffect {
         this.orderId = orderId;
         this.jobId = jobId;
         this.attempt = attempt;
-        this.appliedAt = Instant.now();
+        this.appliedAt = OffsetDateTime.now(ZoneOffset.UTC);
     }
 
     public Long getId() {
@@ -61,7 +62,7 @@ public class OrderEffect {
         return attempt;
     }
 
-    public Instant getAppliedAt() {
+    public OffsetDateTime getAppliedAt() {
         return appliedAt;
     }
 }
