@@ -16,9 +16,12 @@ import java.util.List;
 
 /**
  * The orders over HTTP, at the context root:
- * {@code POST /orders} (one order; {@code "rollback": true} in the body or {@code ?rollback=true}
+ * {@code POST /orders/} (one order; {@code "rollback": true} in the body or {@code ?rollback=true}
  * rolls its transaction back after the job was enqueued), {@code POST /orders/batch} (several in
  * one transaction), {@code GET /orders/{id}}, {@code GET /orders/stats}.
+ *
+ * <p>POST to {@code /orders/}, with the slash: Payara answers a request for the bare context root
+ * ({@code /orders}) with a 301 to {@code /orders/} whatever its method, before the application sees it.
  */
 @Path("/")
 @Produces(MediaType.APPLICATION_JSON)

@@ -73,6 +73,19 @@ final class OrdersOnPayara implements AutoCloseable {
 
     /** How to start the server; {@code systemProperties} as {@code -D} of its JVM. */
     PayaraMicroServer.Builder builder(Map<String, String> systemProperties) {
+        PayaraMicroServer.Builder builder = PayaraMicroServer.forArchives(path("echomq.rar"), path("orders.war"))
+                .addLibs(path("postgresql.driver"))
+                .postBootCommands(dataSourceCommands())
+                .env("ECHOMQ_VALKEY_URL", valkey.url() + "/" + valkeyDatabase)
+                .env(env)
+                .jvmOptions("-Xmx768m")
+                .readinessPath("/stats");
+        systemProperties.forEach(builder::systemProperty);
+        return builder;
+    }
+
+    /** The pool on this scenario's database and the server resource jdbc/orders on it, as asadmin commands. */
+    String[] dataSourceCommands() {
         Matcher url = HOST_PORT.matcher(database.jdbcUrl());
         if (!url.matches()) {
             throw new IllegalStateException("cannot read host and port from " + database.jdbcUrl());
@@ -83,19 +96,11 @@ final class OrdersOnPayara implements AutoCloseable {
                 "databaseName=" + escape(database.name()),
                 "user=" + escape(database.user()),
                 "password=" + escape(database.password()));
-        PayaraMicroServer.Builder builder = PayaraMicroServer.forArchives(path("echomq.rar"), path("orders.war"))
-                .addLibs(path("postgresql.driver"))
-                .postBootCommands(
-                        "create-jdbc-connection-pool --datasourceclassname org.postgresql.ds.PGSimpleDataSource"
-                                + " --restype javax.sql.DataSource --steadypoolsize 2 --maxpoolsize 32"
-                                + " --property " + properties + " orders-pool",
-                        "create-jdbc-resource --connectionpoolid orders-pool jdbc/orders")
-                .env("ECHOMQ_VALKEY_URL", valkey.url() + "/" + valkeyDatabase)
-                .env(env)
-                .jvmOptions("-Xmx768m")
-                .readinessPath("/stats");
-        systemProperties.forEach(builder::systemProperty);
-        return builder;
+        return new String[] {
+                "create-jdbc-connection-pool --datasourceclassname org.postgresql.ds.PGSimpleDataSource"
+                        + " --restype javax.sql.DataSource --steadypoolsize 2 --maxpoolsize 32"
+                        + " --property " + properties + " orders-pool",
+                "create-jdbc-resource --connectionpoolid orders-pool jdbc/orders"};
     }
 
     OrdersOnPayara start() {
