@@ -1,6 +1,7 @@
-// Overview: every queue's counts per state, live over Server-Sent Events; throughput over the last hour.
+// Overview: every queue's counts per state, live over Server-Sent Events; the resource adapter's outboxes;
+// throughput over the last hour.
 import { get, openEvents, enc } from '../api.js';
-import { h, replace, number, describeError, time } from '../dom.js';
+import { h, replace, number, describeError, time, duration } from '../dom.js';
 import { lineChart } from '../charts.js';
 
 export const STATES = ['pending', 'delayed', 'active', 'completed', 'dead', 'cancelled'];
@@ -18,14 +19,31 @@ function queueCard(q) {
     h('p', { class: 'muted small' }, `${number(q.total)} jobs in all · ${number(q.lanesWithWork)} lane(s) with work`));
 }
 
+// One row per outbox the resource adapter relays: rows waiting for Valkey, and how old the oldest is.
+function outboxTable(outboxes) {
+  if (!Array.isArray(outboxes) || outboxes.length === 0) {
+    return h('p', { class: 'muted', 'data-testid': 'outboxes-none' }, 'No outbox is being relayed (no resource adapter reports one).');
+  }
+  return h('table', { class: 'jobs', 'data-testid': 'outboxes' },
+    h('thead', {}, h('tr', {}, h('th', {}, 'Data source'), h('th', {}, 'Waiting rows'), h('th', {}, 'Oldest row'), h('th', {}, 'Reported'))),
+    h('tbody', {}, outboxes.map((o) => h('tr', { 'data-testid': 'outbox', 'data-source': o.dataSource },
+      h('td', {}, o.dataSource),
+      h('td', { 'data-testid': 'outbox-depth' }, number(o.depth)),
+      h('td', { 'data-testid': 'outbox-oldest' }, o.depth > 0 ? duration(o.oldestAgeMs) : '—'),
+      h('td', {}, time(o.reportedAt))))));
+}
+
 export function overviewPage(view) {
   const live = h('span', { class: ['live', 'live-off'], 'data-testid': 'live-status' }, 'connecting…');
   const updated = h('span', { class: 'muted small' });
   const cards = h('div', { class: 'cards', 'data-testid': 'queue-cards', 'aria-live': 'off' }, h('p', { class: 'muted' }, 'Loading queues…'));
   const charts = h('div', { class: 'charts', 'data-testid': 'charts' }, h('p', { class: 'muted' }, 'Loading the last hour…'));
+  const outboxes = h('div', { 'data-testid': 'outbox-section' }, h('p', { class: 'muted' }, 'Loading outboxes…'));
   replace(view,
     h('div', { class: 'page-head' }, h('h1', {}, 'Queues'), h('div', { class: 'page-tools' }, live, ' ', updated)),
     cards,
+    h('h2', { class: 'section-title' }, 'Outboxes (jobs enqueued in transactions, waiting for Valkey)'),
+    outboxes,
     h('h2', { class: 'section-title' }, 'Throughput and failures, last 60 minutes'),
     charts);
 
@@ -111,10 +129,19 @@ export function overviewPage(view) {
   loadHistory();
   const historyTimer = setInterval(loadHistory, 30000);
 
+  const loadOutboxes = () => get('/outboxes').then((list) => {
+    if (!stopped) replace(outboxes, outboxTable(list));
+  }).catch((e) => {
+    if (!stopped) replace(outboxes, h('p', { class: 'muted' }, `Outboxes unavailable: ${describeError(e)}`));
+  });
+  loadOutboxes();
+  const outboxTimer = setInterval(loadOutboxes, 5000);
+
   return () => {
     stopped = true;
     if (source) source.close();
     if (poll) clearInterval(poll);
     clearInterval(historyTimer);
+    clearInterval(outboxTimer);
   };
 }

@@ -34,6 +34,7 @@ final class AuthChecks {
             new Route("GET", "/api/session", null, true),
             new Route("GET", "/api/workers", null, true),
             new Route("GET", "/api/stats/history", null, true),
+            new Route("GET", "/api/outboxes", null, true),
             new Route("POST", "/api/lab/runs", "{\"mode\":\"effect-store\",\"crashPoint\":\"done\"}", false));
 
     /** A few routes covering each answer (reading, submitting, steering): enough to compare servers. */

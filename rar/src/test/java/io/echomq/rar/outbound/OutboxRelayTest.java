@@ -1,0 +1,280 @@
+package io.echomq.rar.outbound;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.echomq.api.JobRequest;
+import io.echomq.effect.Migrations;
+import io.echomq.queue.Enqueued;
+import io.echomq.queue.JobState;
+import io.echomq.queue.JobView;
+import io.echomq.queue.NewJob;
+import io.echomq.queue.OutboxGauge;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueSettings;
+import io.echomq.queue.QueueStats;
+import io.echomq.testkit.FaultProxy;
+import io.echomq.testkit.PostgresService;
+import io.echomq.testkit.ValkeyService;
+import io.echomq.testkit.WithRealServices;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * The outbox relay against a real PostgreSQL and a real Valkey, without an application server:
+ * rows are written by {@link OutboxWriter} (committed on their own, as the caller's transaction
+ * would commit them) and relayed by {@link OutboxRelay#sweep()} called directly.
+ */
+@WithRealServices
+class OutboxRelayTest {
+
+    private static final AtomicInteger QUEUES = new AtomicInteger();
+    private static final Duration POLL = Duration.ofMillis(500);
+
+    private static RedisClient redis;
+    private static QueueClient queue;
+
+    private DataSource database;
+    private String queueName;
+
+    @BeforeAll
+    static void connect(ValkeyService valkey) {
+        redis = valkey.newClient();
+        queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+    }
+
+    @AfterAll
+    static void disconnect() {
+        redis.close();
+    }
+
+    /** A database of its own per test: a relay sweeps the whole table. */
+    @BeforeEach
+    void freshOutbox(PostgresService postgres) {
+        database = postgres.createDatabase("outbox").dataSource();
+        Migrations.migrate(database);
+        queueName = "outbox-" + QUEUES.incrementAndGet() + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private OutboxRelay relay(QueueClient client) {
+        return OutboxRelay.idle("test/" + queueName, database, client, POLL);
+    }
+
+    private List<Long> write(List<JobRequest> requests) throws SQLException {
+        return OutboxWriter.insert(database, requests);
+    }
+
+    private List<JobRequest> numbered(int n) {
+        List<JobRequest> requests = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            requests.add(JobRequest.of(queueName, "{\"n\":" + i + "}"));
+        }
+        return requests;
+    }
+
+    private long outboxRows() throws SQLException {
+        return single("SELECT count(*) FROM echomq.outbox");
+    }
+
+    private long single(String sql) throws SQLException {
+        try (Connection c = database.getConnection(); PreparedStatement s = c.prepareStatement(sql); ResultSet rs = s.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private List<JobView> jobs(JobState state) {
+        List<JobView> all = new ArrayList<>();
+        Optional<String> cursor = Optional.empty();
+        do {
+            var page = queue.jobs(queueName, state, cursor, QueueClient.MAX_PAGE);
+            all.addAll(page.jobs());
+            cursor = page.next();
+        } while (cursor.isPresent());
+        return all;
+    }
+
+    @Test
+    void relaysCommittedRowsWithTheirFieldsAndDeletesThem() throws SQLException {
+        write(List.of(
+                JobRequest.of(queueName, "{\"plain\":true}"),
+                JobRequest.of(queueName, "{\"keyed\":true}").withIdempotencyKey("order-42").withLane("eu").withMaxAttempts(7),
+                JobRequest.of(queueName, "{\"later\":true}").withDelayMs(60_000)));
+
+        OutboxRelay.Sweep sweep = relay(queue).sweep();
+
+        assertThat(sweep).isEqualTo(new OutboxRelay.Sweep(3, 0, false));
+        assertThat(outboxRows()).isZero();
+        QueueStats stats = queue.stats(queueName);
+        assertThat(stats.pending()).isEqualTo(2);
+        assertThat(stats.delayed()).isEqualTo(1);
+        assertThat(jobs(JobState.PENDING)).anySatisfy(job -> {
+            assertThat(job.payload()).isEqualTo("{\"keyed\":true}");
+            assertThat(job.lane()).isEqualTo("eu");
+            assertThat(job.maxAttempts()).isEqualTo(7);
+        });
+        // The request's own key went with it: a resubmission answers the relayed job.
+        Enqueued again = queue.enqueue(queueName, NewJob.of("{}").withIdempotencyKey("order-42"));
+        assertThat(again.replayed()).isTrue();
+        // And the gauges say the outbox is empty.
+        assertThat(queue.outboxes()).filteredOn(g -> g.source().equals("test/" + queueName))
+                .singleElement().satisfies(g -> assertThat(g.depth()).isZero());
+    }
+
+    @Test
+    void aRelayThatDiesBetweenEnqueueAndDeleteCausesNoDuplicateJob() throws SQLException {
+        write(numbered(5));
+        write(List.of(JobRequest.of(queueName, "{\"own\":1}").withIdempotencyKey("own-key")));
+
+        // The first relay enqueues every row, then its DELETE fails: its transaction rolls back
+        // and the rows stay, exactly as if it had died before committing.
+        OutboxRelay dying = OutboxRelay.idle("test/" + queueName, failingOnDelete(database), queue, POLL);
+        try {
+            dying.sweep();
+        } catch (IllegalStateException expected) {
+            assertThat(expected).hasMessageContaining("DELETE refused");
+        }
+        assertThat(outboxRows()).isEqualTo(6);
+        assertThat(queue.stats(queueName).pending()).isEqualTo(6);
+
+        OutboxRelay.Sweep second = relay(queue).sweep();
+
+        assertThat(second.relayed()).isEqualTo(6);
+        assertThat(outboxRows()).isZero();
+        assertThat(queue.stats(queueName).total()).as("one job per row, the resend answered by its key").isEqualTo(6);
+    }
+
+    @Test
+    void twoRelaysConcurrentlyTurnEachOfAThousandRowsIntoExactlyOneJob() throws Exception {
+        write(numbered(1_000));
+        OutboxRelay a = relay(queue);
+        OutboxRelay b = OutboxRelay.idle("test/" + queueName, database, queue, POLL);
+        ExecutorService two = Executors.newFixedThreadPool(2);
+        try {
+            Future<Integer> first = two.submit(drain(a));
+            Future<Integer> second = two.submit(drain(b));
+            assertThat(first.get() + second.get()).isEqualTo(1_000);
+        } finally {
+            two.shutdownNow();
+        }
+
+        assertThat(outboxRows()).isZero();
+        List<JobView> pending = jobs(JobState.PENDING);
+        assertThat(pending).hasSize(1_000);
+        Set<String> payloads = new HashSet<>();
+        pending.forEach(job -> payloads.add(job.payload()));
+        assertThat(payloads).as("every row once").hasSize(1_000);
+    }
+
+    @Test
+    void rowsStayWithAttemptsAndTheErrorWhileValkeyIsDownAndGoThroughOnceItIsBack(ValkeyService valkey) throws Exception {
+        write(numbered(5));
+        try (FaultProxy toValkey = FaultProxy.to(valkey.host(), valkey.port());
+             RedisClient viaProxy = RedisClient.builder().hostAndPort(valkey.host(), toValkey.port())
+                     .clientConfig(valkey.clientConfig()).build()) {
+            QueueClient unreachable = QueueClient.connect(viaProxy, QueueSettings.DEFAULT);
+            toValkey.close(); // Valkey is gone: open connections cut, new ones refused
+
+            OutboxRelay down = relay(unreachable);
+            assertThat(down.sweep().valkeyUnavailable()).isTrue();
+            assertThat(down.sweep().valkeyUnavailable()).isTrue();
+        }
+
+        assertThat(outboxRows()).isEqualTo(5);
+        assertThat(single("SELECT min(attempts) FROM echomq.outbox")).isEqualTo(2);
+        assertThat(single("SELECT count(*) FROM echomq.outbox WHERE last_error IS NOT NULL")).isEqualTo(5);
+        assertThat(queue.stats(queueName).total()).isZero();
+
+        // Valkey is back (the same relay's client would reconnect; here a second relay with a working one).
+        OutboxRelay.Sweep back = relay(queue).sweep();
+
+        assertThat(back).isEqualTo(new OutboxRelay.Sweep(5, 0, false));
+        assertThat(outboxRows()).isZero();
+        assertThat(queue.stats(queueName).pending()).isEqualTo(5);
+    }
+
+    @Test
+    void aRowValkeyRefusesIsKeptCountedAndShownInTheGauges() throws SQLException {
+        // Written past the checks (as a node with looser limits could): the relay must not drop it.
+        try (Connection c = database.getConnection();
+             PreparedStatement insert = c.prepareStatement("INSERT INTO echomq.outbox (queue, payload, lane) VALUES (?, '{}', '{bad}')")) {
+            insert.setString(1, queueName);
+            insert.executeUpdate();
+        }
+        write(numbered(2));
+
+        OutboxRelay.Sweep sweep = relay(queue).sweep();
+
+        assertThat(sweep).isEqualTo(new OutboxRelay.Sweep(2, 1, false));
+        assertThat(outboxRows()).isEqualTo(1);
+        assertThat(single("SELECT attempts FROM echomq.outbox")).isEqualTo(1);
+        List<OutboxGauge> gauges = queue.outboxes();
+        assertThat(gauges).filteredOn(g -> g.source().equals("test/" + queueName)).singleElement().satisfies(g -> {
+            assertThat(g.depth()).isEqualTo(1);
+            assertThat(g.oldestAgeMs()).isGreaterThanOrEqualTo(0);
+            assertThat(g.updatedAtMs()).isPositive();
+        });
+    }
+
+    /** Sweeps until the outbox is empty; returns how many rows this relay sent. */
+    private Callable<Integer> drain(OutboxRelay relay) {
+        return () -> {
+            int total = 0;
+            while (true) {
+                OutboxRelay.Sweep sweep = relay.sweep();
+                total += sweep.relayed();
+                if (sweep.relayed() == 0 && outboxRows() == 0) {
+                    return total;
+                }
+            }
+        };
+    }
+
+    /** The data source, except that every DELETE fails: a relay that dies after its enqueues. */
+    private static DataSource failingOnDelete(DataSource real) {
+        return (DataSource) Proxy.newProxyInstance(OutboxRelayTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object result = invoke(real, method, args);
+                    if (!method.getName().equals("getConnection")) {
+                        return result;
+                    }
+                    Connection connection = (Connection) result;
+                    return Proxy.newProxyInstance(OutboxRelayTest.class.getClassLoader(), new Class<?>[] {Connection.class},
+                            (p, m, a) -> {
+                                if (m.getName().equals("prepareStatement") && String.valueOf(a[0]).startsWith("DELETE")) {
+                                    throw new SQLException("DELETE refused (the relay died here)");
+                                }
+                                return invoke(connection, m, a);
+                            });
+                });
+    }
+
+    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+}
