@@ -43,6 +43,20 @@ import java.util.Optional;
  *
  * <p>The child's environment is the test JVM's without any {@code ECHOMQ_*} variable (a developer's
  * shell settings must not leak into a test), plus the variables given to {@link Builder#env}.
+ *
+ * <p>Several archives, deployed in order (a resource adapter before the application that uses it):
+ *
+ * <pre>{@code
+ * PayaraMicroServer.forArchives(rar, war)          // --deploy echomq.rar --deploy orders.war
+ *         .addLibs(postgresDriverJar)              // --addlibs: on the server's class path
+ *         .postBootCommands("create-jdbc-connection-pool …", "create-jdbc-resource …")
+ *         .systemProperty("echomq.valkey.url", valkey.url())
+ *         .readinessPath("/stats")                 // under the WAR's context root, /orders
+ *         .start();
+ * }</pre>
+ *
+ * There the context root is the WAR's file name ({@code orders.war} → {@code /orders}): Payara's
+ * {@code --contextroot} names only the first deployment's, which would be the adapter's.
  */
 public final class PayaraMicroServer extends LaunchedAppServer {
 
@@ -57,7 +71,7 @@ public final class PayaraMicroServer extends LaunchedAppServer {
             "set configs.config.server-config.network-config.network-listeners.network-listener.http-listener.address=127.0.0.1",
             "set configs.config.server-config.hazelcast-config-specific-configuration.enabled=false");
 
-    private final Path war;
+    private final List<Path> archives;
     private final Path payaraJar;
 
     private PayaraMicroServer(Builder builder, int port, Path directory, Path payaraJar) {
@@ -65,15 +79,19 @@ public final class PayaraMicroServer extends LaunchedAppServer {
                 directory, Optional.empty(), URI.create("http://127.0.0.1:" + port
                         + (builder.contextRoot.isEmpty() ? "" : "/" + builder.contextRoot) + builder.readinessPath),
                 "SEVERE", builder.startupTimeout));
-        this.war = builder.war;
+        this.archives = builder.archives;
         this.payaraJar = payaraJar;
     }
 
     private static List<String> command(Builder builder, int port, Path directory, Path payaraJar) {
         Path preboot = directory.resolve("preboot.asadmin");
+        Path postboot = directory.resolve("postboot.asadmin");
         Path tmp = directory.resolve("tmp");
         try {
             Files.write(preboot, PREBOOT_COMMANDS, StandardCharsets.UTF_8);
+            if (!builder.postBootCommands.isEmpty()) {
+                Files.write(postboot, builder.postBootCommands, StandardCharsets.UTF_8);
+            }
             Files.createDirectories(tmp);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare " + directory, e);
@@ -83,35 +101,97 @@ public final class PayaraMicroServer extends LaunchedAppServer {
         // Payara's temporary runtime folder goes under our directory, never into a shared /tmp.
         command.add("-Djava.io.tmpdir=" + tmp);
         command.addAll(builder.jvmOptions);
+        builder.systemProperties.forEach((key, value) -> command.add("-D" + key + "=" + value));
+        command.addAll(List.of("-jar", payaraJar.toString()));
+        for (Path archive : builder.archives) {
+            command.addAll(List.of("--deploy", archive.toString()));
+        }
+        if (!builder.several) {
+            command.addAll(List.of("--contextroot", builder.contextRoot.isEmpty() ? "/" : builder.contextRoot));
+        }
+        if (!builder.libs.isEmpty()) {
+            command.addAll(List.of("--addlibs", String.join(java.io.File.pathSeparator, builder.libs.stream().map(Path::toString).toList())));
+        }
         command.addAll(List.of(
-                "-jar", payaraJar.toString(),
-                "--deploy", builder.war.toString(),
-                "--contextroot", builder.contextRoot.isEmpty() ? "/" : builder.contextRoot,
                 "--port", Integer.toString(port),
                 "--nocluster",
                 "--prebootcommandfile", preboot.toString()));
+        if (!builder.postBootCommands.isEmpty()) {
+            command.addAll(List.of("--postbootcommandfile", postboot.toString()));
+        }
         return command;
     }
 
     /** Starts describing a server for {@code war} (an existing {@code .war} file). */
     public static Builder forWar(Path war) {
-        return new Builder(war);
+        return new Builder(List.of(war), false);
+    }
+
+    /**
+     * Starts describing a server that deploys {@code archives} ({@code .rar}, {@code .war}) in
+     * this order: a resource adapter first, then the applications that use it. The context root
+     * is the last WAR's file name without {@code .war}; the readiness path is relative to it.
+     */
+    public static Builder forArchives(Path... archives) {
+        if (archives.length == 0) {
+            throw new IllegalArgumentException("no archive to deploy");
+        }
+        return new Builder(List.of(archives), true);
     }
 
     /** How to start a server; {@link #start()} starts it. */
     public static final class Builder {
 
-        private final Path war;
+        private final List<Path> archives;
+        private final boolean several;
         private final Map<String, String> env = new LinkedHashMap<>();
         private final List<String> jvmOptions = new ArrayList<>();
-        private String contextRoot = DEFAULT_CONTEXT_ROOT;
+        private final Map<String, String> systemProperties = new LinkedHashMap<>();
+        private final List<Path> libs = new ArrayList<>();
+        private final List<String> postBootCommands = new ArrayList<>();
+        private String contextRoot;
         private String readinessPath = DEFAULT_READINESS_PATH;
         private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
         private int port;
         private Path payaraJar;
 
-        private Builder(Path war) {
-            this.war = Objects.requireNonNull(war, "war").toAbsolutePath().normalize();
+        private Builder(List<Path> archives, boolean several) {
+            this.archives = archives.stream().map(a -> Objects.requireNonNull(a, "archive").toAbsolutePath().normalize()).toList();
+            this.several = several;
+            this.contextRoot = several ? contextRootOf(this.archives) : DEFAULT_CONTEXT_ROOT;
+        }
+
+        private static String contextRootOf(List<Path> archives) {
+            for (int i = archives.size() - 1; i >= 0; i--) {
+                String name = archives.get(i).getFileName().toString();
+                if (name.endsWith(".war")) {
+                    return name.substring(0, name.length() - ".war".length());
+                }
+            }
+            return "";
+        }
+
+        /** A system property of the server's JVM ({@code -Dkey=value}), e.g. a fault hook or the adapter's settings. */
+        public Builder systemProperty(String key, String value) {
+            systemProperties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, () -> "value of " + key));
+            return this;
+        }
+
+        /** Jars for the server's own class path ({@code --addlibs}), e.g. the JDBC driver of a connection pool. */
+        public Builder addLibs(Path... jars) {
+            for (Path jar : jars) {
+                libs.add(Objects.requireNonNull(jar, "jar").toAbsolutePath().normalize());
+            }
+            return this;
+        }
+
+        /**
+         * asadmin commands run after boot and before the deployments ({@code --postbootcommandfile}),
+         * one a line: e.g. {@code create-jdbc-connection-pool} and {@code create-jdbc-resource}.
+         */
+        public Builder postBootCommands(String... commands) {
+            postBootCommands.addAll(List.of(commands));
+            return this;
         }
 
         /** Environment variables for the server (the application reads them through MicroProfile Config). */
@@ -140,7 +220,11 @@ public final class PayaraMicroServer extends LaunchedAppServer {
             return this;
         }
 
+        /** The WAR's context root, for a single WAR ({@link #forWar}); several archives take it from the WAR's file name. */
         public Builder contextRoot(String contextRoot) {
+            if (several) {
+                throw new IllegalStateException("with several archives the context root is the WAR's file name; rename the WAR");
+            }
             this.contextRoot = stripSlashes(Objects.requireNonNull(contextRoot, "contextRoot"));
             return this;
         }
@@ -168,8 +252,15 @@ public final class PayaraMicroServer extends LaunchedAppServer {
          * @throws IllegalStateException when the deployment failed (the message ends with the server's log)
          */
         public PayaraMicroServer start() {
-            if (!Files.isRegularFile(war)) {
-                throw new IllegalStateException("no WAR at " + war + " (build it first: mvn -pl web package)");
+            for (Path archive : archives) {
+                if (!Files.isRegularFile(archive)) {
+                    throw new IllegalStateException("no archive at " + archive + " (build it first: mvn -pl <module> -am package)");
+                }
+            }
+            for (Path lib : libs) {
+                if (!Files.exists(lib)) {
+                    throw new IllegalStateException("no library at " + lib);
+                }
             }
             Path jar = payaraJar != null ? payaraJar : locatePayaraMicroJar();
             if (!Files.isRegularFile(jar)) {
@@ -210,7 +301,7 @@ public final class PayaraMicroServer extends LaunchedAppServer {
 
     @Override
     public String toString() {
-        return "PayaraMicroServer[" + war.getFileName() + " at " + baseUrl() + (isRunning() ? ", pid " + pid() : "") + "]";
+        return "PayaraMicroServer[" + archives.stream().map(a -> a.getFileName().toString()).toList() + " at " + baseUrl() + (isRunning() ? ", pid " + pid() : "") + "]";
     }
 
     /**
