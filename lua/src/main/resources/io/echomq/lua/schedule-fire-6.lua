@@ -32,7 +32,9 @@
 
   Output:
     {'FIRED', next_slot, skipped, slot1, job1, slot2, job2, ...}   job is the slot's job id
-    {'STALE', version, next_slot}     another call moved the schedule first, or it was redefined
+    {'STALE', version, next_slot}     another call moved the schedule first, it was redefined, or it was
+                                      resumed after the view the plan was made on (a planned slot came
+                                      due while it was paused)
     {'PAUSED'}
     {'NOT_DUE', now}                  the plan was made at a time the server clock has not reached
     {'REFUSED', reason}               the plan breaks the rules above; nothing changed
@@ -83,7 +85,9 @@ for k = 9, #ARGV do
     return {'REFUSED', 'slot ' .. ARGV[k] .. ' is before the next slot or out of order'}
   end
   if resumed_at and slot < resumed_at then
-    return {'REFUSED', 'slot ' .. ARGV[k] .. ' came due while the schedule was paused'}
+    -- Only a plan made on a view from before the last pause and resume holds such a slot (the
+    -- version and next slot survive a pause): stale, like any plan on an outdated view.
+    return {'STALE', tonumber(f[1]), f[2] or ''}
   end
   if slot <= late_line then
     late_fired = late_fired + 1
