@@ -119,7 +119,7 @@ class ApiE2eIT {
 
         @Test
         void eachMaintenanceDutyReportsItsRunsOnTheQueueInTheMetrics() throws Exception {
-            for (String duty : List.of("reaper", "reconciler")) {
+            for (String duty : List.of("reaper", "reconciler", "schedules")) {
                 long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
                 while (maintenanceRuns(duty) == 0 && System.nanoTime() < deadline) {
                     Thread.sleep(200);
