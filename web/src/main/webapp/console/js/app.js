@@ -1,10 +1,12 @@
-// The console shell: session, navigation, and a hash router (#/, #/queues/q, #/jobs/q/id, #/workers, #/lab).
+// The console shell: session, navigation, and a hash router (#/, #/queues/q, #/jobs/q/id, #/workers, #/schedules,
+// #/schedules/q/name, #/lab).
 import { currentSession, isAdmin } from './api.js';
 import { h, replace, describeError } from './dom.js';
 import { overviewPage } from './pages/overview.js';
 import { queuePage } from './pages/queue.js';
 import { jobPage } from './pages/job.js';
 import { workersPage } from './pages/workers.js';
+import { schedulesPage, schedulePage } from './pages/schedules.js';
 import { labPage } from './pages/lab.js';
 
 const main = document.getElementById('main');
@@ -15,6 +17,8 @@ const routes = [
   [/^\/queues\/([^/]+)(?:\/([a-z]+))?$/, 'overview', (m) => (view) => queuePage(view, decodeURIComponent(m[1]), m[2] || 'pending')],
   [/^\/jobs\/([^/]+)\/([^/]+)$/, 'overview', (m) => (view) => jobPage(view, decodeURIComponent(m[1]), decodeURIComponent(m[2]))],
   [/^\/workers$/, 'workers', () => workersPage],
+  [/^\/schedules$/, 'schedules', () => schedulesPage],
+  [/^\/schedules\/([^/]+)\/([^/]+)$/, 'schedules', (m) => (view) => schedulePage(view, decodeURIComponent(m[1]), decodeURIComponent(m[2]))],
   [/^\/lab$/, 'lab', () => labPage],
 ];
 

@@ -49,7 +49,13 @@ class ApiE2eIT {
 
     @BeforeAll
     static void deploy(ValkeyService valkey, PostgresService postgres) {
-        app = new E2eDeployment(valkey, postgres, 2, Map.of("ECHOMQ_WORKER_CONCURRENCY", "8"));
+        app = new E2eDeployment(valkey, postgres, 2, Map.of("ECHOMQ_WORKER_CONCURRENCY", "8",
+                // A queue no handler here drains, so the jobs its schedules make stay to be looked at.
+                "ECHOMQ_QUEUES", Schedules.QUEUE,
+                "ECHOMQ_SCHEDULES", "nightly",
+                "ECHOMQ_SCHEDULES_NIGHTLY_QUEUE", Schedules.QUEUE,
+                "ECHOMQ_SCHEDULES_NIGHTLY_CRON", "0 3 * * *",
+                "ECHOMQ_SCHEDULES_NIGHTLY_ZONE", "Europe/Paris"));
     }
 
     @AfterAll
@@ -113,7 +119,7 @@ class ApiE2eIT {
 
         @Test
         void eachMaintenanceDutyReportsItsRunsOnTheQueueInTheMetrics() throws Exception {
-            for (String duty : List.of("reaper", "reconciler")) {
+            for (String duty : List.of("reaper", "reconciler", "schedules")) {
                 long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
                 while (maintenanceRuns(duty) == 0 && System.nanoTime() < deadline) {
                     Thread.sleep(200);
@@ -229,14 +235,14 @@ class ApiE2eIT {
             for (E2eHttp user : List.of(app.admin, app.submitter)) {
                 String token = json(user.get("/api/session")).getString("csrfToken");
                 for (AuthChecks.Route route : AuthChecks.ALL) {
-                    if (!"POST".equals(route.method())) {
+                    if ("GET".equals(route.method())) {
                         continue;
                     }
-                    E2eHttp.Response foreign = user.send("POST", route.path(), route.body(),
+                    E2eHttp.Response foreign = user.send(route.method(), route.path(), route.body(),
                             Map.of("Origin", "http://evil.example", "X-CSRF-Token", token));
-                    E2eHttp.Response tokenless = user.send("POST", route.path(), route.body(), Map.of("Origin", origin));
-                    assertThat(foreign.status()).as("foreign Origin, POST %s: %s", route.path(), foreign).isEqualTo(403);
-                    assertThat(tokenless.status()).as("no CSRF token, POST %s: %s", route.path(), tokenless).isEqualTo(403);
+                    E2eHttp.Response tokenless = user.send(route.method(), route.path(), route.body(), Map.of("Origin", origin));
+                    assertThat(foreign.status()).as("foreign Origin, %s %s: %s", route.method(), route.path(), foreign).isEqualTo(403);
+                    assertThat(tokenless.status()).as("no CSRF token, %s %s: %s", route.method(), route.path(), tokenless).isEqualTo(403);
                     swept.addAndGet(2);
                 }
             }
@@ -334,21 +340,139 @@ class ApiE2eIT {
         }
     }
 
+    /** Recurring jobs over HTTP, on a queue without a handler here (its jobs stay pending). */
+    @Nested
+    class Schedules {
+        static final String QUEUE = "reports";
+        private static final String SCHEDULES = "/api/schedules/" + QUEUE;
+
+        @Test
+        void aScheduleDeclaredInConfigurationIsListedWithItsNextSlot() throws Exception {
+            JsonObject nightly = awaitSchedule("nightly", s -> s.containsKey("nextSlot"));
+
+            assertThat(nightly.getString("cron")).isEqualTo("0 3 * * *");
+            assertThat(nightly.getString("zone")).isEqualTo("Europe/Paris");
+            assertThat(nightly.getString("source")).isEqualTo("config");
+            assertThat(java.time.Instant.parse(nightly.getString("nextSlot")).atZone(java.time.ZoneId.of("Europe/Paris")).getHour())
+                    .as("the next slot is at 03:00 in Paris").isEqualTo(3);
+            assertThat(names(app.submitter.get("/api/schedules"))).contains(QUEUE + "/nightly");
+            assertThat(names(app.submitter.get("/api/schedules?queue=" + QUEUE))).contains(QUEUE + "/nightly");
+            assertThat(names(app.submitter.get("/api/schedules?queue=payments"))).doesNotContain(QUEUE + "/nightly");
+        }
+
+        @Test
+        void aScheduleDefinedOverHttpFiresJobsPauseStopsItAndResumeSkipsWhatCameDueMeanwhile() throws Exception {
+            E2eHttp.Response created = app.admin.put(SCHEDULES + "/every-second",
+                    "{\"intervalMs\": 1000, \"payload\": {\"report\": \"sales\"}, \"misfire\": \"skip\"}");
+            assertThat(created.status()).as("%s", created).isEqualTo(201);
+            assertThat(created.header("Location")).hasValueSatisfying(l -> assertThat(l).endsWith(SCHEDULES + "/every-second"));
+            assertThat(json(created).getString("source")).isEqualTo("api");
+
+            JsonObject firing = awaitSchedule("every-second", s -> s.getJsonNumber("fired").longValue() >= 2);
+            JsonObject lastJob = json(app.submitter.get("/api/queues/" + QUEUE + "/jobs/" + firing.getString("lastJob")));
+            assertThat(lastJob.getJsonObject("payload").getString("report")).isEqualTo("sales");
+            assertThat(lastJob.getString("idempotencyKey"))
+                    .isEqualTo("schedule:every-second:" + java.time.Instant.parse(firing.getString("lastSlot")).toEpochMilli());
+            assertThat(firing.getString("lastJobState")).isEqualTo("pending");
+            assertThat(firing.getJsonArray("history").stream().map(JsonObject.class::cast)
+                    .filter(e -> e.getString("event").equals("fired")).map(e -> e.getString("jobId")).toList())
+                    .as("each firing names the job it made").contains(firing.getString("lastJob")).doesNotHaveDuplicates();
+
+            E2eHttp.Response paused = app.admin.post(SCHEDULES + "/every-second/pause", null);
+            assertThat(paused.status()).as("%s", paused).isEqualTo(200);
+            assertThat(json(paused).getBoolean("paused")).isTrue();
+            long firedWhenPaused = json(paused).getJsonNumber("fired").longValue();
+            Thread.sleep(3_000);
+            assertThat(json(app.submitter.get(SCHEDULES + "/every-second")).getJsonNumber("fired").longValue())
+                    .as("a paused schedule fires nothing").isEqualTo(firedWhenPaused);
+
+            E2eHttp.Response resumed = app.admin.post(SCHEDULES + "/every-second/resume", null);
+            assertThat(json(resumed).getBoolean("paused")).isFalse();
+            JsonObject again = awaitSchedule("every-second", s -> s.getJsonNumber("fired").longValue() > firedWhenPaused);
+            assertThat(again.getJsonNumber("skipped").longValue()).as("the slots that came due while paused").isPositive();
+
+            E2eHttp.Response removed = app.admin.delete(SCHEDULES + "/every-second");
+            assertThat(removed.status()).as("%s", removed).isEqualTo(200);
+            assertThat(app.submitter.get(SCHEDULES + "/every-second").status()).isEqualTo(404);
+            assertThat(app.submitter.get("/api/queues/" + QUEUE + "/jobs/" + again.getString("lastJob")).status())
+                    .as("its jobs stay").isEqualTo(200);
+        }
+
+        @Test
+        void anUnchangedDefinitionChangesNothingAndAChangedOneReplacesIt() {
+            String daily = "{\"cron\": \"30 4 * * *\", \"zone\": \"UTC\"}";
+            assertThat(app.admin.put(SCHEDULES + "/replaced", daily).status()).isEqualTo(201);
+            E2eHttp.Response same = app.admin.put(SCHEDULES + "/replaced", daily);
+            E2eHttp.Response hourly = app.admin.put(SCHEDULES + "/replaced", "{\"cron\": \"0 * * * *\", \"queue\": \"" + QUEUE + "\"}");
+
+            assertThat(same.status()).isEqualTo(200);
+            assertThat(json(same).getJsonNumber("version").longValue()).isEqualTo(1);
+            assertThat(hourly.status()).isEqualTo(200);
+            assertThat(json(hourly).getJsonNumber("version").longValue()).isEqualTo(2);
+            assertThat(json(hourly).getString("cron")).isEqualTo("0 * * * *");
+            assertThat(app.admin.delete(SCHEDULES + "/replaced").status()).isEqualTo(200);
+        }
+
+        @Test
+        void badDefinitionsAreRefusedNamingTheFieldAndDefineNothing() {
+            String path = SCHEDULES + "/refused";
+            assertRefused(app.admin.put(path, "{\"cron\": \"0 3 * * *\", \"intervalMs\": 1000}"), 400, "intervalMs");
+            assertRefused(app.admin.put(path, "{\"payload\": 1}"), 400, "cron");
+            assertRefused(app.admin.put(path, "{\"cron\": \"every night\"}"), 400, "cron");
+            assertRefused(app.admin.put(path, "{\"cron\": \"0 3 * * *\", \"zone\": \"Mars/Olympus\"}"), 400, "zone");
+            assertRefused(app.admin.put(path, "{\"intervalMs\": 5}"), 400, "intervalMs");
+            assertRefused(app.admin.put(path, "{\"intervalMs\": 1000.5}"), 400, "intervalMs");
+            assertRefused(app.admin.put(path, "{\"intervalMs\": 1000, \"misfire\": \"sometimes\"}"), 400, "misfire");
+            assertRefused(app.admin.put(path, "{\"intervalMs\": 1000, \"misfireLimit\": 0}"), 400, "misfireLimit");
+            assertRefused(app.admin.put(path, "{\"intervalMs\": 1000, \"misfireGraceMs\": 500}"), 400, "misfireGraceMs");
+            assertRefused(app.admin.put(path, "{\"intervalMs\": 1000, \"maxAttempts\": 0}"), 400, "maxAttempts");
+            assertRefused(app.admin.put(path, "{\"intervalMs\": 1000, \"lane\": \"a{b}\"}"), 400, "lane");
+            assertRefused(app.admin.put(path, "{\"intervalMs\": 1000, \"queue\": \"payments\"}"), 400, "queue");
+            assertRefused(app.admin.put(path, "{\"intervalMs\": "), 400, "body");
+            assertRefused(app.admin.put(SCHEDULES + "/bad:name", "{\"intervalMs\": 1000}"), 400, "name");
+            assertRefused(app.admin.put("/api/schedules/nosuchqueue/refused", "{\"intervalMs\": 1000}"), 404, "queue");
+            assertRefused(app.submitter.get("/api/schedules?queue=nosuchqueue"), 404, "queue");
+            assertRefused(app.submitter.get(path), 404, "name");
+            assertRefused(app.admin.post(path + "/pause", null), 404, "name");
+            assertRefused(app.admin.delete(path), 404, "name");
+
+            assertThat(names(app.submitter.get("/api/schedules"))).doesNotContain(QUEUE + "/refused", QUEUE + "/bad:name");
+        }
+
+        private List<String> names(E2eHttp.Response list) {
+            assertThat(list.status()).as("%s", list).isEqualTo(200);
+            return jsonArray(list).stream().map(JsonObject.class::cast).map(s -> s.getString("queue") + "/" + s.getString("name")).toList();
+        }
+
+        private JsonObject awaitSchedule(String name, java.util.function.Predicate<JsonObject> until) throws InterruptedException {
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            E2eHttp.Response answer;
+            do {
+                answer = app.submitter.get(SCHEDULES + "/" + name);
+                if (answer.status() == 200 && until.test(json(answer))) {
+                    return json(answer);
+                }
+                Thread.sleep(200);
+            } while (System.nanoTime() < deadline);
+            throw new AssertionError("schedule " + name + " never got there: " + answer);
+        }
+    }
+
+    static void assertRefused(E2eHttp.Response answer, int status, String field) {
+        assertThat(answer.status()).as("%s", answer).isEqualTo(status);
+        assertThat(answer.header("Content-Type")).hasValue("application/problem+json");
+        JsonObject problem = json(answer);
+        assertThat(problem.getInt("status")).isEqualTo(status);
+        assertThat(problem.getString("detail")).isNotBlank();
+        if (field != null) {
+            assertThat(problem.getString("field")).isEqualTo(field);
+        }
+    }
+
     @Nested
     class BadInput {
         private long total() {
             return json(app.submitter.get("/api/queues/payments")).getJsonNumber("total").longValue();
-        }
-
-        private void assertRefused(E2eHttp.Response answer, int status, String field) {
-            assertThat(answer.status()).as("%s", answer).isEqualTo(status);
-            assertThat(answer.header("Content-Type")).hasValue("application/problem+json");
-            JsonObject problem = json(answer);
-            assertThat(problem.getInt("status")).isEqualTo(status);
-            assertThat(problem.getString("detail")).isNotBlank();
-            if (field != null) {
-                assertThat(problem.getString("field")).isEqualTo(field);
-            }
         }
 
         @Test

@@ -16,6 +16,7 @@ final class AuthChecks {
     }
 
     private static final String JOBS = "/api/queues/payments/jobs";
+    private static final String SCHEDULES = "/api/schedules/" + ApiE2eIT.Schedules.QUEUE;
 
     /** Every route of the API. */
     static final List<Route> ALL = List.of(
@@ -35,6 +36,12 @@ final class AuthChecks {
             new Route("GET", "/api/workers", null, true),
             new Route("GET", "/api/stats/history", null, true),
             new Route("GET", "/api/outboxes", null, true),
+            new Route("GET", "/api/schedules", null, true),
+            new Route("GET", SCHEDULES + "/nightly", null, true),
+            new Route("PUT", SCHEDULES + "/auth-sweep", "{\"cron\":\"0 0 1 1 *\"}", false),
+            new Route("DELETE", SCHEDULES + "/auth-sweep", null, false),
+            new Route("POST", SCHEDULES + "/nightly/pause", null, false),
+            new Route("POST", SCHEDULES + "/nightly/resume", null, false),
             new Route("POST", "/api/lab/runs", "{\"mode\":\"effect-store\",\"crashPoint\":\"done\"}", false));
 
     /** A few routes covering each answer (reading, submitting, steering): enough to compare servers. */
@@ -75,13 +82,16 @@ final class AuthChecks {
         return routes.size();
     }
 
-    /** Leaves the demo queue resumed (the sweep may pause it). */
+    /** Leaves the demo queue and the configured schedule resumed (the sweep may pause them). */
     static int adminsMayCallEveryRoute(E2eDeployment app, List<Route> routes) {
         for (Route route : routes) {
             E2eHttp.Response answer = app.admin.send(route.method(), route.path(), route.body());
             assertThat(answer.status()).as("%s %s: %s", route.method(), route.path(), answer).isNotIn(401, 403, 500);
         }
         app.admin.post("/api/queues/payments/resume", null);
+        if (routes.stream().anyMatch(r -> r.path().startsWith(SCHEDULES))) {
+            app.admin.post(SCHEDULES + "/nightly/resume", null);
+        }
         return routes.size();
     }
 }

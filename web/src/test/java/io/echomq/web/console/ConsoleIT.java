@@ -52,6 +52,8 @@ class ConsoleIT {
     private static final String SUBMITTER_PASSWORD = E2eUsers.SUBMITTER_PASSWORD;
     /** A queue that accepts jobs but that no handler consumes here: its counts only move when we submit. */
     private static final String IDLE = "console-idle";
+    /** Another such queue, for the schedules' jobs (so the idle queue's counts move only when we submit). */
+    private static final String REPORTS = "console-reports";
     private static final String VALID = "{\"account\":\"a-1\",\"amountCents\":500}";
     private static final String INVALID = "{\"account\":\"a\",\"amountCents\":-1}";
     private static final Duration WAIT = Duration.ofSeconds(20);
@@ -70,7 +72,8 @@ class ConsoleIT {
     static void deployAndSignIn(ValkeyService valkey, PostgresService postgres) throws Exception {
         // The browser first: a machine without one fails here, before a server is started.
         browser = ConsoleBrowser.start(TARGET.resolve("console-it"));
-        payara = new E2eDeployment(valkey, postgres, 5, Map.of("ECHOMQ_QUEUES", IDLE)).server;
+        payara = new E2eDeployment(valkey, postgres, 5, Map.of("ECHOMQ_QUEUES", IDLE + "," + REPORTS,
+                "ECHOMQ_SCHEDULES", "nightly", "ECHOMQ_SCHEDULES_NIGHTLY_QUEUE", REPORTS, "ECHOMQ_SCHEDULES_NIGHTLY_CRON", "0 3 * * *")).server;
         submitter = new ConsoleApi(payara.baseUrl(), SUBMITTER, SUBMITTER_PASSWORD);
         admin = new ConsoleApi(payara.baseUrl(), ADMIN, ADMIN_PASSWORD);
         console = payara.baseUrl().replaceAll("/$", "") + "/console/";
@@ -291,6 +294,37 @@ class ConsoleIT {
         waitUntil(d -> !d.findElements(By.cssSelector("[data-testid=workers-table], [data-testid=no-leases]")).isEmpty());
         assertThat(text(By.cssSelector("[data-testid=workers-updated]"))).startsWith("updated ");
         screenshot("workers");
+    }
+
+    @Test
+    @Order(6)
+    void theSchedulesPageListsEachScheduleWithItsLastJobAndPausesOneAfterConfirming() {
+        assertThat(admin.put("/api/schedules/" + REPORTS + "/every-second", "{\"intervalMs\":1000,\"payload\":{\"report\":\"console\"}}")
+                .status()).isEqualTo(201);
+        open("/schedules");
+        By nightly = By.cssSelector("[data-testid=schedule-row][data-name=nightly]");
+        By everySecond = By.cssSelector("[data-testid=schedule-row][data-name=every-second]");
+        assertThat(waitFor(nightly).findElement(By.cssSelector("[data-testid=schedule-when]")).getText()).isEqualTo("0 3 * * *");
+        // The page refreshes itself: the first firing's job appears in the row, as a link.
+        waitUntil(d -> !d.findElement(everySecond).findElements(By.cssSelector("a[data-testid=schedule-job]")).isEmpty());
+        screenshot("schedules");
+
+        // The table may be rebuilt by a refresh between finding and clicking: find it afresh until the click lands.
+        waitUntil(d -> {
+            d.findElement(everySecond).findElement(By.cssSelector("[data-testid=schedule-pause-toggle]")).click();
+            return true;
+        });
+        click(By.id("confirm-ok"));
+        waitUntil(d -> "paused".equals(d.findElement(everySecond).findElement(By.cssSelector("[data-testid=schedule-state]")).getText()));
+        assertThat(admin.get("/api/schedules/" + REPORTS + "/every-second").object().getBoolean("paused")).isTrue();
+
+        open("/schedules/" + REPORTS + "/every-second");
+        By firedJob = By.cssSelector("[data-testid=firing-row][data-event=fired] a[data-testid=schedule-job]");
+        String job = waitFor(firedJob).getText().replace("#", "");
+        screenshot("schedule");
+        click(firedJob);
+        waitUntil(d -> d.getCurrentUrl().endsWith("#/jobs/" + REPORTS + "/" + job));
+        assertThat(waitFor(By.cssSelector("[data-testid=payload]")).getText()).contains("console");
     }
 
     /**
