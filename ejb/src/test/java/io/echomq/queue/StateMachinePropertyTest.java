@@ -29,8 +29,9 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.resps.Tuple;
 
 /**
- * Random sequences of enqueue, enqueue-batch, claim, complete-claim (the worker's round trip), extend,
- * complete, retry, reap, cancel, requeue, reconcile, trim, pause and waiting, from several simulated
+ * Random sequences of enqueue (after a delay or at a run-at time), enqueue-batch, claim, complete-claim
+ * (the worker's round trip), extend, complete, retry, reap, cancel, requeue, reconcile, promote,
+ * reschedule, trim, pause and waiting, from several simulated
  * workers holding short leases (some of them stale), with a completed-job bound of 2 (so the settle
  * path trims as it completes),
  * against a real server (one Valkey here, a Valkey Cluster in {@link ClusterStateMachinePropertyTest}).
@@ -44,7 +45,9 @@ import redis.clients.jedis.resps.Tuple;
  *       complete-claim, judged in order;</li>
  *   <li>retention, on the settle path or in a pass, deletes only finished jobs;</li>
  *   <li>the lane ring holds exactly the lanes with pending work; leases are scored by their
- *       deadline; stats agree with the structures.</li>
+ *       deadline, delayed jobs by their due time; stats agree with the structures;</li>
+ *   <li>due times come from the server's clock: a run-at time in the server's past makes a job
+ *       pending, one in its future is the due time; a delay counts from the server's now.</li>
  * </ul>
  * The summary line counts the tries that broke an invariant (or met a failing script); the
  * property fails on the first, so a green run prints {@code violations=0} because none happened.
@@ -122,19 +125,25 @@ class StateMachinePropertyTest {
         Arbitrary<Action> operator = Arbitraries.oneOf(
                 pick.map(Cancel::new), pick.map(Requeue::new), pick.map(Reconcile::new), pick.map(Remove::new), Arbitraries.just(new Trim()),
                 Arbitraries.of(true, false).map(Pause::new));
+        Arbitrary<Action> enqueueAt = Combinators.combine(Arbitraries.of(LANES), Arbitraries.of(-1_000, 0, 15, 60_000))
+                .as(EnqueueAt::new);
+        Arbitrary<Action> due = Arbitraries.oneOf(pick.map(Promote::new),
+                Combinators.combine(pick, Arbitraries.of(-1_000, 15, 60_000)).as(RescheduleAt::new),
+                Combinators.combine(pick, Arbitraries.of(0, 15, 60_000)).as(RescheduleIn::new));
         Arbitrary<Action> time = Arbitraries.oneOf(Arbitraries.just(new Reap()), Arbitraries.of(1, 5, 15, 30).map(Sleep::new));
         return Arbitraries.frequencyOf(
                         net.jqwik.api.Tuple.of(4, enqueue), net.jqwik.api.Tuple.of(2, enqueueBatch),
                         net.jqwik.api.Tuple.of(3, claim), net.jqwik.api.Tuple.of(4, completeClaim),
                         net.jqwik.api.Tuple.of(2, extend), net.jqwik.api.Tuple.of(3, complete),
                         net.jqwik.api.Tuple.of(3, fail), net.jqwik.api.Tuple.of(2, operator),
-                        net.jqwik.api.Tuple.of(3, time))
+                        net.jqwik.api.Tuple.of(3, time), net.jqwik.api.Tuple.of(1, enqueueAt),
+                        net.jqwik.api.Tuple.of(2, due))
                 .list().ofMinSize(5).ofMaxSize(30);
     }
 
     /** One step of a scenario. */
-    sealed interface Action permits Enqueue, EnqueueBatch, Claim, CompleteClaim, Extend, Complete, Fail, Cancel, Requeue,
-            Reconcile, Remove, Trim, Pause, Reap, Sleep {
+    sealed interface Action permits Enqueue, EnqueueBatch, EnqueueAt, Claim, CompleteClaim, Extend, Complete, Fail, Cancel,
+            Requeue, Reconcile, Promote, RescheduleAt, RescheduleIn, Remove, Trim, Pause, Reap, Sleep {
         void applyTo(Run run);
     }
 
@@ -175,6 +184,47 @@ class StateMachinePropertyTest {
             for (int i = 0; i < jobs.size(); i++) {
                 jobs.get(i).answered(run, answers.get(i));
             }
+        }
+    }
+
+    /** A job due at the server's now + {@code offsetMs}: pending when that is not in the server's future at the enqueue. */
+    record EnqueueAt(String lane, int offsetMs) implements Action {
+        public void applyTo(Run run) {
+            long runAt = run.serverNowMs() + offsetMs;
+            long before = run.serverNowMs();
+            Enqueued enqueued = client.enqueue(run.queue, NewJob.of("at").inLane(lane).scheduledAt(java.time.Instant.ofEpochMilli(runAt)));
+            long after = run.serverNowMs();
+            if (runAt <= before) {
+                assertThat(enqueued.state()).as("a run-at time in the server's past means now").isEqualTo(JobState.PENDING);
+            } else if (runAt > after) {
+                assertThat(enqueued.state()).isEqualTo(JobState.DELAYED);
+                assertThat(redis.zscore(run.keys.delayed(), enqueued.id())).as("due at the run-at time").isEqualTo((double) runAt);
+            }
+            run.jobs.add(enqueued.id());
+            run.attempts.put(enqueued.id(), 0L);
+        }
+    }
+
+    record Promote(int pick) implements Action {
+        public void applyTo(Run run) {
+            run.operate(pick, id -> client.promote(run.queue, id), Set.of("delayed"));
+        }
+    }
+
+    /** A delayed job's due time moved to the server's now + {@code offsetMs}; in the server's past it is promoted. */
+    record RescheduleAt(int pick, int offsetMs) implements Action {
+        public void applyTo(Run run) {
+            long runAt = run.serverNowMs() + offsetMs;
+            run.reschedule(pick, id -> client.reschedule(run.queue, id, java.time.Instant.ofEpochMilli(runAt)), runAt, nowAfter -> runAt);
+        }
+    }
+
+    /** A delayed job's due time moved to {@code delayMs} after the server's now as the script reads it. */
+    record RescheduleIn(int pick, int delayMs) implements Action {
+        public void applyTo(Run run) {
+            long before = run.serverNowMs();
+            run.reschedule(pick, id -> client.reschedule(run.queue, id, Duration.ofMillis(delayMs)), before + delayMs,
+                    nowAfter -> nowAfter + delayMs);
         }
     }
 
@@ -399,6 +449,37 @@ class StateMachinePropertyTest {
                     .isEqualTo(allowedFrom.contains(before));
         }
 
+        /**
+         * A reschedule of a picked job: moved exactly when it was delayed; then delayed at a due
+         * time of at least {@code earliestDue} (the server's now before the call, plus the delay)
+         * and at most {@code latestDue} of the server's now after the call, or promoted to pending when the script's now had reached
+         * that time.
+         */
+        void reschedule(int pick, java.util.function.Function<String, ManualTransition> call, long earliestDue,
+                java.util.function.LongUnaryOperator latestDue) {
+            if (jobs.isEmpty()) {
+                return;
+            }
+            String id = List.copyOf(jobs).get(pick % jobs.size());
+            String before = redis.hget(keys.job(id), "state");
+            ManualTransition outcome = call.apply(id);
+            long after = serverNowMs();
+            assertThat(outcome instanceof ManualTransition.Refused).as("%s from %s", outcome, before).isEqualTo(!"delayed".equals(before));
+            if (outcome instanceof ManualTransition.Rescheduled moved) {
+                assertThat(moved.dueAt().toEpochMilli()).as("the new due time, on the server's clock")
+                        .isBetween(earliestDue, latestDue.applyAsLong(after));
+                assertThat(redis.zscore(keys.delayed(), id)).isEqualTo((double) moved.dueAt().toEpochMilli());
+            } else if (outcome instanceof ManualTransition.Moved moved) {
+                assertThat(moved.to()).isEqualTo(JobState.PENDING);
+            }
+        }
+
+        /** The clock of the server that holds this queue (TIME), in ms. */
+        long serverNowMs() {
+            List<?> time = (List<?>) redis.eval("return redis.call('TIME')", 1, keys.meta());
+            return Long.parseLong(String.valueOf(time.get(0))) * 1000 + Long.parseLong(String.valueOf(time.get(1))) / 1000;
+        }
+
         void forget(String id) {
             jobs.remove(id);
             attempts.remove(id);
@@ -453,6 +534,11 @@ class StateMachinePropertyTest {
                 long now = Long.parseLong(job.get("attempts"));
                 assertThat(now).as("after %s: attempts of job %s never decrease", after, id).isGreaterThanOrEqualTo(attempts.get(id));
                 attempts.put(id, now);
+                if (state.equals("delayed")) {
+                    double score = sets.get("delayed").get().stream().filter(t -> t.getElement().equals(id)).findFirst().orElseThrow().getScore();
+                    assertThat((long) score).as("after %s: delayed job %s scored by its due time", after, id)
+                            .isEqualTo(Long.parseLong(job.get("due_at")));
+                }
                 if (state.equals("active")) {
                     double score = sets.get("active").get().stream().filter(t -> t.getElement().equals(id)).findFirst().orElseThrow().getScore();
                     assertThat((long) score).as("lease scored by its deadline").isEqualTo(Long.parseLong(job.get("lease_until")));

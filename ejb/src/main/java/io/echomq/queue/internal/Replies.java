@@ -111,6 +111,16 @@ public final class Replies {
         return manual(queue, jobId, reply, refusal, from -> new ManualTransition.Moved(queue, jobId, from, to));
     }
 
+    /** reschedule's reply: {@code OK pending now} (promoted) or {@code OK delayed due}, else a refusal. */
+    public static ManualTransition rescheduled(String queue, String jobId, Object reply, String refusal) {
+        return manual(queue, jobId, reply, refusal, from -> {
+            List<Object> r = list(reply, "reschedule");
+            JobState to = state(r.get(1));
+            return to == JobState.PENDING ? new ManualTransition.Moved(queue, jobId, JobState.DELAYED, JobState.PENDING)
+                    : new ManualTransition.Rescheduled(queue, jobId, millis(r.get(2)));
+        });
+    }
+
     public static ManualTransition removed(String queue, String jobId, Object reply, String refusal) {
         return manual(queue, jobId, reply, refusal, from -> new ManualTransition.Removed(queue, jobId, from));
     }

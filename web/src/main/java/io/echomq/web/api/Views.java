@@ -100,6 +100,13 @@ final class Views {
         }
     }
 
+    /** A delayed job's due time after a change: still delayed until {@code dueAt}, or pending now (no dueAt). */
+    public record DueTime(String id, String queue, String state, Instant dueAt) {
+        static DueTime of(ManualTransition.Rescheduled r) {
+            return new DueTime(r.jobId(), r.queue(), "delayed", r.dueAt());
+        }
+    }
+
     /** A stored payload as JSON; one that is not JSON (submitted by other clients) as a string. */
     static JsonValue json(String payload) {
         try (JsonReader reader = JsonProcessing.PROVIDER.createReader(new StringReader(payload))) {
