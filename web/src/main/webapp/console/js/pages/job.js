@@ -1,6 +1,6 @@
 // One job: its fields, payload (as text), actions, the effect row, and a per-attempt timeline that
 // answers "why did this run twice?" at a glance.
-import { get, post, enc, isAdmin } from '../api.js';
+import { get, post, put, enc, isAdmin } from '../api.js';
 import { h, replace, timeEl, duration, confirmAction, notify, describeError } from '../dom.js';
 
 const ENDINGS = {
@@ -17,6 +17,7 @@ const ENDINGS = {
 const EVENT_WORDS = {
   enqueued: 'submitted',
   promoted: 'due: moved to pending',
+  rescheduled: 'due time changed by an operator',
   claimed: 'claimed',
   extended: 'lease extended (heartbeat)',
   completed: 'completed',
@@ -164,8 +165,38 @@ export function jobPage(view, queue, id) {
     return b;
   };
 
+  // A delayed job's new due time, from a local date-time field (sent as ms since the epoch; the
+  // server judges it on its own clock, and a time already past makes the job pending now).
+  const dueForm = (job) => {
+    const input = h('input', { type: 'datetime-local', step: '1', 'data-testid': 'job-due-input', 'aria-label': 'New due time' });
+    if (job.dueAt) {
+      const d = new Date(job.dueAt);
+      input.value = new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 19);
+    }
+    const b = h('button', { type: 'button', class: 'button', 'data-testid': 'job-due' }, 'Change due time');
+    b.addEventListener('click', async () => {
+      const runAt = new Date(input.value).getTime();
+      if (!input.value || Number.isNaN(runAt)) { notify('Choose a due time first.', 'error'); return; }
+      if (!(await confirmAction(`Make job #${id} due at ${new Date(runAt).toLocaleString()}?`, 'Change due time'))) return;
+      b.disabled = true;
+      try {
+        const due = await put(`/queues/${enc(queue)}/jobs/${enc(id)}/due`, { runAt });
+        load();
+        notify(due.state === 'pending' ? `Job #${id}: delayed → pending (due now).` : `Job #${id}: due at ${new Date(due.dueAt).toLocaleString()}.`, 'ok');
+      } catch (e) {
+        notify(describeError(e), 'error');
+        b.disabled = false;
+      }
+    });
+    return h('span', { class: 'due-form' }, input, ' ', b);
+  };
+
   const render = (job) => {
     const actions = [];
+    if (job.state === 'delayed') {
+      actions.push(action('Run now', 'promote', `Promote delayed job #${id}? It becomes pending now and runs as soon as a worker is free.`, 'Run now', false));
+      actions.push(dueForm(job));
+    }
     if (job.state === 'pending' || job.state === 'delayed') {
       actions.push(action('Cancel job', 'cancel', `Cancel job #${id}? It will not run.`, 'Cancel job', true));
     }
@@ -190,7 +221,7 @@ export function jobPage(view, queue, id) {
           fact('Lane', h('span', { class: 'mono' }, job.lane ?? '—')),
           fact('Attempts', `${job.attempts} of ${job.maxAttempts}`, 'job-attempts'),
           fact('Created', timeEl(job.createdAt)),
-          fact('Due', timeEl(job.dueAt)),
+          fact('Due', timeEl(job.dueAt), 'job-due-at'),
           fact('Claimed', timeEl(job.claimedAt)),
           fact('Lease until', timeEl(job.leaseUntil)),
           fact('Worker', h('span', { class: 'mono' }, job.worker ?? '—')),

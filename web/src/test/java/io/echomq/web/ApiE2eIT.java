@@ -323,6 +323,38 @@ class ApiE2eIT {
         }
 
         @Test
+        void aJobSubmittedToRunAtATimeCanBeRescheduledAndPromoted() throws Exception {
+            long inAnHour = System.currentTimeMillis() + 3_600_000;
+            E2eHttp.Response submitted = app.submitter.post(JOBS, "{\"payload\":{\"account\":\"run-at\",\"amountCents\":5},\"runAt\":"
+                    + inAnHour + "}");
+            assertThat(submitted.status()).as("%s", submitted).isEqualTo(201);
+            assertThat(json(submitted).getString("state")).isEqualTo("delayed");
+            String id = json(submitted).getString("id");
+            assertThat(java.time.Instant.parse(json(app.submitter.get(JOBS + "/" + id)).getString("dueAt")).toEpochMilli())
+                    .isEqualTo(inAnHour);
+
+            E2eHttp.Response later = app.admin.put(JOBS + "/" + id + "/due", "{\"runAt\":" + (inAnHour + 60_000) + "}");
+            assertThat(later.status()).as("%s", later).isEqualTo(200);
+            assertThat(json(later).getString("state")).isEqualTo("delayed");
+            assertThat(java.time.Instant.parse(json(later).getString("dueAt")).toEpochMilli()).isEqualTo(inAnHour + 60_000);
+            assertThat(app.submitter.put(JOBS + "/" + id + "/due", "{\"delayMs\":1000}").status()).as("admin only").isEqualTo(403);
+            assertThat(app.admin.put(JOBS + "/" + id + "/due", "{\"delayMs\":1000,\"runAt\":1}").status()).isEqualTo(400);
+
+            E2eHttp.Response promoted = app.admin.post(JOBS + "/" + id + "/promote", null);
+            assertThat(promoted.status()).as("%s", promoted).isEqualTo(200);
+            assertThat(json(promoted).getString("from")).isEqualTo("delayed");
+            assertThat(json(promoted).getString("to")).isEqualTo("pending");
+            assertThat(app.admin.post(JOBS + "/" + id + "/promote", null).status()).as("no longer delayed").isEqualTo(409);
+            assertThat(app.admin.put(JOBS + "/" + id + "/due", "{\"delayMs\":1000}").status()).isEqualTo(409);
+            assertThat(app.admin.post(JOBS + "/999999/promote", null).status()).isEqualTo(404);
+            assertThat(app.admin.put(JOBS + "/999999/due", "{\"delayMs\":1000}").status()).isEqualTo(404);
+            for (int i = 0; i < 100 && !json(app.submitter.get(JOBS + "/" + id)).getString("state").equals("completed"); i++) {
+                Thread.sleep(100);
+            }
+            assertThat(json(app.submitter.get(JOBS + "/" + id)).getString("state")).isEqualTo("completed");
+        }
+
+        @Test
         void finishedJobsCanBeDeletedAndLiveOnesCannot() throws Exception {
             String id = json(app.submitter.post(JOBS, charge("to-delete", 5))).getString("id");
             for (int i = 0; i < 100 && !json(app.submitter.get(JOBS + "/" + id)).getString("state").equals("completed"); i++) {
@@ -360,6 +392,10 @@ class ApiE2eIT {
             assertRefused(app.submitter.post(JOBS, charge("x", 1) + charge("y", 2)), 400, "body");
             assertRefused(app.submitter.post(JOBS, "{\"lane\":\"x\"}"), 400, "payload");
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"delayMs\":-1}"), 400, "delayMs");
+            assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"delayMs\":5,\"runAt\":1}"), 400, "runAt");
+            assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"runAt\":-1}"), 400, "runAt");
+            assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"runAt\":1e999}"), 400, "runAt");
+            assertRefused(app.submitter.post("/api/queues/payments/jobs:batch", "[{\"payload\":1,\"runAt\":-1}]"), 400, "jobs[0].runAt");
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"maxAttempts\":\"many\"}"), 400, "body");
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"lane\":\"a{b}\"}"), 400, "lane");
             assertRefused(app.submitter.post("/api/queues/nosuchqueue/jobs", charge("x", 1)), 404, "queue");
