@@ -194,11 +194,21 @@ public final class QueueClient {
      * lease's token and its job's creation time, as {@link #complete} is.
      */
     public LeaseExtension extend(Lease lease, Duration length) {
+        return extend(lease, length, null);
+    }
+
+    /**
+     * The heartbeat, carrying the latest progress the job's handler reported ({@code null}: none
+     * since the last beat). The progress is recorded only if the lease is current, with the
+     * lease's attempt (a stale lease's report changes nothing).
+     */
+    public LeaseExtension extend(Lease lease, Duration length, Progress progress) {
         QueueKeys keys = keysOf(lease);
         RequestChecks.lease(length);
         Object reply = scripts.run(Script.EXTEND, keys, lease.jobId(),
                 List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()),
-                        Long.toString(length.toMillis())));
+                        Long.toString(length.toMillis()), progress == null ? "" : Integer.toString(progress.percent()),
+                        progress == null ? "" : progress.message()));
         return Replies.extended(lease, reply);
     }
 

@@ -80,7 +80,7 @@ final class JobRunner {
         faults.pass(CrashPoint.LEASE, job);
         long start = System.nanoTime();
         try {
-            EffectOutcome outcome = effects.apply(job.lease(), tx -> cancellableAtTimeout(work, tx, () -> handler.handle(context(job, tx))));
+            EffectOutcome outcome = effects.apply(job.lease(), tx -> cancellableAtTimeout(work, tx, () -> handler.handle(context(job, tx, work))));
             return new JobOutcome.Done(job, outcome, Duration.ofNanos(System.nanoTime() - start));
         } catch (SimulatedCrash crash) {
             throw crash;
@@ -115,7 +115,7 @@ final class JobRunner {
         List<EffectOutcome> outcomes;
         try {
             outcomes = effects.applyAll(jobs.stream().map(ClaimedJob::lease).toList(), (tx, recorded) -> cancellableAtTimeout(work, tx,
-                    () -> batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx)).toList())));
+                    () -> batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx, work)).toList())));
         } catch (SimulatedCrash crash) {
             throw crash;
         } catch (RuntimeException | Error failed) {
@@ -187,8 +187,9 @@ final class JobRunner {
         }
     }
 
-    private static JobContext context(ClaimedJob job, Handle tx) {
+    private static JobContext context(ClaimedJob job, Handle tx, RunningWork work) {
         Lease lease = job.lease();
-        return new JobContext(lease.queue(), job.id(), lease.jobCreatedMs(), job.attempt(), job.lane(), job.payload(), tx);
+        return new JobContext(lease.queue(), job.id(), lease.jobCreatedMs(), job.attempt(), job.lane(), job.payload(), tx,
+                work.signals(job));
     }
 }

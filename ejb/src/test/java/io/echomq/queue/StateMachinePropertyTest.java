@@ -30,7 +30,7 @@ import redis.clients.jedis.resps.Tuple;
 
 /**
  * Random sequences of enqueue (after a delay or at a run-at time), enqueue-batch, claim, complete-claim
- * (the worker's round trip), extend, complete, retry, reap, cancel, requeue, reconcile, promote,
+ * (the worker's round trip), extend (with and without a progress report), complete, retry, reap, cancel, requeue, reconcile, promote,
  * reschedule, trim, pause and waiting, from several simulated
  * workers holding short leases (some of them stale), with a completed-job bound of 2 (so the settle
  * path trims as it completes),
@@ -46,6 +46,8 @@ import redis.clients.jedis.resps.Tuple;
  *   <li>retention, on the settle path or in a pass, deletes only finished jobs;</li>
  *   <li>the lane ring holds exactly the lanes with pending work; leases are scored by their
  *       deadline, delayed jobs by their due time; stats agree with the structures;</li>
+ *   <li>progress is recorded exactly when the heartbeat carrying it is accepted (current token,
+ *       active job), with that token as its attempt; a refused report changes nothing;</li>
  *   <li>due times come from the server's clock: a run-at time in the server's past makes a job
  *       pending, one in its future is the due time; a delay counts from the server's now.</li>
  * </ul>
@@ -118,7 +120,8 @@ class StateMachinePropertyTest {
                 Arbitraries.integers().between(0, 3), Arbitraries.of(10, 25, 10_000)).as(CompleteClaim::new);
         Arbitrary<Action> claim = Combinators.combine(worker, Arbitraries.integers().between(1, 3), Arbitraries.of(10, 25, 10_000))
                 .as(Claim::new);
-        Arbitrary<Action> extend = Combinators.combine(worker, pick, Arbitraries.of(10, 10_000)).as(Extend::new);
+        Arbitrary<Action> extend = Arbitraries.oneOf(Combinators.combine(worker, pick, Arbitraries.of(10, 10_000)).as(Extend::new),
+                Combinators.combine(worker, pick, Arbitraries.integers().between(0, 100)).as(ReportProgress::new));
         Arbitrary<Action> complete = Combinators.combine(worker, pick).as(Complete::new);
         Arbitrary<Action> fail = Combinators.combine(worker, pick, Arbitraries.of(0, 10),
                 Arbitraries.of(FailureKind.RETRYABLE, FailureKind.RETRYABLE, FailureKind.PERMANENT, FailureKind.CONTENDED)).as(Fail::new);
@@ -142,7 +145,7 @@ class StateMachinePropertyTest {
     }
 
     /** One step of a scenario. */
-    sealed interface Action permits Enqueue, EnqueueBatch, EnqueueAt, Claim, CompleteClaim, Extend, Complete, Fail, Cancel,
+    sealed interface Action permits Enqueue, EnqueueBatch, EnqueueAt, Claim, CompleteClaim, Extend, ReportProgress, Complete, Fail, Cancel,
             Requeue, Reconcile, Promote, RescheduleAt, RescheduleIn, Remove, Trim, Pause, Reap, Sleep {
         void applyTo(Run run);
     }
@@ -274,6 +277,24 @@ class StateMachinePropertyTest {
         public void applyTo(Run run) {
             run.settle(worker, pick, lease -> client.extend(lease, Duration.ofMillis(leaseMs)),
                     outcome -> outcome instanceof LeaseExtension.Extended);
+        }
+    }
+
+    /** A heartbeat carrying a progress report, with one of the worker's leases (current or stale). */
+    record ReportProgress(int worker, int pick, int percent) implements Action {
+        public void applyTo(Run run) {
+            List<Lease> held = run.leases.get(worker);
+            Lease lease = held.isEmpty() ? new Lease(run.queue, "999999", 1, 1) : held.get(pick % held.size());
+            List<String> before = redis.hmget(run.keys.job(lease.jobId()), "progress", "progress_message", "progress_attempt");
+            boolean accepted = run.settle(worker, pick, l -> client.extend(l, Duration.ofMillis(10_000),
+                    new Progress(percent, "p" + percent)), outcome -> outcome instanceof LeaseExtension.Extended).isPresent();
+            List<String> after = redis.hmget(run.keys.job(lease.jobId()), "progress", "progress_message", "progress_attempt");
+            if (accepted) {
+                assertThat(after).as("an accepted report is recorded with its attempt")
+                        .containsExactly(Integer.toString(percent), "p" + percent, Long.toString(lease.token()));
+            } else {
+                assertThat(after).as("a refused report (stale or settled lease) changes nothing").isEqualTo(before);
+            }
         }
     }
 

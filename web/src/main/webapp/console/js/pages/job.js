@@ -130,9 +130,22 @@ function fact(label, value, testid) {
   return h('div', {}, h('dt', {}, label), h('dd', testid ? { 'data-testid': testid } : {}, value));
 }
 
+/** The handler's latest progress report: a bar, the percent and message, and which attempt said so. */
+function progressView(job) {
+  const p = job.progress;
+  if (!p) return h('span', { class: 'muted', 'data-testid': 'job-progress' }, '—');
+  const current = job.state === 'active' && Number(p.attempt) === Number(job.attempts);
+  return h('span', { class: 'progress', 'data-testid': 'job-progress' },
+    h('progress', { max: '100', value: String(p.percent), 'aria-label': 'progress' }), ' ',
+    h('span', { 'data-testid': 'job-progress-text' }, `${p.percent}%${p.message ? ` · ${p.message}` : ''}`),
+    h('span', { class: 'muted small' }, current ? ' (now)' : ` (reported by attempt ${p.attempt})`));
+}
+
 export function jobPage(view, queue, id) {
   let stopped = false;
+  let poll = null;
   const load = async () => {
+    clearTimeout(poll);
     let job;
     try {
       job = await get(`/queues/${enc(queue)}/jobs/${enc(id)}`);
@@ -142,6 +155,8 @@ export function jobPage(view, queue, id) {
     }
     if (stopped) return;
     render(job);
+    // A running job's progress (and its lease) move: follow them live, once a second.
+    if (job.state === 'active') poll = setTimeout(load, 1000);
   };
 
   const crumbs = () => h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Queues'), ' / ',
@@ -224,6 +239,7 @@ export function jobPage(view, queue, id) {
           fact('Due', timeEl(job.dueAt), 'job-due-at'),
           fact('Claimed', timeEl(job.claimedAt)),
           fact('Lease until', timeEl(job.leaseUntil)),
+          fact('Progress', progressView(job)),
           fact('Worker', h('span', { class: 'mono' }, job.worker ?? '—')),
           fact('Finished', timeEl(job.finishedAt)),
           fact('Idempotency key', h('span', { class: 'mono' }, job.idempotencyKey ?? '—')),
@@ -246,6 +262,6 @@ export function jobPage(view, queue, id) {
 
   replace(view, crumbs(), h('h1', {}, `Job #${id}`), h('p', { class: 'muted' }, 'Loading…'));
   load();
-  return () => { stopped = true; };
+  return () => { stopped = true; clearTimeout(poll); };
 }
 
