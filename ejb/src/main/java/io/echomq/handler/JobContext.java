@@ -38,6 +38,24 @@ public record JobContext(String queue, String jobId, long jobCreatedMs, long att
         signals.progress(percent, message);
     }
 
+    /**
+     * Whether an operator asked to cancel this job while it runs (learned with the lease's
+     * heartbeat, so within a heartbeat interval of the request). To stop, throw
+     * {@link JobCancelledException} (or call {@link #stopIfCancelRequested()}): the effect
+     * transaction rolls back and the job ends {@code cancelled}. Returning normally commits the
+     * effect and the job ends {@code completed}.
+     */
+    public boolean cancelRequested() {
+        return signals.cancelRequested();
+    }
+
+    /** Stops the job if its cancel was requested: throws {@link JobCancelledException}, else returns. */
+    public void stopIfCancelRequested() {
+        if (cancelRequested()) {
+            throw new JobCancelledException("job " + jobId + " of queue '" + queue + "' stopped: its cancel was requested");
+        }
+    }
+
     /** The delivery as the API's {@link Job}, which an MDB handler receives; the one owner of the payload rules below. */
     public Job job() {
         return new Job(queue, jobId, jobCreatedMs, attempt, lane, payload);

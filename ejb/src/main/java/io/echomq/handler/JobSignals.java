@@ -1,7 +1,7 @@
 package io.echomq.handler;
 
 /**
- * What a running handler tells its worker while it holds the job's lease. The worker sends it
+ * What a running handler tells its worker while it holds the job's lease, and learns from it. The worker sends it
  * with the lease's fenced heartbeat, so a handler whose lease was lost changes nothing.
  */
 public interface JobSignals {
@@ -15,6 +15,14 @@ public interface JobSignals {
      * @throws IllegalArgumentException when the percent is outside 0..100
      */
     void progress(int percent, String message);
+
+    /**
+     * Whether an operator asked to cancel the job. Learned from the lease's heartbeat, so it
+     * turns true within a heartbeat interval of the request, and stays true.
+     */
+    default boolean cancelRequested() {
+        return false;
+    }
 
     /** Signals that go nowhere (contexts built outside a worker: tests, benchmarks); the percent is still checked. */
     JobSignals NONE = (percent, message) -> {

@@ -146,7 +146,8 @@ final class JobPages {
                 Instant.ofEpochMilli(Long.parseLong(fields.get("created_at"))), instant(fields, "due_at"),
                 instant(fields, "claimed_at"), instant(fields, "lease_until"), Optional.ofNullable(fields.get("worker")),
                 Optional.ofNullable(fields.get("last_error")), instant(fields, "finished_at"),
-                Optional.ofNullable(fields.get("idem")), Optional.ofNullable(fields.get("note")), progress(fields)));
+                Optional.ofNullable(fields.get("idem")), Optional.ofNullable(fields.get("note")), progress(fields),
+                instant(fields, "cancel_requested")));
     }
 
     private static Optional<Progress.Reported> progress(Map<String, String> fields) {

@@ -13,6 +13,7 @@ import java.util.Optional;
  * @param note        why the queue itself settled the job, e.g. completed by the reconciler
  * @param progress    the latest progress its handler reported, with the attempt that reported it
  *                    (kept when that attempt ended, until a later attempt reports)
+ * @param cancelRequestedAt when an operator asked to cancel the job while it ran (until it ends)
  */
 public record JobView(
         String queue,
@@ -31,7 +32,8 @@ public record JobView(
         Optional<Instant> finishedAt,
         Optional<String> idempotencyKey,
         Optional<String> note,
-        Optional<Progress.Reported> progress) {
+        Optional<Progress.Reported> progress,
+        Optional<Instant> cancelRequestedAt) {
 
     /** The job this view shows. */
     public JobIdentity identity() {

@@ -247,12 +247,28 @@ public final class QueueClient {
         return Replies.reaped(queue, scripts.run(Script.REAP, keys, null, List.of(keys.prefix(), Integer.toString(batch))));
     }
 
-    /** Withdraws a pending or delayed job; active and finished jobs are refused. */
+    /**
+     * Withdraws a pending or delayed job; for an active job, requests its cancel
+     * ({@link ManualTransition.CancelRequested}: its worker learns it with the next heartbeat, see
+     * {@link LeaseExtension.Extended#cancelRequested()}); finished jobs are refused.
+     */
     public ManualTransition cancel(String queue, String jobId) {
         QueueKeys keys = keysOf(queue);
         RequestChecks.jobId(jobId);
         Object reply = scripts.run(Script.CANCEL, keys, jobId, List.of(keys.prefix(), jobId));
-        return Replies.moved(queue, jobId, JobState.CANCELLED, reply, "only pending or delayed jobs can be cancelled");
+        return Replies.cancelled(queue, jobId, reply, "only pending, delayed or active jobs can be cancelled");
+    }
+
+    /**
+     * Ends an active job whose cancel was requested as cancelled, by the holder of its lease,
+     * after its attempt ended without committing its effect. Fenced as {@link #complete} is; a
+     * job whose cancel nobody requested is left active ({@link StopOutcome.NotRequested}).
+     */
+    public StopOutcome stop(Lease lease, String reason) {
+        QueueKeys keys = keysOf(lease);
+        Object reply = scripts.run(Script.STOP, keys, lease.jobId(), List.of(keys.prefix(), lease.jobId(),
+                Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()), truncateError(reason)));
+        return Replies.stopped(lease, reply);
     }
 
     /**

@@ -5,6 +5,7 @@ import io.echomq.effect.EffectFailedException;
 import io.echomq.effect.EffectOutcome;
 import io.echomq.effect.EffectStore;
 import io.echomq.handler.BatchJobHandler;
+import io.echomq.handler.JobCancelledException;
 import io.echomq.handler.JobContext;
 import io.echomq.handler.JobHandler;
 import io.echomq.api.PermanentJobFailure;
@@ -87,6 +88,11 @@ final class JobRunner {
         } catch (EffectFailedException failed) {
             Throwable cause = failed.getCause();
             boolean timedOut = work.timedOut();
+            if (work.signals(job).cancelRequested()) {
+                // Rolled back, and an operator asked to cancel: whatever stopped it, it ends cancelled.
+                return new JobOutcome.Stopped(job, cause instanceof JobCancelledException ? "the handler stopped"
+                        : (timedOut ? "timed out" : "failed") + " after the cancel request: " + cause);
+            }
             String error = timedOut ? "timed out after " + settings.jobTimeout().toMillis() + " ms: " + cause : String.valueOf(cause);
             return new JobOutcome.Failed(job, error,
                     cause instanceof PermanentJobFailure && !timedOut ? FailureKind.PERMANENT : FailureKind.RETRYABLE);

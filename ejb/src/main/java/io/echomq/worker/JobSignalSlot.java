@@ -8,11 +8,24 @@ import java.util.concurrent.atomic.AtomicReference;
  * One leased job's signals between its handler and the {@link LeaseKeeper}: the handler's
  * latest progress report not yet sent (written by the runner, taken by the keeper's tick; a
  * newer report replaces an unsent one, so a handler reporting in a tight loop costs no round
- * trips).
+ * trips), and whether its cancel was requested (written by the keeper, read by the handler and
+ * the runner).
  */
 final class JobSignalSlot implements JobSignals {
 
     private final AtomicReference<Progress> unsent = new AtomicReference<>();
+    /** Set by the keeper when a heartbeat's reply says an operator asked to cancel the job; read by the handler. */
+    private volatile boolean cancelRequested;
+
+    @Override
+    public boolean cancelRequested() {
+        return cancelRequested;
+    }
+
+    /** A heartbeat's reply said the job's cancel was requested. */
+    void requestCancel() {
+        cancelRequested = true;
+    }
 
     @Override
     public void progress(int percent, String message) {

@@ -108,6 +108,9 @@ final class LeaseKeeper {
     private void extend(RunningWork work, ClaimedJob job, JobSignalSlot signals, Progress progress) {
         try {
             LeaseExtension extension = queue.extend(job.lease(), settings.lease(), progress);
+            if (extension instanceof LeaseExtension.Extended extended && extended.cancelRequested()) {
+                signals.requestCancel();
+            }
             if (extension instanceof Rejected rejected) {
                 work.drop(job);
                 listener.leaseLost(job, rejected);

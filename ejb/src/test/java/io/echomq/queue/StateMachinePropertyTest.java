@@ -30,7 +30,8 @@ import redis.clients.jedis.resps.Tuple;
 
 /**
  * Random sequences of enqueue (after a delay or at a run-at time), enqueue-batch, claim, complete-claim
- * (the worker's round trip), extend (with and without a progress report), complete, retry, reap, cancel, requeue, reconcile, promote,
+ * (the worker's round trip), extend (with and without a progress report), complete, retry, stop
+ * (a cancelled run's settlement), reap, cancel, requeue, reconcile, promote,
  * reschedule, trim, pause and waiting, from several simulated
  * workers holding short leases (some of them stale), with a completed-job bound of 2 (so the settle
  * path trims as it completes),
@@ -46,6 +47,9 @@ import redis.clients.jedis.resps.Tuple;
  *   <li>retention, on the settle path or in a pass, deletes only finished jobs;</li>
  *   <li>the lane ring holds exactly the lanes with pending work; leases are scored by their
  *       deadline, delayed jobs by their due time; stats agree with the structures;</li>
+ *   <li>cancelling an active job leaves it active (in the active set) with its cancel requested,
+ *       which its heartbeat then reports; stop ends a job cancelled exactly when its token is
+ *       current, the job active and its cancel requested, and changes nothing otherwise;</li>
  *   <li>progress is recorded exactly when the heartbeat carrying it is accepted (current token,
  *       active job), with that token as its attempt; a refused report changes nothing;</li>
  *   <li>due times come from the server's clock: a run-at time in the server's past makes a job
@@ -122,7 +126,8 @@ class StateMachinePropertyTest {
                 .as(Claim::new);
         Arbitrary<Action> extend = Arbitraries.oneOf(Combinators.combine(worker, pick, Arbitraries.of(10, 10_000)).as(Extend::new),
                 Combinators.combine(worker, pick, Arbitraries.integers().between(0, 100)).as(ReportProgress::new));
-        Arbitrary<Action> complete = Combinators.combine(worker, pick).as(Complete::new);
+        Arbitrary<Action> complete = Arbitraries.oneOf(Combinators.combine(worker, pick).as(Complete::new),
+                Combinators.combine(worker, pick).as(Stop::new));
         Arbitrary<Action> fail = Combinators.combine(worker, pick, Arbitraries.of(0, 10),
                 Arbitraries.of(FailureKind.RETRYABLE, FailureKind.RETRYABLE, FailureKind.PERMANENT, FailureKind.CONTENDED)).as(Fail::new);
         Arbitrary<Action> operator = Arbitraries.oneOf(
@@ -145,7 +150,7 @@ class StateMachinePropertyTest {
     }
 
     /** One step of a scenario. */
-    sealed interface Action permits Enqueue, EnqueueBatch, EnqueueAt, Claim, CompleteClaim, Extend, ReportProgress, Complete, Fail, Cancel,
+    sealed interface Action permits Enqueue, EnqueueBatch, EnqueueAt, Claim, CompleteClaim, Extend, ReportProgress, Complete, Stop, Fail, Cancel,
             Requeue, Reconcile, Promote, RescheduleAt, RescheduleIn, Remove, Trim, Pause, Reap, Sleep {
         void applyTo(Run run);
     }
@@ -306,6 +311,27 @@ class StateMachinePropertyTest {
         }
     }
 
+    /** A worker ends its job cancelled, as after its handler stopped on request: fenced, and only if a cancel was requested. */
+    record Stop(int worker, int pick) implements Action {
+        public void applyTo(Run run) {
+            List<Lease> held = run.leases.get(worker);
+            Lease lease = held.isEmpty() ? new Lease(run.queue, "999999", 1, 1) : held.get(pick % held.size());
+            List<String> before = redis.hmget(run.keys.job(lease.jobId()), "state", "attempts", "cancel_requested");
+            StopOutcome outcome = client.stop(lease, "stopped");
+            boolean current = "active".equals(before.get(0)) && Long.toString(lease.token()).equals(before.get(1));
+            boolean requested = before.get(2) != null;
+            assertThat(outcome instanceof StopOutcome.Stopped).as("%s with token %d when job is %s", outcome, lease.token(), before)
+                    .isEqualTo(current && requested);
+            assertThat(outcome instanceof StopOutcome.NotRequested).isEqualTo(current && !requested);
+            List<String> after = redis.hmget(run.keys.job(lease.jobId()), "state", "attempts", "cancel_requested");
+            if (current && requested) {
+                assertThat(after.get(0)).isEqualTo("cancelled");
+            } else {
+                assertThat(after).as("a refused stop changes nothing").isEqualTo(before);
+            }
+        }
+    }
+
     record Fail(int worker, int pick, int backoffMs, FailureKind kind) implements Action {
         public void applyTo(Run run) {
             Backoff backoff = new Backoff(Duration.ofMillis(backoffMs), Duration.ofMillis(backoffMs));
@@ -314,9 +340,26 @@ class StateMachinePropertyTest {
         }
     }
 
+    /** Pending and delayed jobs are cancelled; an active one stays active with its cancel requested, reported by its heartbeat. */
     record Cancel(int pick) implements Action {
         public void applyTo(Run run) {
-            run.operate(pick, id -> client.cancel(run.queue, id), Set.of("pending", "delayed"));
+            if (run.jobs.isEmpty()) {
+                return;
+            }
+            String id = List.copyOf(run.jobs).get(pick % run.jobs.size());
+            String before = redis.hget(run.keys.job(id), "state");
+            ManualTransition outcome = client.cancel(run.queue, id);
+            assertThat(outcome instanceof ManualTransition.Moved).as("%s from %s", outcome, before)
+                    .isEqualTo(Set.of("pending", "delayed").contains(before));
+            assertThat(outcome instanceof ManualTransition.CancelRequested).as("%s from %s", outcome, before)
+                    .isEqualTo("active".equals(before));
+            if ("active".equals(before)) {
+                assertThat(redis.hget(run.keys.job(id), "state")).isEqualTo("active");
+                Lease current = new Lease(run.queue, id, Long.parseLong(redis.hget(run.keys.job(id), "created_at")),
+                        Long.parseLong(redis.hget(run.keys.job(id), "attempts")));
+                assertThat(client.extend(current, Duration.ofMillis(10_000))).as("the heartbeat reports the request")
+                        .isInstanceOfSatisfying(LeaseExtension.Extended.class, e -> assertThat(e.cancelRequested()).isTrue());
+            }
         }
     }
 

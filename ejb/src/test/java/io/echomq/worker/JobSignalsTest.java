@@ -7,7 +7,9 @@ import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.handler.JobHandler;
 import io.echomq.queue.Backoff;
 import io.echomq.queue.Enqueued;
+import io.echomq.queue.JobEvent;
 import io.echomq.queue.JobState;
+import io.echomq.queue.ManualTransition;
 import io.echomq.queue.JobView;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.Progress;
@@ -48,6 +50,75 @@ class JobSignalsTest {
 
     private JobView job(String id) {
         return engine.queue.job(engine.queueName, id).orElseThrow();
+    }
+
+    private static WorkerSettings quickHeartbeat() {
+        return WorkerSettings.DEFAULT.withConcurrency(1).withLease(Duration.ofMillis(1_500)).withIdlePoll(Duration.ofMillis(20))
+                .withBackoff(Backoff.NONE);
+    }
+
+    @Test
+    void aHandlerThatStopsOnACancelRequestEndsItCancelledWithItsEffectRolledBack() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        LedgerChargeHandler charge = new LedgerChargeHandler();
+        JobHandler handler = job -> {
+            charge.handle(job);                       // written in the effect transaction...
+            started.countDown();
+            for (int i = 0; i < 400; i++) {
+                job.stopIfCancelRequested();          // ...and rolled back when the handler stops
+                Thread.sleep(50);
+            }
+        };
+        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
+        engine.startWorker("w1", handler, quickHeartbeat(), FaultInjector.NONE);
+        assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(engine.queue.cancel(engine.queueName, job.id())).isInstanceOf(ManualTransition.CancelRequested.class);
+
+        await("cancelled", PATIENCE, () -> job(job.id()).state() == JobState.CANCELLED);
+        JobView cancelled = job(job.id());
+        assertThat(cancelled.attempts()).as("stopped in its first attempt, not retried").isEqualTo(1);
+        assertThat(engine.ledger().entries()).as("the effect was rolled back").isZero();
+        assertThat(engine.effects.find(cancelled.identity())).isEmpty();
+        assertThat(engine.queue.history(engine.queueName, job.id())).extracting(JobEvent::event)
+                .contains("cancel-requested", "cancelled").doesNotContain("retried", "completed");
+    }
+
+    @Test
+    void aHandlerThatCommitsDespiteTheRequestEndsCompleted() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        LedgerChargeHandler charge = new LedgerChargeHandler();
+        JobHandler handler = job -> {
+            started.countDown();
+            for (int i = 0; i < 400 && !job.cancelRequested(); i++) {
+                Thread.sleep(50);
+            }
+            assertThat(job.cancelRequested()).isTrue();
+            charge.handle(job);                       // seen, and committed anyway: the effect stands
+        };
+        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        engine.startWorker("w1", handler, quickHeartbeat(), FaultInjector.NONE);
+        assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(engine.queue.cancel(engine.queueName, job.id())).isInstanceOf(ManualTransition.CancelRequested.class);
+
+        await("completed", PATIENCE, () -> job(job.id()).state() == JobState.COMPLETED);
+        assertThat(engine.ledger().entries()).as("invariant 6: its effect committed, so it ends completed").isEqualTo(1);
+    }
+
+    @Test
+    void stoppingWithoutARequestIsAnOrdinaryFailureAndTheJobIsRetried() {
+        JobHandler handler = job -> {
+            if (job.attempt() == 1) {
+                throw new io.echomq.handler.JobCancelledException("no one asked");
+            }
+            new LedgerChargeHandler().handle(job);
+        };
+        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
+        engine.startWorker("w1", handler, quickHeartbeat(), FaultInjector.NONE);
+
+        await("completed", PATIENCE, () -> job(job.id()).state() == JobState.COMPLETED);
+        assertThat(job(job.id()).attempts()).isEqualTo(2);
     }
 
     @Test

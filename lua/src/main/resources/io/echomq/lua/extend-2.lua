@@ -22,7 +22,8 @@
     ARGV[7] progress message (short text, bounded by the caller; '' for none)
 
   Output:
-    {'OK', deadline}                     the new lease deadline (ms, server clock)
+    {'OK', deadline, cancel}             the new lease deadline (ms, server clock); cancel is 1
+                                         when an operator asked to cancel the job, else 0
     {'NOT_FOUND'}                        no such job, or a job of another creation time
     {'STALE_TOKEN', state, attempts}     someone holds a newer lease
     {'NOT_ACTIVE', state, attempts}      the lease was settled or reaped
@@ -47,5 +48,6 @@ rcall('HSET', job, 'lease_until', deadline)
 if percent ~= nil and percent ~= '' then
   rcall('HSET', job, 'progress', percent, 'progress_message', message or '', 'progress_at', now, 'progress_attempt', token)
 end
-log_event(prefix, id, now, 'extended', token, rcall('HGET', job, 'worker'), deadline, '1 heartbeat')
-return {'OK', deadline}
+local held = rcall('HMGET', job, 'worker', 'cancel_requested')
+log_event(prefix, id, now, 'extended', token, held[1], deadline, '1 heartbeat')
+return {'OK', deadline, held[2] and 1 or 0}

@@ -47,7 +47,7 @@ class ScriptHeaderTest {
         List<String> commands = scripts().map(p -> command(p.getFileName().toString())).toList();
         assertThat(commands).containsExactlyInAnyOrder(
                 "enqueue", "claim", "extend", "complete", "retry", "reap", "cancel", "requeue", "stats", "trim", "set-paused",
-                "reconcile", "enqueue-batch", "remove", "complete-claim", "reschedule");
+                "reconcile", "enqueue-batch", "remove", "complete-claim", "reschedule", "stop");
     }
 
     @ParameterizedTest

@@ -18,6 +18,7 @@ const EVENT_WORDS = {
   enqueued: 'submitted',
   promoted: 'due: moved to pending',
   rescheduled: 'due time changed by an operator',
+  'cancel-requested': 'cancel requested by an operator',
   claimed: 'claimed',
   extended: 'lease extended (heartbeat)',
   completed: 'completed',
@@ -169,6 +170,11 @@ export function jobPage(view, queue, id) {
       b.disabled = true;
       try {
         const moved = await post(`/queues/${enc(queue)}/jobs/${enc(id)}/${path}`);
+        if (moved.cancelRequested) {
+          load();
+          notify(`Job #${id}: cancel requested; its handler learns it with its next heartbeat.`, 'ok');
+          return;
+        }
         if (moved.to === 'deleted') location.hash = `#/queues/${enc(queue)}/${moved.from}`;
         else load();
         notify(`Job #${id}: ${moved.from} → ${moved.to}.`, 'ok');
@@ -215,6 +221,9 @@ export function jobPage(view, queue, id) {
     if (job.state === 'pending' || job.state === 'delayed') {
       actions.push(action('Cancel job', 'cancel', `Cancel job #${id}? It will not run.`, 'Cancel job', true));
     }
+    if (job.state === 'active' && !job.cancelRequestedAt) {
+      actions.push(action('Request cancel', 'cancel', `Ask job #${id}'s handler to stop? It learns it with its next heartbeat; if it stops, its effect is rolled back and the job ends cancelled; if its effect commits first, the job ends completed.`, 'Request cancel', true));
+    }
     if (job.state === 'dead') {
       actions.push(action('Retry job', 'retry', `Retry dead job #${id}? It goes back to pending with a fresh budget of attempts and runs again.`, 'Retry job', false));
     }
@@ -228,7 +237,10 @@ export function jobPage(view, queue, id) {
       crumbs(),
       h('div', { class: 'page-head' },
         h('h1', {}, 'Job ', h('span', { class: 'mono' }, `#${job.id}`), ' ',
-          h('span', { class: ['badge', `state-badge`, `state-${job.state}`], 'data-testid': 'job-state' }, job.state)),
+          h('span', { class: ['badge', `state-badge`, `state-${job.state}`], 'data-testid': 'job-state' }, job.state),
+          job.state === 'active' && job.cancelRequestedAt
+            ? [' ', h('span', { class: ['badge', 'badge-cancel-requested'], 'data-testid': 'job-cancel-requested', title: `requested ${new Date(job.cancelRequestedAt).toLocaleString()}` }, 'cancel requested')]
+            : null),
         h('div', { class: 'page-tools' }, refresh, actions)),
       h('section', { class: 'card' },
         h('dl', { class: 'facts facts-wide' },

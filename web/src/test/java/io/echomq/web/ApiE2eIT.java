@@ -49,7 +49,8 @@ class ApiE2eIT {
 
     @BeforeAll
     static void deploy(ValkeyService valkey, PostgresService postgres) {
-        app = new E2eDeployment(valkey, postgres, 2, Map.of("ECHOMQ_WORKER_CONCURRENCY", "8"));
+        // "held": a queue this deployment accepts but runs no handler for, so a test can hold a job's lease itself.
+        app = new E2eDeployment(valkey, postgres, 2, Map.of("ECHOMQ_WORKER_CONCURRENCY", "8", "ECHOMQ_QUEUES", "held"));
     }
 
     @AfterAll
@@ -352,6 +353,33 @@ class ApiE2eIT {
                 Thread.sleep(100);
             }
             assertThat(json(app.submitter.get(JOBS + "/" + id)).getString("state")).isEqualTo("completed");
+        }
+
+        @Test
+        void anActiveJobShowsItsProgressAndItsCancelIsRequestedThenSettledByItsLeasesHolder() {
+            String held = "/api/queues/held/jobs";
+            String id = json(app.submitter.post(held, "{\"payload\":{\"n\":1}}")).getString("id");
+            try (RedisClient redis = app.valkeyClient()) {
+                QueueClient worker = QueueClient.connect(redis, QueueSettings.DEFAULT);
+                io.echomq.queue.ClaimedJob job = worker.claim("held", java.time.Duration.ofSeconds(30), 1, "test-worker").get(0);
+                assertThat(job.id()).isEqualTo(id);
+                worker.extend(job.lease(), java.time.Duration.ofSeconds(30), new io.echomq.queue.Progress(42, "resizing"));
+                JsonObject running = json(app.submitter.get(held + "/" + id));
+                assertThat(running.getJsonObject("progress").getInt("percent")).isEqualTo(42);
+                assertThat(running.getJsonObject("progress").getString("message")).isEqualTo("resizing");
+                assertThat(running.getJsonObject("progress").getInt("attempt")).isEqualTo(1);
+
+                E2eHttp.Response requested = app.admin.post(held + "/" + id + "/cancel", null);
+                assertThat(requested.status()).as("%s", requested).isEqualTo(202);
+                assertThat(json(requested).getBoolean("cancelRequested")).isTrue();
+                assertThat(json(requested).getString("state")).isEqualTo("active");
+                assertThat(app.admin.post(held + "/" + id + "/cancel", null).status()).as("asked again").isEqualTo(202);
+                assertThat(json(app.submitter.get(held + "/" + id)).getString("cancelRequestedAt")).isNotBlank();
+
+                assertThat(worker.stop(job.lease(), "the handler stopped")).isInstanceOf(io.echomq.queue.StopOutcome.Stopped.class);
+                assertThat(json(app.submitter.get(held + "/" + id)).getString("state")).isEqualTo("cancelled");
+                assertThat(app.admin.post(held + "/" + id + "/cancel", null).status()).isEqualTo(409);
+            }
         }
 
         @Test

@@ -12,6 +12,7 @@ import io.echomq.queue.ReapResult;
 import io.echomq.queue.Rejected;
 import io.echomq.queue.RetryOutcome;
 import io.echomq.queue.Settlement;
+import io.echomq.queue.StopOutcome;
 import io.echomq.queue.TrimResult;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -79,7 +80,7 @@ public final class Replies {
     public static LeaseExtension extended(Lease lease, Object reply) {
         List<Object> r = list(reply, "extend");
         if ("OK".equals(text(r.get(0)))) {
-            return new LeaseExtension.Extended(lease, millis(r.get(1)));
+            return new LeaseExtension.Extended(lease, millis(r.get(1)), r.size() > 2 && number(r.get(2)) == 1);
         }
         return rejected(lease, r, "extend");
     }
@@ -119,6 +120,23 @@ public final class Replies {
             return to == JobState.PENDING ? new ManualTransition.Moved(queue, jobId, JobState.DELAYED, JobState.PENDING)
                     : new ManualTransition.Rescheduled(queue, jobId, millis(r.get(2)));
         });
+    }
+
+    /** cancel's reply: moved to cancelled, a cancel requested of an active job, or a refusal. */
+    public static ManualTransition cancelled(String queue, String jobId, Object reply, String refusal) {
+        if ("REQUESTED".equals(text(list(reply, "cancel").get(0)))) {
+            return new ManualTransition.CancelRequested(queue, jobId);
+        }
+        return moved(queue, jobId, JobState.CANCELLED, reply, refusal);
+    }
+
+    public static StopOutcome stopped(Lease lease, Object reply) {
+        List<Object> r = list(reply, "stop");
+        return switch (text(r.get(0))) {
+            case "OK" -> new StopOutcome.Stopped(lease, millis(r.get(1)));
+            case "NOT_REQUESTED" -> new StopOutcome.NotRequested(lease);
+            default -> rejected(lease, r, "stop");
+        };
     }
 
     public static ManualTransition removed(String queue, String jobId, Object reply, String refusal) {

@@ -83,9 +83,14 @@ public class JobsResource {
     @POST
     @Path("{id}/cancel")
     @RolesAllowed(Roles.ADMIN)
-    public Views.Transition cancel(@PathParam("id") String id) {
+    public Response cancel(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
-        return transition(engine.queue().cancel(queue, id));
+        ManualTransition outcome = engine.queue().cancel(queue, id);
+        if (outcome instanceof ManualTransition.CancelRequested requested) {
+            // An active job: its handler learns the request with its next heartbeat, and the job ends later.
+            return Response.accepted(Views.CancelRequest.of(requested)).build();
+        }
+        return Response.ok(transition(outcome)).build();
     }
 
     @POST

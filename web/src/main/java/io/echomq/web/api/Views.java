@@ -88,14 +88,14 @@ final class Views {
     public record JobDetail(String id, String queue, String state, JsonValue payload, String lane, long attempts,
             long maxAttempts, Instant createdAt, Instant dueAt, Instant claimedAt, Instant leaseUntil, String worker,
             String lastError, Instant finishedAt, String idempotencyKey, String note, EffectView effect,
-            List<HistoryEntry> history, ProgressView progress) {
+            List<HistoryEntry> history, ProgressView progress, Instant cancelRequestedAt) {
         static JobDetail of(JobView j, Optional<EffectRecord> effect, List<JobEvent> history) {
             return new JobDetail(j.id(), j.queue(), j.state().wireName(), json(j.payload()), j.lane(), j.attempts(),
                     j.maxAttempts(), j.createdAt(), j.dueAt().orElse(null), j.claimedAt().orElse(null),
                     j.leaseUntil().orElse(null), j.worker().orElse(null), j.lastError().orElse(null),
                     j.finishedAt().orElse(null), j.idempotencyKey().orElse(null), j.note().orElse(null),
                     effect.map(r -> EffectView.of(r, j)).orElse(null), history.stream().map(HistoryEntry::of).toList(),
-                    j.progress().map(ProgressView::of).orElse(null));
+                    j.progress().map(ProgressView::of).orElse(null), j.cancelRequestedAt().orElse(null));
         }
     }
 
@@ -106,6 +106,13 @@ final class Views {
 
         static Transition of(ManualTransition.Removed r) {
             return new Transition(r.jobId(), r.queue(), r.from().wireName(), "deleted");
+        }
+    }
+
+    /** An active job's cancel is requested: it ends cancelled if its handler stops, completed if its effect commits. */
+    public record CancelRequest(String id, String queue, String state, boolean cancelRequested) {
+        static CancelRequest of(ManualTransition.CancelRequested r) {
+            return new CancelRequest(r.jobId(), r.queue(), "active", true);
         }
     }
 
