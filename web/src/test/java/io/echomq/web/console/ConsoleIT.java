@@ -243,8 +243,8 @@ class ConsoleIT {
         String id = admin.post("/api/queues/" + IDLE + "/jobs", "{\"payload\":{\"n\":\"later\"},\"delayMs\":3600000}")
                 .object().getString("id");
         open("/jobs/" + IDLE + "/" + id);
-        assertThat(text(By.cssSelector("[data-testid=job-due-at]"))).isNotEqualTo("—");
         waitFor(By.cssSelector("[data-testid=job-due-input]"));
+        assertThat(text(By.cssSelector("[data-testid=job-due-at]"))).isNotEqualTo("—");
 
         click(By.cssSelector("[data-testid=job-promote]"));
         waitFor(By.id("confirm-dialog"));
