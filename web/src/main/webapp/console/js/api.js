@@ -67,15 +67,24 @@ export function get(path) {
 
 /** A state-changing POST: sends the CSRF token; a refused (stale) token is refreshed once and retried. */
 export async function post(path, body) {
+  return change('POST', path, body);
+}
+
+/** A state-changing PUT, as post. */
+export async function put(path, body) {
+  return change('PUT', path, body);
+}
+
+async function change(method, path, body) {
   if (!session) {
-    try { await currentSession(); } catch (ignored) { /* the POST will say what is wrong */ }
+    try { await currentSession(); } catch (ignored) { /* the request will say what is wrong */ }
   }
   try {
-    return await request('POST', path, body);
+    return await request(method, path, body);
   } catch (e) {
     if (e instanceof ApiError && looksLikeCsrfRefusal(e)) {
       await currentSession(true);
-      return request('POST', path, body);
+      return request(method, path, body);
     }
     throw e;
   }

@@ -16,8 +16,45 @@ import org.jdbi.v3.core.Handle;
  * @param lane         the job's fairness lane
  * @param payload      the payload as submitted (JSON by convention)
  * @param transaction  the open transaction that also records this job's effect
+ * @param signals      what the handler tells its worker (progress), sent with the lease's heartbeat
  */
-public record JobContext(String queue, String jobId, long jobCreatedMs, long attempt, String lane, String payload, Handle transaction) {
+public record JobContext(String queue, String jobId, long jobCreatedMs, long attempt, String lane, String payload, Handle transaction,
+        JobSignals signals) {
+
+    /** A context whose signals go nowhere (outside a worker). */
+    public JobContext(String queue, String jobId, long jobCreatedMs, long attempt, String lane, String payload, Handle transaction) {
+        this(queue, jobId, jobCreatedMs, attempt, lane, payload, transaction, JobSignals.NONE);
+    }
+
+    /**
+     * Reports progress: a whole percent (0 to 100) and a short message, e.g.
+     * {@code job.progress(42, "resizing")}. Cheap to call often: only the latest report is sent,
+     * with the lease's next heartbeat tick (within about a second), fenced by the lease.
+     * The job's detail shows it, with the attempt that reported it.
+     *
+     * @throws IllegalArgumentException when the percent is outside 0..100
+     */
+    public void progress(int percent, String message) {
+        signals.progress(percent, message);
+    }
+
+    /**
+     * Whether an operator asked to cancel this job while it runs (learned with the lease's
+     * heartbeat, so within a heartbeat interval of the request). To stop, throw
+     * {@link JobCancelledException} (or call {@link #stopIfCancelRequested()}): the effect
+     * transaction rolls back and the job ends {@code cancelled}. Returning normally commits the
+     * effect and the job ends {@code completed}.
+     */
+    public boolean cancelRequested() {
+        return signals.cancelRequested();
+    }
+
+    /** Stops the job if its cancel was requested: throws {@link JobCancelledException}, else returns. */
+    public void stopIfCancelRequested() {
+        if (cancelRequested()) {
+            throw new JobCancelledException("job " + jobId + " of queue '" + queue + "' stopped: its cancel was requested");
+        }
+    }
 
     /** The delivery as the API's {@link Job}, which an MDB handler receives; the one owner of the payload rules below. */
     public Job job() {

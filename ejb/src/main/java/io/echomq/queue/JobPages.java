@@ -146,7 +146,18 @@ final class JobPages {
                 Instant.ofEpochMilli(Long.parseLong(fields.get("created_at"))), instant(fields, "due_at"),
                 instant(fields, "claimed_at"), instant(fields, "lease_until"), Optional.ofNullable(fields.get("worker")),
                 Optional.ofNullable(fields.get("last_error")), instant(fields, "finished_at"),
-                Optional.ofNullable(fields.get("idem")), Optional.ofNullable(fields.get("note"))));
+                Optional.ofNullable(fields.get("idem")), Optional.ofNullable(fields.get("note")), progress(fields),
+                instant(fields, "cancel_requested")));
+    }
+
+    private static Optional<Progress.Reported> progress(Map<String, String> fields) {
+        String percent = fields.get("progress");
+        if (percent == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new Progress.Reported(Integer.parseInt(percent), fields.getOrDefault("progress_message", ""),
+                Long.parseLong(fields.getOrDefault("progress_attempt", "0")),
+                Instant.ofEpochMilli(Long.parseLong(fields.getOrDefault("progress_at", "0")))));
     }
 
     private static Optional<Instant> instant(Map<String, String> fields, String name) {

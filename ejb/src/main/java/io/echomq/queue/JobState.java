@@ -12,6 +12,7 @@ import java.util.Locale;
  * ACTIVE    --retry-->            DELAYED | PENDING | DEAD (attempts spent)
  * ACTIVE    --reap (lease over)-> PENDING | DEAD
  * PENDING, DELAYED --cancel-->    CANCELLED
+ * DELAYED   --promote, reschedule to now--> PENDING (reschedule to later: DELAYED)
  * DEAD      --requeue-->          PENDING
  * </pre>
  */

@@ -11,6 +11,9 @@ import java.util.Optional;
  * @param maxAttempts the attempt at which a failure dead-letters the job
  * @param worker      the worker that made the latest claim
  * @param note        why the queue itself settled the job, e.g. completed by the reconciler
+ * @param progress    the latest progress its handler reported, with the attempt that reported it
+ *                    (kept when that attempt ended, until a later attempt reports)
+ * @param cancelRequestedAt when an operator asked to cancel the job while it ran (until it ends)
  */
 public record JobView(
         String queue,
@@ -28,7 +31,9 @@ public record JobView(
         Optional<String> lastError,
         Optional<Instant> finishedAt,
         Optional<String> idempotencyKey,
-        Optional<String> note) {
+        Optional<String> note,
+        Optional<Progress.Reported> progress,
+        Optional<Instant> cancelRequestedAt) {
 
     /** The job this view shows. */
     public JobIdentity identity() {

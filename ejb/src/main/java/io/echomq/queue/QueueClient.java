@@ -5,6 +5,7 @@ import io.echomq.queue.internal.Replies;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -112,7 +113,7 @@ public final class QueueClient {
             throw new InvalidRequestException("jobs", "must hold 1 to " + MAX_BATCH_JOBS + " jobs, held "
                     + (jobs == null ? 0 : jobs.size()));
         }
-        List<String> args = new ArrayList<>(2 + jobs.size() * 5);
+        List<String> args = new ArrayList<>(2 + jobs.size() * 6);
         args.add(keys.prefix());
         args.add(Integer.toString(jobs.size()));
         for (int i = 0; i < jobs.size(); i++) {
@@ -155,7 +156,7 @@ public final class QueueClient {
         return keyed ? scripts.runKeyedSubmission(script, keys, args) : scripts.run(script, keys, null, args);
     }
 
-    /** A job's five script arguments, after checking each field; {@code at} prefixes field names. */
+    /** A job's six script arguments, after checking each field; {@code at} prefixes field names. */
     private List<String> scriptArguments(NewJob job, String at) {
         if (job == null) {
             throw new InvalidRequestException(at.isEmpty() ? "job" : at.substring(0, at.length() - 1), "is required");
@@ -164,10 +165,14 @@ public final class QueueClient {
             String payload = RequestChecks.payload(job.payload(), settings.maxPayloadBytes());
             String lane = RequestChecks.laneName(job.lane().orElse(DEFAULT_LANE));
             Duration delay = RequestChecks.between("delay", job.delay().orElse(Duration.ZERO), Duration.ZERO, settings.maxDelay());
+            if (job.runAt().isPresent() && job.delay().isPresent()) {
+                throw new InvalidRequestException("runAt", "give a delay or a run-at time, not both");
+            }
+            String runAt = job.runAt().map(time -> Long.toString(RequestChecks.runAt("runAt", time))).orElse("");
             int maxAttempts = (int) RequestChecks.range("maxAttempts",
                     job.maxAttempts().orElse(settings.defaultMaxAttempts()), 1, settings.maxAttemptsLimit());
             String idempotencyKey = job.idempotencyKey().map(RequestChecks::idempotencyKey).orElse("");
-            return List.of(payload, Integer.toString(maxAttempts), Long.toString(delay.toMillis()), lane, idempotencyKey);
+            return List.of(payload, Integer.toString(maxAttempts), Long.toString(delay.toMillis()), lane, idempotencyKey, runAt);
         } catch (InvalidRequestException e) {
             if (at.isEmpty()) {
                 throw e;
@@ -225,11 +230,21 @@ public final class QueueClient {
      * lease's token and its job's creation time, as {@link #complete} is.
      */
     public LeaseExtension extend(Lease lease, Duration length) {
+        return extend(lease, length, null);
+    }
+
+    /**
+     * The heartbeat, carrying the latest progress the job's handler reported ({@code null}: none
+     * since the last beat). The progress is recorded only if the lease is current, with the
+     * lease's attempt (a stale lease's report changes nothing).
+     */
+    public LeaseExtension extend(Lease lease, Duration length, Progress progress) {
         QueueKeys keys = keysOf(lease);
         RequestChecks.lease(length);
         Object reply = scripts.run(Script.EXTEND, keys, lease.jobId(),
                 List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()),
-                        Long.toString(length.toMillis())));
+                        Long.toString(length.toMillis()), progress == null ? "" : Integer.toString(progress.percent()),
+                        progress == null ? "" : progress.message()));
         return Replies.extended(lease, reply);
     }
 
@@ -268,12 +283,59 @@ public final class QueueClient {
         return Replies.reaped(queue, scripts.run(Script.REAP, keys, null, List.of(keys.prefix(), Integer.toString(batch))));
     }
 
-    /** Withdraws a pending or delayed job; active and finished jobs are refused. */
+    /**
+     * Withdraws a pending or delayed job; for an active job, requests its cancel
+     * ({@link ManualTransition.CancelRequested}: its worker learns it with the next heartbeat, see
+     * {@link LeaseExtension.Extended#cancelRequested()}); finished jobs are refused.
+     */
     public ManualTransition cancel(String queue, String jobId) {
         QueueKeys keys = keysOf(queue);
         RequestChecks.jobId(jobId);
         Object reply = scripts.run(Script.CANCEL, keys, jobId, List.of(keys.prefix(), jobId));
-        return Replies.moved(queue, jobId, JobState.CANCELLED, reply, "only pending or delayed jobs can be cancelled");
+        return Replies.cancelled(queue, jobId, reply, "only pending, delayed or active jobs can be cancelled");
+    }
+
+    /**
+     * Ends an active job whose cancel was requested as cancelled, by the holder of its lease,
+     * after its attempt ended without committing its effect. Fenced as {@link #complete} is; a
+     * job whose cancel nobody requested is left active ({@link StopOutcome.NotRequested}).
+     */
+    public StopOutcome stop(Lease lease, String reason) {
+        QueueKeys keys = keysOf(lease);
+        Object reply = scripts.run(Script.STOP, keys, lease.jobId(), List.of(keys.prefix(), lease.jobId(),
+                Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()), truncateError(reason)));
+        return Replies.stopped(lease, reply);
+    }
+
+    /**
+     * Makes a delayed job pending now, whatever its due time (an operator's "run it now"). Jobs
+     * in any other state are refused.
+     */
+    public ManualTransition promote(String queue, String jobId) {
+        return reschedule(queue, jobId, "now", "");
+    }
+
+    /**
+     * Moves a delayed job's due time to {@code runAt}, judged on the server's clock: a moment
+     * not in the future there makes the job pending now ({@link ManualTransition.Moved}), any
+     * other is its new due time ({@link ManualTransition.Rescheduled}). Jobs in any other state
+     * are refused.
+     */
+    public ManualTransition reschedule(String queue, String jobId, Instant runAt) {
+        return reschedule(queue, jobId, "at", Long.toString(RequestChecks.runAt("runAt", runAt)));
+    }
+
+    /** As {@link #reschedule(String, String, Instant)}, due {@code delay} after the server's now (0: pending now). */
+    public ManualTransition reschedule(String queue, String jobId, Duration delay) {
+        return reschedule(queue, jobId, "in",
+                Long.toString(RequestChecks.between("delay", delay, Duration.ZERO, settings.maxDelay()).toMillis()));
+    }
+
+    private ManualTransition reschedule(String queue, String jobId, String how, String value) {
+        QueueKeys keys = keysOf(queue);
+        RequestChecks.jobId(jobId);
+        Object reply = scripts.run(Script.RESCHEDULE, keys, jobId, List.of(keys.prefix(), jobId, how, value));
+        return Replies.rescheduled(queue, jobId, reply, "only a delayed job can be promoted or rescheduled");
     }
 
     /** Deletes a finished (completed, dead or cancelled) job and its history now. */

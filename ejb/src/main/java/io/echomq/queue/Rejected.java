@@ -10,7 +10,7 @@ import java.util.Optional;
  * @param attempts the job's current attempt number (its current token), 0 when unknown
  */
 public record Rejected(Lease lease, Reason reason, Optional<JobState> state, long attempts)
-        implements Settlement, LeaseExtension, RetryOutcome {
+        implements Settlement, LeaseExtension, RetryOutcome, StopOutcome {
 
     public enum Reason {
         /** No such job (never existed, or deleted by retention). */

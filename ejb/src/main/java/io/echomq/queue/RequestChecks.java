@@ -2,6 +2,7 @@ package io.echomq.queue;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.regex.Pattern;
 
 /**
@@ -110,6 +111,21 @@ final class RequestChecks {
             throw new InvalidRequestException(field, "must not be negative, was " + value.toMillis() + " ms");
         }
         return value;
+    }
+
+    /** The latest run-at time accepted: the end of year 9999 (UTC). */
+    static final Instant MAX_RUN_AT = Instant.parse("9999-12-31T23:59:59.999Z");
+
+    /** A run-at time as ms since the epoch; whether it is in the future is the server clock's to judge. */
+    static long runAt(String field, Instant value) {
+        if (value == null) {
+            throw new InvalidRequestException(field, "is required");
+        }
+        if (value.isBefore(Instant.EPOCH) || value.isAfter(MAX_RUN_AT)) {
+            throw new InvalidRequestException(field, "must be between 0 and " + MAX_RUN_AT.toEpochMilli()
+                    + " ms since the epoch (1970 to the end of 9999), was " + value);
+        }
+        return value.toEpochMilli();
     }
 
     static long range(String field, long value, long min, long max) {

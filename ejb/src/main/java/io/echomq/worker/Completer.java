@@ -7,6 +7,8 @@ import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.Rejected;
 import io.echomq.queue.RetryOutcome;
 import io.echomq.queue.Settlement;
+import io.echomq.queue.StopOutcome;
+import io.echomq.queue.FailureKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -54,6 +56,8 @@ final class Completer {
             faults.pass(CrashPoint.ACK, done.job());
             toAcknowledge.add(done.job());
             faults.pass(CrashPoint.DONE, done.job());
+        } else if (outcome instanceof JobOutcome.Stopped stopped) {
+            stop(stopped);
         } else {
             retry((JobOutcome.Failed) outcome);
         }
@@ -104,6 +108,26 @@ final class Completer {
             LOG.log(Level.INFO, "queue ''{0}'', {1}", new Object[] {done.job().lease().queue(), skipped.describe()});
         }
         listener.effect(done.job(), done.effect(), done.took());
+    }
+
+    /**
+     * Ends a job whose cancel was requested and whose attempt rolled back as cancelled, through
+     * its fenced lease. Should the queue say no cancel was requested (it never unasks one while
+     * the job is active, so only an older server could), the attempt is retried as a failure.
+     */
+    private void stop(JobOutcome.Stopped stopped) {
+        ClaimedJob job = stopped.job();
+        try {
+            StopOutcome outcome = queue.stop(job.lease(), stopped.reason());
+            if (outcome instanceof StopOutcome.NotRequested) {
+                retry(new JobOutcome.Failed(job, stopped.reason(), FailureKind.RETRYABLE));
+                return;
+            }
+            listener.stopped(job, outcome);
+        } catch (QueueUnavailableException e) {
+            // The lease expires and the reaper returns the job, its cancel still requested.
+            listener.abandoned(job, e);
+        }
     }
 
     private void retry(JobOutcome.Failed failed) {

@@ -10,7 +10,7 @@ import java.time.Duration;
  * returns it; the {@link Completer} alone acts on it (acknowledges, retries, dead-letters) and
  * reports it.
  */
-sealed interface JobOutcome permits JobOutcome.Done, JobOutcome.Failed {
+sealed interface JobOutcome permits JobOutcome.Done, JobOutcome.Failed, JobOutcome.Stopped {
 
     ClaimedJob job();
 
@@ -30,5 +30,13 @@ sealed interface JobOutcome permits JobOutcome.Done, JobOutcome.Failed {
      * @param kind whether the attempt counts, or the job goes dead at once
      */
     record Failed(ClaimedJob job, String error, FailureKind kind) implements JobOutcome {
+    }
+
+    /**
+     * The job's cancel was requested and its attempt ended without committing (the handler
+     * stopped with {@code JobCancelledException}, or failed, or timed out: its transaction rolled
+     * back). The job may be ended cancelled.
+     */
+    record Stopped(ClaimedJob job, String reason) implements JobOutcome {
     }
 }

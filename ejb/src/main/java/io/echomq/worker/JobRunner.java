@@ -5,6 +5,7 @@ import io.echomq.effect.EffectFailedException;
 import io.echomq.effect.EffectOutcome;
 import io.echomq.effect.EffectStore;
 import io.echomq.handler.BatchJobHandler;
+import io.echomq.handler.JobCancelledException;
 import io.echomq.handler.JobContext;
 import io.echomq.handler.JobHandler;
 import io.echomq.api.PermanentJobFailure;
@@ -80,13 +81,18 @@ final class JobRunner {
         faults.pass(CrashPoint.LEASE, job);
         long start = System.nanoTime();
         try {
-            EffectOutcome outcome = effects.apply(job.lease(), tx -> cancellableAtTimeout(work, tx, () -> handler.handle(context(job, tx))));
+            EffectOutcome outcome = effects.apply(job.lease(), tx -> cancellableAtTimeout(work, tx, () -> handler.handle(context(job, tx, work))));
             return new JobOutcome.Done(job, outcome, Duration.ofNanos(System.nanoTime() - start));
         } catch (SimulatedCrash crash) {
             throw crash;
         } catch (EffectFailedException failed) {
             Throwable cause = failed.getCause();
             boolean timedOut = work.timedOut();
+            if (work.signals(job).cancelRequested()) {
+                // Rolled back, and an operator asked to cancel: whatever stopped it, it ends cancelled.
+                return new JobOutcome.Stopped(job, cause instanceof JobCancelledException ? "the handler stopped"
+                        : (timedOut ? "timed out" : "failed") + " after the cancel request: " + cause);
+            }
             String error = timedOut ? "timed out after " + settings.jobTimeout().toMillis() + " ms: " + cause : String.valueOf(cause);
             return new JobOutcome.Failed(job, error,
                     cause instanceof PermanentJobFailure && !timedOut ? FailureKind.PERMANENT : FailureKind.RETRYABLE);
@@ -115,7 +121,7 @@ final class JobRunner {
         List<EffectOutcome> outcomes;
         try {
             outcomes = effects.applyAll(jobs.stream().map(ClaimedJob::lease).toList(), (tx, recorded) -> cancellableAtTimeout(work, tx,
-                    () -> batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx)).toList())));
+                    () -> batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx, work)).toList())));
         } catch (SimulatedCrash crash) {
             throw crash;
         } catch (RuntimeException | Error failed) {
@@ -187,8 +193,9 @@ final class JobRunner {
         }
     }
 
-    private static JobContext context(ClaimedJob job, Handle tx) {
+    private static JobContext context(ClaimedJob job, Handle tx, RunningWork work) {
         Lease lease = job.lease();
-        return new JobContext(lease.queue(), job.id(), lease.jobCreatedMs(), job.attempt(), job.lane(), job.payload(), tx);
+        return new JobContext(lease.queue(), job.id(), lease.jobCreatedMs(), job.attempt(), job.lane(), job.payload(), tx,
+                work.signals(job));
     }
 }

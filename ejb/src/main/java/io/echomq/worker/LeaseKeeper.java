@@ -2,6 +2,7 @@ package io.echomq.worker;
 
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.LeaseExtension;
+import io.echomq.queue.Progress;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.Rejected;
@@ -18,7 +19,9 @@ import java.util.logging.Logger;
  * Heartbeat and hard timeout for all leased jobs of one worker, on one periodic timer task:
  * extends the leases of work whose last extension (or claim) is a heartbeat interval old,
  * whether it runs or still waits for a runner, and interrupts running work past the job
- * timeout. One task per worker rather than two timers per
+ * timeout. A job whose handler reported progress since the last tick is extended at once,
+ * carrying the latest report (so progress shows within a tick, at most a second, and a handler
+ * reporting often costs one heartbeat per tick at most). One task per worker rather than two timers per
  * job: at thousands of jobs a second, per-job timers would fill the scheduler's queue with
  * cancelled tasks.
  */
@@ -59,7 +62,7 @@ final class LeaseKeeper {
 
     /** Keeps one job of a started work alive as work of its own, started by the calling runner. */
     RunningWork trackAlone(ClaimedJob job, RunningWork from) {
-        RunningWork alone = new RunningWork(List.of(job), from.extendedNanos());
+        RunningWork alone = new RunningWork(List.of(job), from.extendedNanos(), from);
         from.drop(job);
         alone.start();
         running.add(alone);
@@ -88,21 +91,34 @@ final class LeaseKeeper {
             if (work.timeOutIfPast(now, timeout)) {
                 continue;
             }
-            if (now - work.extendedNanos() >= heartbeat) {
+            boolean beat = now - work.extendedNanos() >= heartbeat;
+            if (beat) {
                 work.extendedAt(now);
-                work.leased().forEach(job -> extend(work, job));
+            }
+            for (ClaimedJob job : work.leased()) {
+                JobSignalSlot signals = work.signals(job);
+                Progress progress = signals.takeUnsent();
+                if (beat || progress != null) {
+                    extend(work, job, signals, progress);
+                }
             }
         }
     }
 
-    private void extend(RunningWork work, ClaimedJob job) {
+    private void extend(RunningWork work, ClaimedJob job, JobSignalSlot signals, Progress progress) {
         try {
-            LeaseExtension extension = queue.extend(job.lease(), settings.lease());
+            LeaseExtension extension = queue.extend(job.lease(), settings.lease(), progress);
+            if (extension instanceof LeaseExtension.Extended extended && extended.cancelRequested()) {
+                signals.requestCancel();
+            }
             if (extension instanceof Rejected rejected) {
                 work.drop(job);
                 listener.leaseLost(job, rejected);
             }
         } catch (QueueUnavailableException e) {
+            if (progress != null) {
+                signals.unsentAgain(progress);
+            }
             // The next beat tries again; if none gets through, the lease expires and the job is reaped.
             LOG.log(Level.WARNING, "heartbeat of job {0} on queue ''{1}'' failed: {2}",
                     new Object[] {job.id(), job.lease().queue(), e.getMessage()});

@@ -19,6 +19,8 @@ final class RunningWork {
     private final List<ClaimedJob> jobs;
     /** By job id: a job record's own hash would run over its whole payload. */
     private final Map<String, ClaimedJob> leased = new ConcurrentHashMap<>();
+    /** Each job's signals from its handler, by job id; fixed at construction. */
+    private final Map<String, JobSignalSlot> signals;
     /** When the leases were last extended (nanoTime); first, when the claim that leased them was sent. */
     private volatile long extendedNanos;
     /** The runner and when it started; null and 0 while the work waits (no hard timeout then). Guarded by this. */
@@ -30,9 +32,22 @@ final class RunningWork {
     private Runnable onTimeout;
 
     RunningWork(List<ClaimedJob> jobs, long leasedAtNanos) {
+        this(jobs, leasedAtNanos, null);
+    }
+
+    /** Work over {@code jobs} whose signals carry on from {@code from} (a job of a failed batch, run alone). */
+    RunningWork(List<ClaimedJob> jobs, long leasedAtNanos, RunningWork from) {
         this.jobs = List.copyOf(jobs);
         jobs.forEach(job -> leased.put(job.id(), job));
         this.extendedNanos = leasedAtNanos;
+        Map<String, JobSignalSlot> slots = new java.util.HashMap<>();
+        jobs.forEach(job -> slots.put(job.id(), from == null ? new JobSignalSlot() : from.signals(job)));
+        this.signals = Map.copyOf(slots);
+    }
+
+    /** The signals of one of this work's jobs. */
+    JobSignalSlot signals(ClaimedJob job) {
+        return signals.get(job.id());
     }
 
     /** The calling thread starts on the work: from now on the hard timeout counts. */

@@ -4,6 +4,7 @@ import io.echomq.effect.EffectOutcome;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Rejected;
 import io.echomq.queue.RetryOutcome;
+import io.echomq.queue.StopOutcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
@@ -73,6 +74,11 @@ public final class SafeListener implements WorkerListener {
     @Override
     public void retried(ClaimedJob job, RetryOutcome outcome, String error) {
         call(l -> l.retried(job, outcome, error));
+    }
+
+    @Override
+    public void stopped(ClaimedJob job, StopOutcome outcome) {
+        call(l -> l.stopped(job, outcome));
     }
 
     @Override

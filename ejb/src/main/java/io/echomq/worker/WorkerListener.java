@@ -4,6 +4,7 @@ import io.echomq.effect.EffectOutcome;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Rejected;
 import io.echomq.queue.RetryOutcome;
+import io.echomq.queue.StopOutcome;
 import java.time.Duration;
 
 /**
@@ -37,6 +38,10 @@ public interface WorkerListener {
     }
 
     default void retried(ClaimedJob job, RetryOutcome outcome, String error) {
+    }
+
+    /** The job's cancel was requested and its attempt stopped without committing: {@code stop} answered. */
+    default void stopped(ClaimedJob job, StopOutcome outcome) {
     }
 
     /** A heartbeat found the lease gone: the job was reaped and may run elsewhere. */

@@ -98,7 +98,12 @@ class ClusterScriptsTest {
                 .isNotInstanceOf(Rejected.class);
         assertThat(client.requeue(queue, claimed.get(1).id())).isInstanceOf(ManualTransition.Moved.class); // requeue
         String delayed = client.enqueue(queue, NewJob.of("d").delayedBy(Duration.ofHours(1))).id();
+        assertThat(client.reschedule(queue, delayed, Duration.ofHours(2))).isInstanceOf(ManualTransition.Rescheduled.class); // reschedule
         assertThat(client.cancel(queue, delayed)).isInstanceOf(ManualTransition.Moved.class);          // cancel
+        client.enqueue(queue, NewJob.of("e"));
+        ClaimedJob running = client.claim(queue, Duration.ofSeconds(30), 1, "w1").get(0);
+        assertThat(client.cancel(queue, running.id())).isInstanceOf(ManualTransition.CancelRequested.class);
+        assertThat(client.stop(running.lease(), "stopped")).isInstanceOf(StopOutcome.Stopped.class);  // stop
         assertThat(client.reconcile(queue, claimed.get(1).id(), claimed.get(1).lease().jobCreatedMs(), "seen")).isInstanceOf(ManualTransition.Moved.class); // reconcile
         assertThat(client.remove(queue, claimed.get(0).id())).isInstanceOf(ManualTransition.Removed.class);          // remove
         client.claim(queue, Duration.ofMillis(100), 1, "w2");

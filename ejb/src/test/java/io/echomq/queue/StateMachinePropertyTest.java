@@ -29,8 +29,10 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.resps.Tuple;
 
 /**
- * Random sequences of enqueue, enqueue-batch, claim, complete-claim (the worker's round trip), extend,
- * complete, retry, reap, cancel, requeue, reconcile, trim, pause and waiting, from several simulated
+ * Random sequences of enqueue (after a delay or at a run-at time), enqueue-batch, claim, complete-claim
+ * (the worker's round trip), extend (with and without a progress report), complete, retry, stop
+ * (a cancelled run's settlement), reap, cancel, requeue, reconcile, promote,
+ * reschedule, trim, pause and waiting, from several simulated
  * workers holding short leases (some of them stale), with a completed-job bound of 2 (so the settle
  * path trims as it completes),
  * against a real server (one Valkey here, a Valkey Cluster in {@link ClusterStateMachinePropertyTest}).
@@ -44,7 +46,14 @@ import redis.clients.jedis.resps.Tuple;
  *       complete-claim, judged in order;</li>
  *   <li>retention, on the settle path or in a pass, deletes only finished jobs;</li>
  *   <li>the lane ring holds exactly the lanes with pending work; leases are scored by their
- *       deadline; stats agree with the structures.</li>
+ *       deadline, delayed jobs by their due time; stats agree with the structures;</li>
+ *   <li>cancelling an active job leaves it active (in the active set) with its cancel requested,
+ *       which its heartbeat then reports; stop ends a job cancelled exactly when its token is
+ *       current, the job active and its cancel requested, and changes nothing otherwise;</li>
+ *   <li>progress is recorded exactly when the heartbeat carrying it is accepted (current token,
+ *       active job), with that token as its attempt; a refused report changes nothing;</li>
+ *   <li>due times come from the server's clock: a run-at time in the server's past makes a job
+ *       pending, one in its future is the due time; a delay counts from the server's now.</li>
  * </ul>
  * The summary line counts the tries that broke an invariant (or met a failing script); the
  * property fails on the first, so a green run prints {@code violations=0} because none happened.
@@ -115,26 +124,34 @@ class StateMachinePropertyTest {
                 Arbitraries.integers().between(0, 3), Arbitraries.of(10, 25, 10_000)).as(CompleteClaim::new);
         Arbitrary<Action> claim = Combinators.combine(worker, Arbitraries.integers().between(1, 3), Arbitraries.of(10, 25, 10_000))
                 .as(Claim::new);
-        Arbitrary<Action> extend = Combinators.combine(worker, pick, Arbitraries.of(10, 10_000)).as(Extend::new);
-        Arbitrary<Action> complete = Combinators.combine(worker, pick).as(Complete::new);
+        Arbitrary<Action> extend = Arbitraries.oneOf(Combinators.combine(worker, pick, Arbitraries.of(10, 10_000)).as(Extend::new),
+                Combinators.combine(worker, pick, Arbitraries.integers().between(0, 100)).as(ReportProgress::new));
+        Arbitrary<Action> complete = Arbitraries.oneOf(Combinators.combine(worker, pick).as(Complete::new),
+                Combinators.combine(worker, pick).as(Stop::new));
         Arbitrary<Action> fail = Combinators.combine(worker, pick, Arbitraries.of(0, 10),
                 Arbitraries.of(FailureKind.RETRYABLE, FailureKind.RETRYABLE, FailureKind.PERMANENT, FailureKind.CONTENDED)).as(Fail::new);
         Arbitrary<Action> operator = Arbitraries.oneOf(
                 pick.map(Cancel::new), pick.map(Requeue::new), pick.map(Reconcile::new), pick.map(Remove::new), Arbitraries.just(new Trim()),
                 Arbitraries.of(true, false).map(Pause::new));
+        Arbitrary<Action> enqueueAt = Combinators.combine(Arbitraries.of(LANES), Arbitraries.of(-1_000, 0, 15, 60_000))
+                .as(EnqueueAt::new);
+        Arbitrary<Action> due = Arbitraries.oneOf(pick.map(Promote::new),
+                Combinators.combine(pick, Arbitraries.of(-1_000, 15, 60_000)).as(RescheduleAt::new),
+                Combinators.combine(pick, Arbitraries.of(0, 15, 60_000)).as(RescheduleIn::new));
         Arbitrary<Action> time = Arbitraries.oneOf(Arbitraries.just(new Reap()), Arbitraries.of(1, 5, 15, 30).map(Sleep::new));
         return Arbitraries.frequencyOf(
                         net.jqwik.api.Tuple.of(4, enqueue), net.jqwik.api.Tuple.of(2, enqueueBatch),
                         net.jqwik.api.Tuple.of(3, claim), net.jqwik.api.Tuple.of(4, completeClaim),
                         net.jqwik.api.Tuple.of(2, extend), net.jqwik.api.Tuple.of(3, complete),
                         net.jqwik.api.Tuple.of(3, fail), net.jqwik.api.Tuple.of(2, operator),
-                        net.jqwik.api.Tuple.of(3, time))
+                        net.jqwik.api.Tuple.of(3, time), net.jqwik.api.Tuple.of(1, enqueueAt),
+                        net.jqwik.api.Tuple.of(2, due))
                 .list().ofMinSize(5).ofMaxSize(30);
     }
 
     /** One step of a scenario. */
-    sealed interface Action permits Enqueue, EnqueueBatch, Claim, CompleteClaim, Extend, Complete, Fail, Cancel, Requeue,
-            Reconcile, Remove, Trim, Pause, Reap, Sleep {
+    sealed interface Action permits Enqueue, EnqueueBatch, EnqueueAt, Claim, CompleteClaim, Extend, ReportProgress, Complete, Stop, Fail, Cancel,
+            Requeue, Reconcile, Promote, RescheduleAt, RescheduleIn, Remove, Trim, Pause, Reap, Sleep {
         void applyTo(Run run);
     }
 
@@ -175,6 +192,47 @@ class StateMachinePropertyTest {
             for (int i = 0; i < jobs.size(); i++) {
                 jobs.get(i).answered(run, answers.get(i));
             }
+        }
+    }
+
+    /** A job due at the server's now + {@code offsetMs}: pending when that is not in the server's future at the enqueue. */
+    record EnqueueAt(String lane, int offsetMs) implements Action {
+        public void applyTo(Run run) {
+            long runAt = run.serverNowMs() + offsetMs;
+            long before = run.serverNowMs();
+            Enqueued enqueued = client.enqueue(run.queue, NewJob.of("at").inLane(lane).scheduledAt(java.time.Instant.ofEpochMilli(runAt)));
+            long after = run.serverNowMs();
+            if (runAt <= before) {
+                assertThat(enqueued.state()).as("a run-at time in the server's past means now").isEqualTo(JobState.PENDING);
+            } else if (runAt > after) {
+                assertThat(enqueued.state()).isEqualTo(JobState.DELAYED);
+                assertThat(redis.zscore(run.keys.delayed(), enqueued.id())).as("due at the run-at time").isEqualTo((double) runAt);
+            }
+            run.jobs.add(enqueued.id());
+            run.attempts.put(enqueued.id(), 0L);
+        }
+    }
+
+    record Promote(int pick) implements Action {
+        public void applyTo(Run run) {
+            run.operate(pick, id -> client.promote(run.queue, id), Set.of("delayed"));
+        }
+    }
+
+    /** A delayed job's due time moved to the server's now + {@code offsetMs}; in the server's past it is promoted. */
+    record RescheduleAt(int pick, int offsetMs) implements Action {
+        public void applyTo(Run run) {
+            long runAt = run.serverNowMs() + offsetMs;
+            run.reschedule(pick, id -> client.reschedule(run.queue, id, java.time.Instant.ofEpochMilli(runAt)), runAt, nowAfter -> runAt);
+        }
+    }
+
+    /** A delayed job's due time moved to {@code delayMs} after the server's now as the script reads it. */
+    record RescheduleIn(int pick, int delayMs) implements Action {
+        public void applyTo(Run run) {
+            long before = run.serverNowMs();
+            run.reschedule(pick, id -> client.reschedule(run.queue, id, Duration.ofMillis(delayMs)), before + delayMs,
+                    nowAfter -> nowAfter + delayMs);
         }
     }
 
@@ -227,11 +285,50 @@ class StateMachinePropertyTest {
         }
     }
 
+    /** A heartbeat carrying a progress report, with one of the worker's leases (current or stale). */
+    record ReportProgress(int worker, int pick, int percent) implements Action {
+        public void applyTo(Run run) {
+            List<Lease> held = run.leases.get(worker);
+            Lease lease = held.isEmpty() ? new Lease(run.queue, "999999", 1, 1) : held.get(pick % held.size());
+            List<String> before = redis.hmget(run.keys.job(lease.jobId()), "progress", "progress_message", "progress_attempt");
+            boolean accepted = run.settle(worker, pick, l -> client.extend(l, Duration.ofMillis(10_000),
+                    new Progress(percent, "p" + percent)), outcome -> outcome instanceof LeaseExtension.Extended).isPresent();
+            List<String> after = redis.hmget(run.keys.job(lease.jobId()), "progress", "progress_message", "progress_attempt");
+            if (accepted) {
+                assertThat(after).as("an accepted report is recorded with its attempt")
+                        .containsExactly(Integer.toString(percent), "p" + percent, Long.toString(lease.token()));
+            } else {
+                assertThat(after).as("a refused report (stale or settled lease) changes nothing").isEqualTo(before);
+            }
+        }
+    }
+
     record Complete(int worker, int pick) implements Action {
         public void applyTo(Run run) {
             Map<String, String> states = run.states();
             Optional<String> settled = run.settle(worker, pick, client::complete, outcome -> outcome instanceof Settlement.Completed);
             run.forgetTrimmed(states, Set.of("completed"), settled.map(Set::of).orElse(Set.of()));
+        }
+    }
+
+    /** A worker ends its job cancelled, as after its handler stopped on request: fenced, and only if a cancel was requested. */
+    record Stop(int worker, int pick) implements Action {
+        public void applyTo(Run run) {
+            List<Lease> held = run.leases.get(worker);
+            Lease lease = held.isEmpty() ? new Lease(run.queue, "999999", 1, 1) : held.get(pick % held.size());
+            List<String> before = redis.hmget(run.keys.job(lease.jobId()), "state", "attempts", "cancel_requested");
+            StopOutcome outcome = client.stop(lease, "stopped");
+            boolean current = "active".equals(before.get(0)) && Long.toString(lease.token()).equals(before.get(1));
+            boolean requested = before.get(2) != null;
+            assertThat(outcome instanceof StopOutcome.Stopped).as("%s with token %d when job is %s", outcome, lease.token(), before)
+                    .isEqualTo(current && requested);
+            assertThat(outcome instanceof StopOutcome.NotRequested).isEqualTo(current && !requested);
+            List<String> after = redis.hmget(run.keys.job(lease.jobId()), "state", "attempts", "cancel_requested");
+            if (current && requested) {
+                assertThat(after.get(0)).isEqualTo("cancelled");
+            } else {
+                assertThat(after).as("a refused stop changes nothing").isEqualTo(before);
+            }
         }
     }
 
@@ -243,9 +340,26 @@ class StateMachinePropertyTest {
         }
     }
 
+    /** Pending and delayed jobs are cancelled; an active one stays active with its cancel requested, reported by its heartbeat. */
     record Cancel(int pick) implements Action {
         public void applyTo(Run run) {
-            run.operate(pick, id -> client.cancel(run.queue, id), Set.of("pending", "delayed"));
+            if (run.jobs.isEmpty()) {
+                return;
+            }
+            String id = List.copyOf(run.jobs).get(pick % run.jobs.size());
+            String before = redis.hget(run.keys.job(id), "state");
+            ManualTransition outcome = client.cancel(run.queue, id);
+            assertThat(outcome instanceof ManualTransition.Moved).as("%s from %s", outcome, before)
+                    .isEqualTo(Set.of("pending", "delayed").contains(before));
+            assertThat(outcome instanceof ManualTransition.CancelRequested).as("%s from %s", outcome, before)
+                    .isEqualTo("active".equals(before));
+            if ("active".equals(before)) {
+                assertThat(redis.hget(run.keys.job(id), "state")).isEqualTo("active");
+                Lease current = new Lease(run.queue, id, Long.parseLong(redis.hget(run.keys.job(id), "created_at")),
+                        Long.parseLong(redis.hget(run.keys.job(id), "attempts")));
+                assertThat(client.extend(current, Duration.ofMillis(10_000))).as("the heartbeat reports the request")
+                        .isInstanceOfSatisfying(LeaseExtension.Extended.class, e -> assertThat(e.cancelRequested()).isTrue());
+            }
         }
     }
 
@@ -399,6 +513,37 @@ class StateMachinePropertyTest {
                     .isEqualTo(allowedFrom.contains(before));
         }
 
+        /**
+         * A reschedule of a picked job: moved exactly when it was delayed; then delayed at a due
+         * time of at least {@code earliestDue} (the server's now before the call, plus the delay)
+         * and at most {@code latestDue} of the server's now after the call, or promoted to pending when the script's now had reached
+         * that time.
+         */
+        void reschedule(int pick, java.util.function.Function<String, ManualTransition> call, long earliestDue,
+                java.util.function.LongUnaryOperator latestDue) {
+            if (jobs.isEmpty()) {
+                return;
+            }
+            String id = List.copyOf(jobs).get(pick % jobs.size());
+            String before = redis.hget(keys.job(id), "state");
+            ManualTransition outcome = call.apply(id);
+            long after = serverNowMs();
+            assertThat(outcome instanceof ManualTransition.Refused).as("%s from %s", outcome, before).isEqualTo(!"delayed".equals(before));
+            if (outcome instanceof ManualTransition.Rescheduled moved) {
+                assertThat(moved.dueAt().toEpochMilli()).as("the new due time, on the server's clock")
+                        .isBetween(earliestDue, latestDue.applyAsLong(after));
+                assertThat(redis.zscore(keys.delayed(), id)).isEqualTo((double) moved.dueAt().toEpochMilli());
+            } else if (outcome instanceof ManualTransition.Moved moved) {
+                assertThat(moved.to()).isEqualTo(JobState.PENDING);
+            }
+        }
+
+        /** The clock of the server that holds this queue (TIME), in ms. */
+        long serverNowMs() {
+            List<?> time = (List<?>) redis.eval("return redis.call('TIME')", 1, keys.meta());
+            return Long.parseLong(String.valueOf(time.get(0))) * 1000 + Long.parseLong(String.valueOf(time.get(1))) / 1000;
+        }
+
         void forget(String id) {
             jobs.remove(id);
             attempts.remove(id);
@@ -453,6 +598,11 @@ class StateMachinePropertyTest {
                 long now = Long.parseLong(job.get("attempts"));
                 assertThat(now).as("after %s: attempts of job %s never decrease", after, id).isGreaterThanOrEqualTo(attempts.get(id));
                 attempts.put(id, now);
+                if (state.equals("delayed")) {
+                    double score = sets.get("delayed").get().stream().filter(t -> t.getElement().equals(id)).findFirst().orElseThrow().getScore();
+                    assertThat((long) score).as("after %s: delayed job %s scored by its due time", after, id)
+                            .isEqualTo(Long.parseLong(job.get("due_at")));
+                }
                 if (state.equals("active")) {
                     double score = sets.get("active").get().stream().filter(t -> t.getElement().equals(id)).findFirst().orElseThrow().getScore();
                     assertThat((long) score).as("lease scored by its deadline").isEqualTo(Long.parseLong(job.get("lease_until")));

@@ -592,12 +592,63 @@ class StateMachineTest {
         }
 
         @Test
-        void activeJobCannotBeCancelled() {
+        void cancellingAnActiveJobRequestsItAndLeavesItActiveForItsWorker() {
             client.enqueue(queue, NewJob.of("x"));
             ClaimedJob job = claimOne(LEASE);
-            assertThat(client.cancel(queue, job.id())).isInstanceOfSatisfying(ManualTransition.Refused.class,
-                    r -> assertThat(r.current()).contains(JobState.ACTIVE));
+            assertThat(client.extend(job.lease(), LEASE)).isInstanceOfSatisfying(LeaseExtension.Extended.class,
+                    e -> assertThat(e.cancelRequested()).isFalse());
+
+            assertThat(client.cancel(queue, job.id())).isEqualTo(new ManualTransition.CancelRequested(queue, job.id()));
+            assertThat(client.cancel(queue, job.id())).as("asking again answers the same").isEqualTo(
+                    new ManualTransition.CancelRequested(queue, job.id()));
+
+            assertThat(stateOf(job.id())).isEqualTo(JobState.ACTIVE);
+            assertThat(redis.zscore(keys.active(), job.id())).isNotNull();
+            assertThat(client.job(queue, job.id()).orElseThrow().cancelRequestedAt()).isPresent();
+            assertThat(client.extend(job.lease(), LEASE)).as("the heartbeat tells the worker")
+                    .isInstanceOfSatisfying(LeaseExtension.Extended.class, e -> assertThat(e.cancelRequested()).isTrue());
+            assertThat(client.history(queue, job.id())).extracting(JobEvent::event).containsOnlyOnce("cancel-requested");
+            // A handler that committed anyway: its effect stands, the job ends completed (invariant 6).
             assertThat(client.complete(job.lease())).isInstanceOf(Settlement.Completed.class);
+        }
+
+        @Test
+        void stopEndsAJobWhoseCancelWasRequestedCancelledThroughItsFencedLease() {
+            client.enqueue(queue, NewJob.of("x"));
+            ClaimedJob job = claimOne(LEASE);
+            assertThat(client.stop(job.lease(), "stopped")).as("no cancel requested: nothing changes")
+                    .isEqualTo(new StopOutcome.NotRequested(job.lease()));
+            assertThat(stateOf(job.id())).isEqualTo(JobState.ACTIVE);
+
+            client.cancel(queue, job.id());
+            Lease stale = new Lease(queue, job.id(), job.lease().jobCreatedMs(), job.attempt() + 1);
+            assertThat(client.stop(stale, "zombie")).isInstanceOfSatisfying(Rejected.class,
+                    r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.STALE_TOKEN));
+            assertThat(client.stop(new Lease(queue, job.id(), job.lease().jobCreatedMs() + 1, job.attempt()), "other job"))
+                    .isInstanceOfSatisfying(Rejected.class, r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
+            assertThat(stateOf(job.id())).isEqualTo(JobState.ACTIVE);
+
+            assertThat(client.stop(job.lease(), "the handler stopped")).isInstanceOf(StopOutcome.Stopped.class);
+            assertThat(stateOf(job.id())).isEqualTo(JobState.CANCELLED);
+            assertThat(redis.zscore(keys.active(), job.id())).isNull();
+            assertThat(redis.zscore(keys.cancelled(), job.id())).isNotNull();
+            assertThat(client.stop(job.lease(), "again")).isInstanceOfSatisfying(Rejected.class,
+                    r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_ACTIVE));
+            assertThat(client.complete(job.lease())).as("a stopped job cannot be completed after all").isInstanceOf(Rejected.class);
+        }
+
+        @Test
+        void aRequeueDropsACancelRequestLeftFromAnEarlierRun() {
+            client.enqueue(queue, NewJob.of("x").withMaxAttempts(1));
+            ClaimedJob job = claimOne(LEASE);
+            client.cancel(queue, job.id());
+            client.retry(job.lease(), "failed", Backoff.NONE, FailureKind.RETRYABLE);
+            assertThat(stateOf(job.id())).isEqualTo(JobState.DEAD);
+
+            client.requeue(queue, job.id());
+            ClaimedJob again = claimOne(LEASE);
+            assertThat(client.extend(again.lease(), LEASE)).isInstanceOfSatisfying(LeaseExtension.Extended.class,
+                    e -> assertThat(e.cancelRequested()).isFalse());
         }
 
         @Test

@@ -1,8 +1,12 @@
 --[[
-  cancel: withdraws a job that no worker holds (pending or delayed) so it never runs.
+  cancel: withdraws a job that no worker holds (pending or delayed) so it never runs; for an
+  active job, records a cancel request that its worker learns with its next heartbeat.
 
-  Invariant: an active job cannot be cancelled (its effect may be committing; it ends by
-  its worker or by the reaper), and a finished job stays finished.
+  Invariant: an active job is not moved here (its effect may be committing): it stays active,
+  in the active set, with cancel_requested set (once: a second request changes nothing), and
+  ends by its worker's fenced settlement: cancelled if its handler stopped without committing
+  (stop-3), completed if its effect committed anyway (invariant 6). A finished job stays
+  finished.
 
   Input:
     KEYS[1] job        echomq:{q}:job:<id>
@@ -14,8 +18,9 @@
 
   Output:
     {'OK', previous_state}
+    {'REQUESTED', 'active'}   the job is active: its cancel is requested (or already was)
     {'NOT_FOUND'}
-    {'REFUSED', state}        the job is active, completed, dead or already cancelled
+    {'REFUSED', state}        the job is completed, dead or already cancelled
 ]]
 local rcall = redis.call
 local job, delayed, cancelled, ring = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -30,6 +35,12 @@ local fields = rcall('HMGET', job, 'state', 'lane')
 local state, lane = fields[1], fields[2]
 if not state then
   return {'NOT_FOUND'}
+end
+if state == 'active' then
+  if rcall('HSETNX', job, 'cancel_requested', now_ms()) == 1 then
+    log_event(prefix, id, now_ms(), 'cancel-requested', nil, nil, nil, 'the handler learns it with its next heartbeat')
+  end
+  return {'REQUESTED', 'active'}
 end
 if not unqueue(prefix, ring, delayed, job, id, state, lane) then
   return {'REFUSED', state}

@@ -1,5 +1,6 @@
 --[[
-  enqueue: mints a job id and stores a new job as pending (or delayed when a delay is given).
+  enqueue: mints a job id and stores a new job as pending (or delayed when a delay or a run-at
+  time in the future is given).
 
   Invariant: an acknowledged enqueue exists in exactly one structure: its lane's pending set
   or the delayed set. With an idempotency key, the key maps to at most one job: a second
@@ -16,6 +17,8 @@
     ARGV[4] delay in ms (0 = pending now)
     ARGV[5] lane
     ARGV[6] idempotency key ('' = none)
+    ARGV[7] run at: ms since the epoch, judged on the server clock ('' = none; not together
+            with a delay); a time not in the future means pending now
 
   Output:
     {'CREATED', id, state}     state is 'pending' or 'delayed'
@@ -25,7 +28,7 @@ local rcall = redis.call
 local seq, ring, delayed, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local prefix, payload = ARGV[1], ARGV[2]
 local max_attempts, delay_ms = tonumber(ARGV[3]), tonumber(ARGV[4])
-local lane, idem_key = ARGV[5], ARGV[6]
+local lane, idem_key, run_at = ARGV[5], ARGV[6], tonumber(ARGV[7])
 
 -- #include now_ms
 -- #include integer_text
@@ -33,4 +36,4 @@ local lane, idem_key = ARGV[5], ARGV[6]
 -- #include log_event
 -- #include enqueue_one
 
-return enqueue_one(prefix, seq, ring, delayed, idem, integer_text(now_ms()), payload, max_attempts, delay_ms, lane, idem_key)
+return enqueue_one(prefix, seq, ring, delayed, idem, integer_text(now_ms()), payload, max_attempts, delay_ms, lane, idem_key, run_at)

@@ -2,7 +2,8 @@
   requeue: gives a dead job a fresh run: back to pending with a new budget of attempts.
 
   Invariant: `attempts` never goes back (tokens of earlier leases stay stale); the ceiling
-  is raised instead: max_attempts = attempts + the job's original budget.
+  is raised instead: max_attempts = attempts + the job's original budget. A cancel request
+  left from an earlier run is dropped: the operator asks for this run.
 
   Input:
     KEYS[1] job       echomq:{q}:job:<id>
@@ -34,7 +35,7 @@ if state ~= 'dead' then
 end
 rcall('ZREM', dead, id)
 rcall('HSET', job, 'max_attempts', tonumber(fields[3]) + tonumber(fields[4]))
-rcall('HDEL', job, 'finished_at')
+rcall('HDEL', job, 'finished_at', 'cancel_requested')
 push_pending(prefix, ring, lane, id)
 log_event(prefix, id, now_ms(), 'requeued', nil, nil, nil, 'fresh budget: up to attempt ' .. (tonumber(fields[3]) + tonumber(fields[4])))
 return {'OK', state}

@@ -1,6 +1,6 @@
 // One job: its fields, payload (as text), actions, the effect row, and a per-attempt timeline that
 // answers "why did this run twice?" at a glance.
-import { get, post, enc, isAdmin } from '../api.js';
+import { get, post, put, enc, isAdmin } from '../api.js';
 import { h, replace, timeEl, duration, confirmAction, notify, describeError } from '../dom.js';
 
 const ENDINGS = {
@@ -17,6 +17,8 @@ const ENDINGS = {
 const EVENT_WORDS = {
   enqueued: 'submitted',
   promoted: 'due: moved to pending',
+  rescheduled: 'due time changed by an operator',
+  'cancel-requested': 'cancel requested by an operator',
   claimed: 'claimed',
   extended: 'lease extended (heartbeat)',
   completed: 'completed',
@@ -129,9 +131,22 @@ function fact(label, value, testid) {
   return h('div', {}, h('dt', {}, label), h('dd', testid ? { 'data-testid': testid } : {}, value));
 }
 
+/** The handler's latest progress report: a bar, the percent and message, and which attempt said so. */
+function progressView(job) {
+  const p = job.progress;
+  if (!p) return h('span', { class: 'muted', 'data-testid': 'job-progress' }, '—');
+  const current = job.state === 'active' && Number(p.attempt) === Number(job.attempts);
+  return h('span', { class: 'progress', 'data-testid': 'job-progress' },
+    h('progress', { max: '100', value: String(p.percent), 'aria-label': 'progress' }), ' ',
+    h('span', { 'data-testid': 'job-progress-text' }, `${p.percent}%${p.message ? ` · ${p.message}` : ''}`),
+    h('span', { class: 'muted small' }, current ? ' (now)' : ` (reported by attempt ${p.attempt})`));
+}
+
 export function jobPage(view, queue, id) {
   let stopped = false;
+  let poll = null;
   const load = async () => {
+    clearTimeout(poll);
     let job;
     try {
       job = await get(`/queues/${enc(queue)}/jobs/${enc(id)}`);
@@ -141,6 +156,8 @@ export function jobPage(view, queue, id) {
     }
     if (stopped) return;
     render(job);
+    // A running job's progress (and its lease) move: follow them live, once a second.
+    if (job.state === 'active') poll = setTimeout(load, 1000);
   };
 
   const crumbs = () => h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Queues'), ' / ',
@@ -153,6 +170,11 @@ export function jobPage(view, queue, id) {
       b.disabled = true;
       try {
         const moved = await post(`/queues/${enc(queue)}/jobs/${enc(id)}/${path}`);
+        if (moved.cancelRequested) {
+          load();
+          notify(`Job #${id}: cancel requested; its handler learns it with its next heartbeat.`, 'ok');
+          return;
+        }
         if (moved.to === 'deleted') location.hash = `#/queues/${enc(queue)}/${moved.from}`;
         else load();
         notify(`Job #${id}: ${moved.from} → ${moved.to}.`, 'ok');
@@ -164,10 +186,43 @@ export function jobPage(view, queue, id) {
     return b;
   };
 
+  // A delayed job's new due time, from a local date-time field (sent as ms since the epoch; the
+  // server judges it on its own clock, and a time already past makes the job pending now).
+  const dueForm = (job) => {
+    const input = h('input', { type: 'datetime-local', step: '1', 'data-testid': 'job-due-input', 'aria-label': 'New due time' });
+    if (job.dueAt) {
+      const d = new Date(job.dueAt);
+      input.value = new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 19);
+    }
+    const b = h('button', { type: 'button', class: 'button', 'data-testid': 'job-due' }, 'Change due time');
+    b.addEventListener('click', async () => {
+      const runAt = new Date(input.value).getTime();
+      if (!input.value || Number.isNaN(runAt)) { notify('Choose a due time first.', 'error'); return; }
+      if (!(await confirmAction(`Make job #${id} due at ${new Date(runAt).toLocaleString()}?`, 'Change due time'))) return;
+      b.disabled = true;
+      try {
+        const due = await put(`/queues/${enc(queue)}/jobs/${enc(id)}/due`, { runAt });
+        load();
+        notify(due.state === 'pending' ? `Job #${id}: delayed → pending (due now).` : `Job #${id}: due at ${new Date(due.dueAt).toLocaleString()}.`, 'ok');
+      } catch (e) {
+        notify(describeError(e), 'error');
+        b.disabled = false;
+      }
+    });
+    return h('span', { class: 'due-form' }, input, ' ', b);
+  };
+
   const render = (job) => {
     const actions = [];
+    if (job.state === 'delayed') {
+      actions.push(action('Run now', 'promote', `Promote delayed job #${id}? It becomes pending now and runs as soon as a worker is free.`, 'Run now', false));
+      actions.push(dueForm(job));
+    }
     if (job.state === 'pending' || job.state === 'delayed') {
       actions.push(action('Cancel job', 'cancel', `Cancel job #${id}? It will not run.`, 'Cancel job', true));
+    }
+    if (job.state === 'active' && !job.cancelRequestedAt) {
+      actions.push(action('Request cancel', 'cancel', `Ask job #${id}'s handler to stop? It learns it with its next heartbeat; if it stops, its effect is rolled back and the job ends cancelled; if its effect commits first, the job ends completed.`, 'Request cancel', true));
     }
     if (job.state === 'dead') {
       actions.push(action('Retry job', 'retry', `Retry dead job #${id}? It goes back to pending with a fresh budget of attempts and runs again.`, 'Retry job', false));
@@ -182,7 +237,10 @@ export function jobPage(view, queue, id) {
       crumbs(),
       h('div', { class: 'page-head' },
         h('h1', {}, 'Job ', h('span', { class: 'mono' }, `#${job.id}`), ' ',
-          h('span', { class: ['badge', `state-badge`, `state-${job.state}`], 'data-testid': 'job-state' }, job.state)),
+          h('span', { class: ['badge', `state-badge`, `state-${job.state}`], 'data-testid': 'job-state' }, job.state),
+          job.state === 'active' && job.cancelRequestedAt
+            ? [' ', h('span', { class: ['badge', 'badge-cancel-requested'], 'data-testid': 'job-cancel-requested', title: `requested ${new Date(job.cancelRequestedAt).toLocaleString()}` }, 'cancel requested')]
+            : null),
         h('div', { class: 'page-tools' }, refresh, actions)),
       h('section', { class: 'card' },
         h('dl', { class: 'facts facts-wide' },
@@ -190,9 +248,10 @@ export function jobPage(view, queue, id) {
           fact('Lane', h('span', { class: 'mono' }, job.lane ?? '—')),
           fact('Attempts', `${job.attempts} of ${job.maxAttempts}`, 'job-attempts'),
           fact('Created', timeEl(job.createdAt)),
-          fact('Due', timeEl(job.dueAt)),
+          fact('Due', timeEl(job.dueAt), 'job-due-at'),
           fact('Claimed', timeEl(job.claimedAt)),
           fact('Lease until', timeEl(job.leaseUntil)),
+          fact('Progress', progressView(job)),
           fact('Worker', h('span', { class: 'mono' }, job.worker ?? '—')),
           fact('Finished', timeEl(job.finishedAt)),
           fact('Idempotency key', h('span', { class: 'mono' }, job.idempotencyKey ?? '—')),
@@ -215,6 +274,6 @@ export function jobPage(view, queue, id) {
 
   replace(view, crumbs(), h('h1', {}, `Job #${id}`), h('p', { class: 'muted' }, 'Loading…'));
   load();
-  return () => { stopped = true; };
+  return () => { stopped = true; clearTimeout(poll); };
 }
 

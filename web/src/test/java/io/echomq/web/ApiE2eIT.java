@@ -50,8 +50,9 @@ class ApiE2eIT {
     @BeforeAll
     static void deploy(ValkeyService valkey, PostgresService postgres) {
         app = new E2eDeployment(valkey, postgres, 2, Map.of("ECHOMQ_WORKER_CONCURRENCY", "8",
-                // A queue no handler here drains, so the jobs its schedules make stay to be looked at.
-                "ECHOMQ_QUEUES", Schedules.QUEUE,
+                // Queues no handler here drains: the jobs its schedules make stay to be looked at, and
+                // on "held" a test can hold a job's lease itself.
+                "ECHOMQ_QUEUES", Schedules.QUEUE + ",held",
                 "ECHOMQ_SCHEDULES", "nightly",
                 "ECHOMQ_SCHEDULES_NIGHTLY_QUEUE", Schedules.QUEUE,
                 "ECHOMQ_SCHEDULES_NIGHTLY_CRON", "0 3 * * *",
@@ -329,6 +330,65 @@ class ApiE2eIT {
         }
 
         @Test
+        void aJobSubmittedToRunAtATimeCanBeRescheduledAndPromoted() throws Exception {
+            long inAnHour = System.currentTimeMillis() + 3_600_000;
+            E2eHttp.Response submitted = app.submitter.post(JOBS, "{\"payload\":{\"account\":\"run-at\",\"amountCents\":5},\"runAt\":"
+                    + inAnHour + "}");
+            assertThat(submitted.status()).as("%s", submitted).isEqualTo(201);
+            assertThat(json(submitted).getString("state")).isEqualTo("delayed");
+            String id = json(submitted).getString("id");
+            assertThat(java.time.Instant.parse(json(app.submitter.get(JOBS + "/" + id)).getString("dueAt")).toEpochMilli())
+                    .isEqualTo(inAnHour);
+
+            E2eHttp.Response later = app.admin.put(JOBS + "/" + id + "/due", "{\"runAt\":" + (inAnHour + 60_000) + "}");
+            assertThat(later.status()).as("%s", later).isEqualTo(200);
+            assertThat(json(later).getString("state")).isEqualTo("delayed");
+            assertThat(java.time.Instant.parse(json(later).getString("dueAt")).toEpochMilli()).isEqualTo(inAnHour + 60_000);
+            assertThat(app.submitter.put(JOBS + "/" + id + "/due", "{\"delayMs\":1000}").status()).as("admin only").isEqualTo(403);
+            assertThat(app.admin.put(JOBS + "/" + id + "/due", "{\"delayMs\":1000,\"runAt\":1}").status()).isEqualTo(400);
+
+            E2eHttp.Response promoted = app.admin.post(JOBS + "/" + id + "/promote", null);
+            assertThat(promoted.status()).as("%s", promoted).isEqualTo(200);
+            assertThat(json(promoted).getString("from")).isEqualTo("delayed");
+            assertThat(json(promoted).getString("to")).isEqualTo("pending");
+            assertThat(app.admin.post(JOBS + "/" + id + "/promote", null).status()).as("no longer delayed").isEqualTo(409);
+            assertThat(app.admin.put(JOBS + "/" + id + "/due", "{\"delayMs\":1000}").status()).isEqualTo(409);
+            assertThat(app.admin.post(JOBS + "/999999/promote", null).status()).isEqualTo(404);
+            assertThat(app.admin.put(JOBS + "/999999/due", "{\"delayMs\":1000}").status()).isEqualTo(404);
+            for (int i = 0; i < 100 && !json(app.submitter.get(JOBS + "/" + id)).getString("state").equals("completed"); i++) {
+                Thread.sleep(100);
+            }
+            assertThat(json(app.submitter.get(JOBS + "/" + id)).getString("state")).isEqualTo("completed");
+        }
+
+        @Test
+        void anActiveJobShowsItsProgressAndItsCancelIsRequestedThenSettledByItsLeasesHolder() {
+            String held = "/api/queues/held/jobs";
+            String id = json(app.submitter.post(held, "{\"payload\":{\"n\":1}}")).getString("id");
+            try (RedisClient redis = app.valkeyClient()) {
+                QueueClient worker = QueueClient.connect(redis, QueueSettings.DEFAULT);
+                io.echomq.queue.ClaimedJob job = worker.claim("held", java.time.Duration.ofSeconds(30), 1, "test-worker").get(0);
+                assertThat(job.id()).isEqualTo(id);
+                worker.extend(job.lease(), java.time.Duration.ofSeconds(30), new io.echomq.queue.Progress(42, "resizing"));
+                JsonObject running = json(app.submitter.get(held + "/" + id));
+                assertThat(running.getJsonObject("progress").getInt("percent")).isEqualTo(42);
+                assertThat(running.getJsonObject("progress").getString("message")).isEqualTo("resizing");
+                assertThat(running.getJsonObject("progress").getInt("attempt")).isEqualTo(1);
+
+                E2eHttp.Response requested = app.admin.post(held + "/" + id + "/cancel", null);
+                assertThat(requested.status()).as("%s", requested).isEqualTo(202);
+                assertThat(json(requested).getBoolean("cancelRequested")).isTrue();
+                assertThat(json(requested).getString("state")).isEqualTo("active");
+                assertThat(app.admin.post(held + "/" + id + "/cancel", null).status()).as("asked again").isEqualTo(202);
+                assertThat(json(app.submitter.get(held + "/" + id)).getString("cancelRequestedAt")).isNotBlank();
+
+                assertThat(worker.stop(job.lease(), "the handler stopped")).isInstanceOf(io.echomq.queue.StopOutcome.Stopped.class);
+                assertThat(json(app.submitter.get(held + "/" + id)).getString("state")).isEqualTo("cancelled");
+                assertThat(app.admin.post(held + "/" + id + "/cancel", null).status()).isEqualTo(409);
+            }
+        }
+
+        @Test
         void finishedJobsCanBeDeletedAndLiveOnesCannot() throws Exception {
             String id = json(app.submitter.post(JOBS, charge("to-delete", 5))).getString("id");
             for (int i = 0; i < 100 && !json(app.submitter.get(JOBS + "/" + id)).getString("state").equals("completed"); i++) {
@@ -484,6 +544,10 @@ class ApiE2eIT {
             assertRefused(app.submitter.post(JOBS, charge("x", 1) + charge("y", 2)), 400, "body");
             assertRefused(app.submitter.post(JOBS, "{\"lane\":\"x\"}"), 400, "payload");
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"delayMs\":-1}"), 400, "delayMs");
+            assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"delayMs\":5,\"runAt\":1}"), 400, "runAt");
+            assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"runAt\":-1}"), 400, "runAt");
+            assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"runAt\":1e999}"), 400, "runAt");
+            assertRefused(app.submitter.post("/api/queues/payments/jobs:batch", "[{\"payload\":1,\"runAt\":-1}]"), 400, "jobs[0].runAt");
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"maxAttempts\":\"many\"}"), 400, "body");
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"lane\":\"a{b}\"}"), 400, "lane");
             assertRefused(app.submitter.post("/api/queues/nosuchqueue/jobs", charge("x", 1)), 404, "queue");

@@ -42,7 +42,9 @@ final class AuthChecks {
             new Route("DELETE", SCHEDULES + "/auth-sweep", null, false),
             new Route("POST", SCHEDULES + "/nightly/pause", null, false),
             new Route("POST", SCHEDULES + "/nightly/resume", null, false),
-            new Route("POST", "/api/lab/runs", "{\"mode\":\"effect-store\",\"crashPoint\":\"done\"}", false));
+            new Route("POST", "/api/lab/runs", "{\"mode\":\"effect-store\",\"crashPoint\":\"done\"}", false),
+            new Route("POST", JOBS + "/999999/promote", null, false),
+            new Route("PUT", JOBS + "/999999/due", "{\"delayMs\":1000}", false));
 
     /** A few routes covering each answer (reading, submitting, steering): enough to compare servers. */
     static final List<Route> FEW = List.of(ALL.get(0), ALL.get(2), ALL.get(4), ALL.get(8), ALL.get(11));

@@ -14,6 +14,7 @@ import io.echomq.queue.RetryOutcome;
 import io.echomq.queue.ScheduleClient;
 import io.echomq.queue.ScheduleFiring;
 import io.echomq.queue.Settlement;
+import io.echomq.queue.StopOutcome;
 import io.echomq.queue.TrimResult;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -81,7 +82,7 @@ public final class Replies {
     public static LeaseExtension extended(Lease lease, Object reply) {
         List<Object> r = list(reply, "extend");
         if ("OK".equals(text(r.get(0)))) {
-            return new LeaseExtension.Extended(lease, millis(r.get(1)));
+            return new LeaseExtension.Extended(lease, millis(r.get(1)), r.size() > 2 && number(r.get(2)) == 1);
         }
         return rejected(lease, r, "extend");
     }
@@ -111,6 +112,33 @@ public final class Replies {
 
     public static ManualTransition moved(String queue, String jobId, JobState to, Object reply, String refusal) {
         return manual(queue, jobId, reply, refusal, from -> new ManualTransition.Moved(queue, jobId, from, to));
+    }
+
+    /** reschedule's reply: {@code OK pending now} (promoted) or {@code OK delayed due}, else a refusal. */
+    public static ManualTransition rescheduled(String queue, String jobId, Object reply, String refusal) {
+        return manual(queue, jobId, reply, refusal, from -> {
+            List<Object> r = list(reply, "reschedule");
+            JobState to = state(r.get(1));
+            return to == JobState.PENDING ? new ManualTransition.Moved(queue, jobId, JobState.DELAYED, JobState.PENDING)
+                    : new ManualTransition.Rescheduled(queue, jobId, millis(r.get(2)));
+        });
+    }
+
+    /** cancel's reply: moved to cancelled, a cancel requested of an active job, or a refusal. */
+    public static ManualTransition cancelled(String queue, String jobId, Object reply, String refusal) {
+        if ("REQUESTED".equals(text(list(reply, "cancel").get(0)))) {
+            return new ManualTransition.CancelRequested(queue, jobId);
+        }
+        return moved(queue, jobId, JobState.CANCELLED, reply, refusal);
+    }
+
+    public static StopOutcome stopped(Lease lease, Object reply) {
+        List<Object> r = list(reply, "stop");
+        return switch (text(r.get(0))) {
+            case "OK" -> new StopOutcome.Stopped(lease, millis(r.get(1)));
+            case "NOT_REQUESTED" -> new StopOutcome.NotRequested(lease);
+            default -> rejected(lease, r, "stop");
+        };
     }
 
     public static ManualTransition removed(String queue, String jobId, Object reply, String refusal) {

@@ -20,6 +20,8 @@ public enum Script {
             k.idempotency())),
     RETRY("retry-5.lua", (k, id) -> List.of(k.job(id), k.active(), k.delayed(), k.dead(), k.ring())),
     REAP("reap-3.lua", (k, id) -> List.of(k.active(), k.dead(), k.ring())),
+    RESCHEDULE("reschedule-3.lua", (k, id) -> List.of(k.job(id), k.delayed(), k.ring())),
+    STOP("stop-3.lua", (k, id) -> List.of(k.job(id), k.active(), k.cancelled())),
     CANCEL("cancel-4.lua", (k, id) -> List.of(k.job(id), k.delayed(), k.cancelled(), k.ring())),
     REQUEUE("requeue-3.lua", (k, id) -> List.of(k.job(id), k.dead(), k.ring())),
     STATS("stats-7.lua", (k, id) -> List.of(k.ring(), k.delayed(), k.active(), k.completed(), k.dead(), k.cancelled(), k.meta())),

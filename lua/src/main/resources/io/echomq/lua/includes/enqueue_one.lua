@@ -1,8 +1,10 @@
 -- Stores one new job, or answers the job an idempotency key already names. Returns
 -- {'CREATED'|'DUPLICATE', id, state}. now_text is the server clock in ms as text (see
--- integer_text), formatted once by the caller for every job of its call. Needs push_pending,
+-- integer_text), formatted once by the caller for every job of its call. The job is due at
+-- run_at (ms, judged on that clock; nil for none) or after delay_ms (at most one of them is
+-- given); a due time that is not in the future makes it pending now. Needs push_pending,
 -- log_event and integer_text.
-local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, max_attempts, delay_ms, lane, idem_key)
+local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, max_attempts, delay_ms, lane, idem_key, run_at)
   if idem_key ~= '' then
     local existing = redis.call('HGET', idem, idem_key)
     if existing then
@@ -25,8 +27,16 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, 
     redis.call('HSET', idem, idem_key, id)
   end
 
-  if delay_ms > 0 then
-    local due = integer_text(tonumber(now_text) + delay_ms)
+  local due_ms = nil
+  if run_at then
+    if run_at > tonumber(now_text) then
+      due_ms = run_at
+    end
+  elseif delay_ms > 0 then
+    due_ms = tonumber(now_text) + delay_ms
+  end
+  if due_ms then
+    local due = integer_text(due_ms)
     redis.call('HSET', job, 'state', 'delayed', 'due_at', due)
     redis.call('ZADD', delayed, due, id)
     log_event(prefix, id, now_text, 'enqueued', '0', nil, nil, 'delayed until ' .. due)

@@ -5,14 +5,18 @@ import io.echomq.queue.NewJob;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonValue;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 
 /**
- * A job as submitted: {@code {"payload": <any JSON>, "lane": "…", "delayMs": n,
+ * A job as submitted: {@code {"payload": <any JSON>, "lane": "…", "delayMs": n, "runAt": ms,
  * "maxAttempts": n, "idempotencyKey": "…"}}; all but the payload are optional (the key is
- * usually given as the {@code Idempotency-Key} header; in a batch, per job).
+ * usually given as the {@code Idempotency-Key} header; in a batch, per job). At most one of
+ * {@code delayMs} and {@code runAt} (ms since the epoch, judged on the Valkey server's clock; a
+ * moment not in the future there means now).
  */
-public record JobRequest(JsonValue payload, String lane, JsonNumber delayMs, Integer maxAttempts, String idempotencyKey) {
+public record JobRequest(JsonValue payload, String lane, JsonNumber delayMs, Integer maxAttempts, String idempotencyKey,
+        JsonNumber runAt) {
 
     /** The engine's job; the payload is kept as the JSON text it arrived as. */
     NewJob toNewJob(Optional<String> headerKey) {
@@ -20,8 +24,14 @@ public record JobRequest(JsonValue payload, String lane, JsonNumber delayMs, Int
             throw new InvalidRequestException("payload", "is required (any JSON value)");
         }
         NewJob job = NewJob.of(payload.toString()).inLane(lane);
+        if (delayMs != null && runAt != null) {
+            throw new InvalidRequestException("runAt", "give delayMs or runAt, not both");
+        }
         if (delayMs != null) {
-            job = job.delayedBy(Duration.ofMillis(wholeMillis(delayMs)));
+            job = job.delayedBy(Duration.ofMillis(wholeMillis("delay", delayMs)));
+        }
+        if (runAt != null) {
+            job = job.scheduledAt(Instant.ofEpochMilli(wholeMillis("runAt", runAt)));
         }
         if (maxAttempts != null) {
             job = job.withMaxAttempts(maxAttempts);
@@ -34,11 +44,11 @@ public record JobRequest(JsonValue payload, String lane, JsonNumber delayMs, Int
      * Read as a JSON number and converted exactly: bound to a {@code Long} directly, a number
      * such as {@code 1e999} silently wrapped to 0 and the job ran at once.
      */
-    private static long wholeMillis(JsonNumber delay) {
+    static long wholeMillis(String field, JsonNumber value) {
         try {
-            return delay.bigDecimalValue().longValueExact();
+            return value.bigDecimalValue().longValueExact();
         } catch (ArithmeticException e) {
-            throw new InvalidRequestException("delay", "must be a whole number of milliseconds within range, was " + delay);
+            throw new InvalidRequestException(field, "must be a whole number of milliseconds within range, was " + value);
         }
     }
 }

@@ -17,6 +17,7 @@ import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -29,7 +30,7 @@ import jakarta.ws.rs.core.UriInfo;
 import java.util.Locale;
 import java.util.Optional;
 
-/** One queue's jobs: submit, list, inspect, cancel, retry. Validates, hands off, returns. */
+/** One queue's jobs: submit, list, inspect, cancel, retry, promote, reschedule. Validates, hands off, returns. */
 @Path("queues/{queue}/jobs")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
@@ -82,9 +83,14 @@ public class JobsResource {
     @POST
     @Path("{id}/cancel")
     @RolesAllowed(Roles.ADMIN)
-    public Views.Transition cancel(@PathParam("id") String id) {
+    public Response cancel(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
-        return transition(engine.queue().cancel(queue, id));
+        ManualTransition outcome = engine.queue().cancel(queue, id);
+        if (outcome instanceof ManualTransition.CancelRequested requested) {
+            // An active job: its handler learns the request with its next heartbeat, and the job ends later.
+            return Response.accepted(Views.CancelRequest.of(requested)).build();
+        }
+        return Response.ok(transition(outcome)).build();
     }
 
     @POST
@@ -93,6 +99,28 @@ public class JobsResource {
     public Views.Transition retry(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
         return transition(engine.queue().requeue(queue, id));
+    }
+
+    @POST
+    @Path("{id}/promote")
+    @RolesAllowed(Roles.ADMIN)
+    public Views.Transition promote(@PathParam("id") String id) {
+        KnownQueues.require(engine, queue);
+        return transition(engine.queue().promote(queue, id));
+    }
+
+    @PUT
+    @Path("{id}/due")
+    @RolesAllowed(Roles.ADMIN)
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Views.DueTime changeDue(@PathParam("id") String id, DueChange body) {
+        KnownQueues.require(engine, queue);
+        ManualTransition outcome = DueChange.applyTo(body, engine.queue(), queue, id);
+        if (outcome instanceof ManualTransition.Rescheduled rescheduled) {
+            return Views.DueTime.of(rescheduled);
+        }
+        Views.Transition moved = transition(outcome);
+        return new Views.DueTime(moved.id(), moved.queue(), moved.to(), null);
     }
 
     @POST

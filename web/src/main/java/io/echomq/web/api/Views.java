@@ -5,6 +5,7 @@ import io.echomq.queue.Enqueued;
 import io.echomq.queue.JobEvent;
 import io.echomq.queue.JobView;
 import io.echomq.queue.ManualTransition;
+import io.echomq.queue.Progress;
 import io.echomq.queue.QueueStats;
 import jakarta.json.JsonException;
 import jakarta.json.JsonReader;
@@ -77,16 +78,24 @@ final class Views {
         }
     }
 
+    /** The latest progress the job's handler reported, by which attempt and when (server clock). */
+    public record ProgressView(int percent, String message, long attempt, Instant at) {
+        static ProgressView of(Progress.Reported p) {
+            return new ProgressView(p.percent(), p.message(), p.attempt(), p.at());
+        }
+    }
+
     public record JobDetail(String id, String queue, String state, JsonValue payload, String lane, long attempts,
             long maxAttempts, Instant createdAt, Instant dueAt, Instant claimedAt, Instant leaseUntil, String worker,
             String lastError, Instant finishedAt, String idempotencyKey, String note, EffectView effect,
-            List<HistoryEntry> history) {
+            List<HistoryEntry> history, ProgressView progress, Instant cancelRequestedAt) {
         static JobDetail of(JobView j, Optional<EffectRecord> effect, List<JobEvent> history) {
             return new JobDetail(j.id(), j.queue(), j.state().wireName(), json(j.payload()), j.lane(), j.attempts(),
                     j.maxAttempts(), j.createdAt(), j.dueAt().orElse(null), j.claimedAt().orElse(null),
                     j.leaseUntil().orElse(null), j.worker().orElse(null), j.lastError().orElse(null),
                     j.finishedAt().orElse(null), j.idempotencyKey().orElse(null), j.note().orElse(null),
-                    effect.map(r -> EffectView.of(r, j)).orElse(null), history.stream().map(HistoryEntry::of).toList());
+                    effect.map(r -> EffectView.of(r, j)).orElse(null), history.stream().map(HistoryEntry::of).toList(),
+                    j.progress().map(ProgressView::of).orElse(null), j.cancelRequestedAt().orElse(null));
         }
     }
 
@@ -97,6 +106,20 @@ final class Views {
 
         static Transition of(ManualTransition.Removed r) {
             return new Transition(r.jobId(), r.queue(), r.from().wireName(), "deleted");
+        }
+    }
+
+    /** An active job's cancel is requested: it ends cancelled if its handler stops, completed if its effect commits. */
+    public record CancelRequest(String id, String queue, String state, boolean cancelRequested) {
+        static CancelRequest of(ManualTransition.CancelRequested r) {
+            return new CancelRequest(r.jobId(), r.queue(), "active", true);
+        }
+    }
+
+    /** A delayed job's due time after a change: still delayed until {@code dueAt}, or pending now (no dueAt). */
+    public record DueTime(String id, String queue, String state, Instant dueAt) {
+        static DueTime of(ManualTransition.Rescheduled r) {
+            return new DueTime(r.jobId(), r.queue(), "delayed", r.dueAt());
         }
     }
 

@@ -63,6 +63,7 @@ class ConsoleIT {
     private static final Path DOCS = Path.of("..", "docs");
 
     private static AppServer payara;
+    private static E2eDeployment deployment;
     private static ChromeDriver browser;
     private static ConsoleApi submitter;
     private static ConsoleApi admin;
@@ -72,8 +73,9 @@ class ConsoleIT {
     static void deployAndSignIn(ValkeyService valkey, PostgresService postgres) throws Exception {
         // The browser first: a machine without one fails here, before a server is started.
         browser = ConsoleBrowser.start(TARGET.resolve("console-it"));
-        payara = new E2eDeployment(valkey, postgres, 5, Map.of("ECHOMQ_QUEUES", IDLE + "," + REPORTS,
-                "ECHOMQ_SCHEDULES", "nightly", "ECHOMQ_SCHEDULES_NIGHTLY_QUEUE", REPORTS, "ECHOMQ_SCHEDULES_NIGHTLY_CRON", "0 3 * * *")).server;
+        deployment = new E2eDeployment(valkey, postgres, 5, Map.of("ECHOMQ_QUEUES", IDLE + "," + REPORTS,
+                "ECHOMQ_SCHEDULES", "nightly", "ECHOMQ_SCHEDULES_NIGHTLY_QUEUE", REPORTS, "ECHOMQ_SCHEDULES_NIGHTLY_CRON", "0 3 * * *"));
+        payara = deployment.server;
         submitter = new ConsoleApi(payara.baseUrl(), SUBMITTER, SUBMITTER_PASSWORD);
         admin = new ConsoleApi(payara.baseUrl(), ADMIN, ADMIN_PASSWORD);
         console = payara.baseUrl().replaceAll("/$", "") + "/console/";
@@ -236,6 +238,55 @@ class ConsoleIT {
         awaitNotice("Job #" + id + ": dead → deleted.");
         waitUntil(d -> d.getCurrentUrl().endsWith("#/queues/payments/dead"));
         assertThat(submitter.get("/api/queues/payments/jobs/" + id).status()).isEqualTo(404);
+    }
+
+    @Test
+    @Order(4)
+    void aDelayedJobShowsItsDueTimeAndIsRunNowAfterConfirming() throws Exception {
+        String id = admin.post("/api/queues/" + IDLE + "/jobs", "{\"payload\":{\"n\":\"later\"},\"delayMs\":3600000}")
+                .object().getString("id");
+        open("/jobs/" + IDLE + "/" + id);
+        waitFor(By.cssSelector("[data-testid=job-due-input]"));
+        assertThat(text(By.cssSelector("[data-testid=job-due-at]"))).isNotEqualTo("—");
+
+        click(By.cssSelector("[data-testid=job-promote]"));
+        waitFor(By.id("confirm-dialog"));
+        click(By.id("confirm-ok"));
+        awaitNotice("Job #" + id + ": delayed → pending.");
+        assertThat(submitter.job(IDLE, id).getString("state")).isEqualTo("pending");
+        assertNoAlert();
+    }
+
+    @Test
+    @Order(4)
+    void aRunningJobShowsItsProgressLiveAndItsCancelIsRequestedFromItsPage() throws Exception {
+        String id = submitter.submit(IDLE, "{\"n\":\"running\"}");
+        try (redis.clients.jedis.RedisClient redis = deployment.valkeyClient()) {
+            io.echomq.queue.QueueClient worker = io.echomq.queue.QueueClient.connect(redis, io.echomq.queue.QueueSettings.DEFAULT);
+            io.echomq.queue.ClaimedJob job = null;
+            for (io.echomq.queue.ClaimedJob claimed : worker.claim(IDLE, Duration.ofMinutes(2), 1_000, "console-test")) {
+                if (claimed.id().equals(id)) {
+                    job = claimed;
+                } else {
+                    worker.retry(claimed.lease(), "not this test's", io.echomq.queue.Backoff.NONE, io.echomq.queue.FailureKind.CONTENDED);
+                }
+            }
+            assertThat(job).as("the test holds the job's lease").isNotNull();
+            open("/jobs/" + IDLE + "/" + id);
+            worker.extend(job.lease(), Duration.ofMinutes(2), new io.echomq.queue.Progress(42, "resizing"));
+            waitUntil(d -> text(By.cssSelector("[data-testid=job-progress]")).contains("42% · resizing"));
+
+            click(By.cssSelector("[data-testid=job-cancel]"));
+            waitFor(By.id("confirm-dialog"));
+            click(By.id("confirm-ok"));
+            awaitNotice("Job #" + id + ": cancel requested");
+            waitFor(By.cssSelector("[data-testid=job-cancel-requested]"));
+            assertThat(submitter.job(IDLE, id).getString("state")).isEqualTo("active");
+
+            worker.stop(job.lease(), "the handler stopped");
+            waitUntil(d -> text(By.cssSelector("[data-testid=job-state]")).equals("cancelled"));
+        }
+        assertNoAlert();
     }
 
     @Test

@@ -1,0 +1,124 @@
+package io.echomq.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.echomq.testkit.ValkeyService;
+import io.echomq.testkit.WithRealServices;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * A handler's progress rides on the fenced heartbeat (extend-2): recorded with the attempt that
+ * reported it by the current lease only; a stale lease's report is refused and changes nothing
+ * (invariant 4).
+ */
+@WithRealServices
+class ProgressTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final AtomicInteger QUEUES = new AtomicInteger();
+
+    private static RedisClient redis;
+    private static QueueClient client;
+    private String queue;
+
+    @BeforeAll
+    static void connect(ValkeyService valkey) {
+        redis = valkey.newClient();
+        client = QueueClient.connect(redis, QueueSettings.DEFAULT);
+    }
+
+    @AfterAll
+    static void disconnect() {
+        redis.close();
+    }
+
+    @BeforeEach
+    void freshQueue() {
+        queue = "progress-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
+    }
+
+    private ClaimedJob claimOne(Duration lease) {
+        List<ClaimedJob> jobs = client.claim(queue, lease, 1, "w");
+        assertThat(jobs).hasSize(1);
+        return jobs.get(0);
+    }
+
+    private Progress.Reported progressOf(String id) {
+        return client.job(queue, id).orElseThrow().progress().orElseThrow();
+    }
+
+    @Test
+    void theCurrentLeasesProgressIsRecordedWithItsAttempt() {
+        Enqueued job = client.enqueue(queue, NewJob.of("x"));
+        ClaimedJob claimed = claimOne(LEASE);
+        assertThat(client.job(queue, job.id()).orElseThrow().progress()).isEmpty();
+
+        assertThat(client.extend(claimed.lease(), LEASE, new Progress(42, "resizing"))).isInstanceOf(LeaseExtension.Extended.class);
+
+        Progress.Reported reported = progressOf(job.id());
+        assertThat(reported.percent()).isEqualTo(42);
+        assertThat(reported.message()).isEqualTo("resizing");
+        assertThat(reported.attempt()).isEqualTo(1);
+        assertThat(client.extend(claimed.lease(), LEASE)).as("a plain heartbeat keeps the last report")
+                .isInstanceOf(LeaseExtension.Extended.class);
+        assertThat(progressOf(job.id()).percent()).isEqualTo(42);
+    }
+
+    @Test
+    void aStaleLeasesProgressIsRefusedAndChangesNothing() {
+        Enqueued job = client.enqueue(queue, NewJob.of("x"));
+        ClaimedJob first = claimOne(Duration.ofMillis(20));
+        sleep(40);
+        assertThat(client.reap(queue, 10).total()).isEqualTo(1);
+        ClaimedJob second = claimOne(LEASE);
+        assertThat(client.extend(second.lease(), LEASE, new Progress(10, "second attempt"))).isInstanceOf(LeaseExtension.Extended.class);
+
+        assertThat(client.extend(first.lease(), LEASE, new Progress(99, "zombie"))).isInstanceOfSatisfying(Rejected.class,
+                r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.STALE_TOKEN));
+
+        Progress.Reported reported = progressOf(job.id());
+        assertThat(reported.percent()).isEqualTo(10);
+        assertThat(reported.message()).isEqualTo("second attempt");
+        assertThat(reported.attempt()).isEqualTo(2);
+    }
+
+    @Test
+    void aRetryKeepsTheLastReportWithItsAttemptUntilTheNextAttemptReports() {
+        Enqueued job = client.enqueue(queue, NewJob.of("x").withMaxAttempts(3));
+        ClaimedJob first = claimOne(LEASE);
+        client.extend(first.lease(), LEASE, new Progress(70, "almost"));
+        client.retry(first.lease(), "boom", Backoff.NONE, FailureKind.RETRYABLE);
+
+        assertThat(progressOf(job.id()).attempt()).as("kept, and says which attempt reported it").isEqualTo(1);
+        ClaimedJob second = claimOne(LEASE);
+        client.extend(second.lease(), LEASE, new Progress(5, "again"));
+        assertThat(progressOf(job.id())).extracting(Progress.Reported::percent, Progress.Reported::attempt).containsExactly(5, 2L);
+    }
+
+    @Test
+    void progressIsBoundedAndChecked() {
+        assertThatThrownBy(() -> new Progress(101, "x")).isInstanceOfSatisfying(InvalidRequestException.class,
+                e -> assertThat(e.field()).isEqualTo("percent"));
+        assertThatThrownBy(() -> new Progress(-1, "x")).isInstanceOf(InvalidRequestException.class);
+        assertThat(new Progress(0, "a".repeat(500)).message()).hasSize(Progress.MAX_MESSAGE_CHARS);
+        assertThat(new Progress(0, "line\nbreak\u0000").message()).isEqualTo("line break ");
+        assertThat(new Progress(100, null).message()).isEmpty();
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
