@@ -26,7 +26,8 @@ import java.util.Properties;
  * server, {@code echomq}: the {@link #FEATURES} in its {@code server.xml} (what an operator
  * writes; docs/DEPLOYING.md shows the same list), HTTP on 127.0.0.1 only, no HTTPS, the WAR in
  * {@code apps/} at context root {@code /echomq}. {@code bin/server run} execs the JVM, so the
- * process started is the server JVM itself.
+ * process started is the server JVM itself. {@link #forArchives} deploys resource adapters and
+ * WARs with features, libraries and {@code server.xml} elements of the caller's choosing.
  */
 public final class OpenLibertyServer extends LaunchedAppServer {
 

@@ -24,7 +24,9 @@ import java.util.concurrent.TimeUnit;
  * {@code ${java.io.tmpdir}/echomq-services/wildfly-<port>/}, the WAR in its {@code deployments/}
  * (so the context root is {@code /echomq}), and the {@link #CLI_COMMANDS} applied once with the
  * embedded CLI: what an operator would do (docs/DEPLOYING.md shows the same lines). Every port
- * (HTTP, HTTPS, management) is a free one on 127.0.0.1.
+ * (HTTP, HTTPS, management) is a free one on 127.0.0.1. {@link #forArchives} deploys several
+ * archives (a driver, a resource adapter, a WAR) with a configuration file and CLI commands of
+ * the caller's choosing.
  *
  * <p>It is started by {@code bin/standalone.sh}, which stays the JVM's parent and writes the JVM's
  * pid to a file: {@link #pid()} and {@link #killHard()} act on that JVM.

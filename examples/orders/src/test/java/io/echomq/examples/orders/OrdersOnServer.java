@@ -105,8 +105,9 @@ final class OrdersOnServer implements AutoCloseable {
          * session beans, no MDBs). The driver deployed as {@code postgresql.jar}; by the embedded
          * CLI: the data source at {@code java:/jdbc/orders} (WildFly's names need java:/ or
          * java:jboss/; the application's {@code jdbc/orders} resolves to it), the ejb3 subsystem's
-         * MDB defaults (standalone.xml has none: without them the WAR fails to parse,
-         * "jboss.ejb.default-resource-adapter-name-service not found"), and the adapter activated
+         * MDB defaults as standalone-full.xml has them (standalone.xml has none: without them the
+         * WAR fails to parse, "jboss.ejb.default-resource-adapter-name-service not found"; the
+         * default adapter named, ActiveMQ's, need not exist), and the adapter activated
          * from its deployment (a RAR without an activation is deployed but never started, and the
          * MDB waits for "jboss.ra.echomq" forever). The WAR's own jboss-ejb3.xml binds the bean to
          * echomq.rar; its jboss-deployment-structure.xml gives it the adapter's classes.
@@ -196,7 +197,8 @@ final class OrdersOnServer implements AutoCloseable {
                 "data-source add --name=orders --jndi-name=java:/jdbc/orders --driver-name=postgresql.jar"
                         + " --connection-url=" + database.jdbcUrl() + " --user-name=" + cliValue(database.user())
                         + " --password=" + cliValue(database.password()) + " --jta=true --min-pool-size=2 --max-pool-size=32",
-                "/subsystem=ejb3:write-attribute(name=default-resource-adapter-name,value=echomq.rar)",
+                // As standalone-full.xml has them; the bean is bound to echomq.rar by the WAR's jboss-ejb3.xml, not by this default.
+                "/subsystem=ejb3:write-attribute(name=default-resource-adapter-name,value=activemq-ra.rar)",
                 "/subsystem=ejb3:write-attribute(name=default-mdb-instance-pool,value=mdb-strict-max-pool)",
                 "/subsystem=resource-adapters/resource-adapter=echomq.rar:add(archive=echomq.rar,transaction-support=LocalTransaction)"};
     }
