@@ -79,6 +79,22 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
         return defaultDataSource;
     }
 
+    /**
+     * Equal when configured alike (Connectors 2.1, 5.3.1: a resource adapter JavaBean implements
+     * {@code equals} and {@code hashCode} over its configuration properties). WildFly's archive
+     * validation refuses an adapter class without both.
+     */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof EchoMqResourceAdapter that && java.util.Objects.equals(valkeyUrl, that.valkeyUrl)
+                && java.util.Objects.equals(defaultDataSource, that.defaultDataSource);
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(valkeyUrl, defaultDataSource);
+    }
+
     @Override
     public void start(BootstrapContext context) throws ResourceAdapterInternalException {
         Map<String, String> properties = new HashMap<>();

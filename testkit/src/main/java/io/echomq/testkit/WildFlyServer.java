@@ -5,9 +5,13 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -20,7 +24,9 @@ import java.util.concurrent.TimeUnit;
  * {@code ${java.io.tmpdir}/echomq-services/wildfly-<port>/}, the WAR in its {@code deployments/}
  * (so the context root is {@code /echomq}), and the {@link #CLI_COMMANDS} applied once with the
  * embedded CLI: what an operator would do (docs/DEPLOYING.md shows the same lines). Every port
- * (HTTP, HTTPS, management) is a free one on 127.0.0.1.
+ * (HTTP, HTTPS, management) is a free one on 127.0.0.1. {@link #forArchives} deploys several
+ * archives (a driver, a resource adapter, a WAR) with a configuration file and CLI commands of
+ * the caller's choosing.
  *
  * <p>It is started by {@code bin/standalone.sh}, which stays the JVM's parent and writes the JVM's
  * pid to a file: {@link #pid()} and {@link #killHard()} act on that JVM.
@@ -42,48 +48,190 @@ public final class WildFlyServer extends LaunchedAppServer {
 
     private final Path home;
 
-    private WildFlyServer(Path home, int port, ServerJvm jvm) {
-        super(port, CONTEXT_ROOT, jvm);
+    private WildFlyServer(Path home, int port, String contextRoot, ServerJvm jvm) {
+        super(port, contextRoot, jvm);
         this.home = home;
     }
 
-    /** Deploys {@code war} with {@code env} on the unpacked WildFly and returns once the application answers. */
+    /**
+     * Deploys {@code war} with {@code env} on the unpacked WildFly ({@value #CONFIG} with the
+     * {@link #CLI_COMMANDS}, the WAR as {@code echomq.war}) and returns once {@code /echomq/api/about} answers.
+     */
     public static WildFlyServer start(Path war, Map<String, String> env) {
-        Path home = ServerInstall.home(HOME_PROPERTY, "bin/standalone.sh");
-        int port = FreePort.onLoopback();
-        Path directory = ServiceDirectories.fresh("wildfly-" + port);
-        Path base = directory.resolve("standalone");
-        ServerInstall.copyTree(home.resolve("standalone"), base);
-        ServerInstall.copy(war, base.resolve("deployments").resolve(CONTEXT_ROOT + ".war"));
-        configure(home, base, directory);
-
-        Map<String, String> launch = new HashMap<>(env);
-        launch.put("JAVA_HOME", ServerInstall.javaHome());
-        // standalone.sh then runs the JVM in the background, relays signals to it and writes its pid.
-        launch.put("LAUNCH_JBOSS_IN_BACKGROUND", "1");
-        Path jvmPid = directory.resolve("jvm.pid");
-        launch.put("JBOSS_PIDFILE", jvmPid.toString());
-        List<String> command = List.of(home.resolve("bin/standalone.sh").toString(),
-                "-c", CONFIG,
-                "-Djboss.server.base.dir=" + base,
-                "-Djboss.bind.address=127.0.0.1",
-                "-Djboss.bind.address.management=127.0.0.1",
-                "-Djboss.http.port=" + port,
-                "-Djboss.https.port=" + FreePort.onLoopback(),
-                "-Djboss.management.http.port=" + FreePort.onLoopback(),
-                "-Djboss.management.https.port=" + FreePort.onLoopback());
-        URI readiness = URI.create("http://127.0.0.1:" + port + "/" + CONTEXT_ROOT + "/api/about");
-        ServerJvm jvm = new ServerJvm("WildFly", command, launch, directory, Optional.of(jvmPid), readiness, " ERROR [",
-                ServerJvm.DEFAULT_STARTUP_TIMEOUT);
-        WildFlyServer server = new WildFlyServer(home, port, jvm);
-        jvm.launch();
-        return server;
+        Builder builder = new Builder(List.of(war), CONTEXT_ROOT);
+        builder.deployedNames.set(0, CONTEXT_ROOT + ".war");
+        return builder.serverConfig(CONFIG).cliCommands(CLI_COMMANDS.toArray(String[]::new)).env(env)
+                .readinessPath("/api/about").start();
     }
 
-    /** Applies {@link #CLI_COMMANDS} to the server's configuration with the embedded CLI (no server running). */
-    private static void configure(Path home, Path base, Path directory) {
-        String commands = "embed-server --server-config=" + CONFIG + "," + String.join(",", CLI_COMMANDS) + ",stop-embedded-server";
-        ProcessBuilder cli = new ProcessBuilder(home.resolve("bin/jboss-cli.sh").toString(), "--commands=" + commands)
+    /**
+     * Starts describing a server that deploys {@code archives} (e.g. a JDBC driver jar, a resource
+     * adapter {@code .rar}, a {@code .war}) by copying them, under their own file names, into its
+     * {@code deployments/} folder. WildFly deploys them in parallel and orders them by their
+     * dependencies (a WAR's {@code jboss-deployment-structure.xml} dependency on
+     * {@code deployment.echomq.rar} waits for the adapter). The context root is the last WAR's
+     * file name without {@code .war}; the readiness path is relative to it. Unlike
+     * {@link #start(Path, Map)}, nothing is configured unless asked: {@link Builder#serverConfig},
+     * {@link Builder#cliCommands}.
+     *
+     * <pre>{@code
+     * WildFlyServer.forArchives(postgresqlJar, rar, war)
+     *         .serverConfig("standalone.xml")
+     *         .cliCommands("data-source add --name=orders --jndi-name=java:/jdbc/orders --driver-name=postgresql.jar …")
+     *         .env("ECHOMQ_VALKEY_URL", valkey.url())
+     *         .readinessPath("/stats")
+     *         .start();
+     * }</pre>
+     */
+    public static Builder forArchives(Path... archives) {
+        if (archives.length == 0) {
+            throw new IllegalArgumentException("no archive to deploy");
+        }
+        List<Path> list = List.of(archives);
+        return new Builder(list, contextRootOf(list));
+    }
+
+    private static String contextRootOf(List<Path> archives) {
+        for (int i = archives.size() - 1; i >= 0; i--) {
+            String name = archives.get(i).getFileName().toString();
+            if (name.endsWith(".war")) {
+                return name.substring(0, name.length() - ".war".length());
+            }
+        }
+        return "";
+    }
+
+    /** How to start a server; {@link #start()} starts it. */
+    public static final class Builder {
+
+        private final List<Path> archives;
+        private final List<String> deployedNames = new ArrayList<>();
+        private final String contextRoot;
+        private final Map<String, String> env = new LinkedHashMap<>();
+        private final Map<String, String> systemProperties = new LinkedHashMap<>();
+        private final List<String> cliCommands = new ArrayList<>();
+        private String serverConfig = CONFIG;
+        private String javaOpts;
+        private String readinessPath = "/";
+        private Duration startupTimeout = ServerJvm.DEFAULT_STARTUP_TIMEOUT;
+
+        private Builder(List<Path> archives, String contextRoot) {
+            this.archives = archives.stream().map(a -> Objects.requireNonNull(a, "archive").toAbsolutePath().normalize()).toList();
+            this.archives.forEach(a -> deployedNames.add(a.getFileName().toString()));
+            this.contextRoot = contextRoot;
+        }
+
+        /** The server configuration file in {@code standalone/configuration/}; by default {@value WildFlyServer#CONFIG}. */
+        public Builder serverConfig(String file) {
+            this.serverConfig = Objects.requireNonNull(file, "file");
+            return this;
+        }
+
+        /**
+         * Management operations and CLI commands applied once, before the first start, with the
+         * embedded CLI ({@code embed-server}) against {@link #serverConfig}: what an operator does
+         * once (data sources, subsystem attributes, resource adapter activations).
+         */
+        public Builder cliCommands(String... commands) {
+            cliCommands.addAll(List.of(commands));
+            return this;
+        }
+
+        /** Environment variables for the server JVM ({@code standalone.sh} passes its environment on). */
+        public Builder env(Map<String, String> variables) {
+            variables.forEach(this::env);
+            return this;
+        }
+
+        public Builder env(String name, String value) {
+            env.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, () -> "value of " + name));
+            return this;
+        }
+
+        /** A system property of the server JVM ({@code -Dkey=value} on {@code standalone.sh}'s command line). */
+        public Builder systemProperty(String key, String value) {
+            systemProperties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, () -> "value of " + key));
+            return this;
+        }
+
+        /** The JVM's options ({@code JAVA_OPTS}), replacing {@code standalone.conf}'s defaults (-Xmx512m and friends). */
+        public Builder javaOpts(String options) {
+            this.javaOpts = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /** The path (relative to {@link #baseUrl()}) that must answer 200 before {@link #start()} returns. */
+        public Builder readinessPath(String path) {
+            this.readinessPath = path.startsWith("/") ? path : "/" + path;
+            return this;
+        }
+
+        public Builder startupTimeout(Duration timeout) {
+            this.startupTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * Copies the distribution's {@code standalone/}, applies the CLI commands, deploys the
+         * archives and starts the server; returns once the readiness path answers 200.
+         *
+         * @throws IllegalStateException when the start or a deployment failed (the message ends with the server's log)
+         */
+        public WildFlyServer start() {
+            for (Path archive : archives) {
+                if (!Files.isRegularFile(archive)) {
+                    throw new IllegalStateException("no archive at " + archive + " (build it first: mvn -pl <module> -am package)");
+                }
+            }
+            Path home = ServerInstall.home(HOME_PROPERTY, "bin/standalone.sh");
+            int port = FreePort.onLoopback();
+            Path directory = ServiceDirectories.fresh("wildfly-" + port);
+            Path base = directory.resolve("standalone");
+            ServerInstall.copyTree(home.resolve("standalone"), base);
+            if (!cliCommands.isEmpty()) {
+                configure(home, base, directory, serverConfig, cliCommands);
+            }
+            for (int i = 0; i < archives.size(); i++) {
+                ServerInstall.copy(archives.get(i), base.resolve("deployments").resolve(deployedNames.get(i)));
+            }
+
+            Map<String, String> launch = new HashMap<>(env);
+            launch.put("JAVA_HOME", ServerInstall.javaHome());
+            if (javaOpts != null) {
+                launch.put("JAVA_OPTS", javaOpts);
+            }
+            // standalone.sh then runs the JVM in the background, relays signals to it and writes its pid.
+            launch.put("LAUNCH_JBOSS_IN_BACKGROUND", "1");
+            Path jvmPid = directory.resolve("jvm.pid");
+            launch.put("JBOSS_PIDFILE", jvmPid.toString());
+            List<String> command = new ArrayList<>(List.of(home.resolve("bin/standalone.sh").toString(),
+                    "-c", serverConfig,
+                    "-Djboss.server.base.dir=" + base,
+                    "-Djboss.bind.address=127.0.0.1",
+                    "-Djboss.bind.address.management=127.0.0.1",
+                    "-Djboss.http.port=" + port,
+                    "-Djboss.https.port=" + FreePort.onLoopback(),
+                    "-Djboss.management.http.port=" + FreePort.onLoopback(),
+                    "-Djboss.management.https.port=" + FreePort.onLoopback()));
+            systemProperties.forEach((key, value) -> command.add("-D" + key + "=" + value));
+            URI readiness = URI.create("http://127.0.0.1:" + port + (contextRoot.isEmpty() ? "" : "/" + contextRoot) + readinessPath);
+            ServerJvm jvm = new ServerJvm("WildFly", command, launch, directory, Optional.of(jvmPid), readiness, " ERROR [",
+                    startupTimeout);
+            WildFlyServer server = new WildFlyServer(home, port, contextRoot, jvm);
+            jvm.launch();
+            return server;
+        }
+    }
+
+    /** Applies {@code commands} to the server's configuration with the embedded CLI (no server running), from a script file. */
+    private static void configure(Path home, Path base, Path directory, String serverConfig, List<String> commands) {
+        List<String> script = new ArrayList<>();
+        script.add("embed-server --server-config=" + serverConfig);
+        script.addAll(commands);
+        script.add("stop-embedded-server");
+        Path file = directory.resolve("configure.cli");
+        ServerInstall.write(file, String.join("\n", script) + "\n");
+        ProcessBuilder cli = new ProcessBuilder(home.resolve("bin/jboss-cli.sh").toString(), "--file=" + file)
                 .directory(directory.toFile())
                 .redirectErrorStream(true);
         cli.environment().put("JAVA_HOME", ServerInstall.javaHome());
@@ -92,9 +240,9 @@ public final class WildFlyServer extends LaunchedAppServer {
             Process process = cli.start();
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!process.waitFor(CLI_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS) || process.exitValue() != 0
-                    || !output.contains("\"outcome\" => \"success\"")) {
+                    || output.contains("\"outcome\" => \"failed\"")) {
                 process.destroyForcibly();
-                throw new IllegalStateException("jboss-cli could not configure " + base + ": " + commands + "\n" + output);
+                throw new IllegalStateException("jboss-cli could not configure " + base + " (" + file + "):\n" + output);
             }
         } catch (IOException e) {
             throw new IllegalStateException("cannot run jboss-cli in " + home, e);
