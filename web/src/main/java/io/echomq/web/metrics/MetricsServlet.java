@@ -1,5 +1,6 @@
 package io.echomq.web.metrics;
 
+import io.echomq.runtime.EchoMqEngine;
 import jakarta.inject.Inject;
 import jakarta.servlet.annotation.WebServlet;
 import jakarta.servlet.http.HttpServlet;
@@ -21,10 +22,23 @@ public class MetricsServlet extends HttpServlet {
     @Inject
     transient QueueMetrics metrics;
 
+    @Inject
+    transient EchoMqEngine engine;
+
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
         response.setContentType(PROMETHEUS_TEXT);
         response.setHeader("Cache-Control", "no-store");
+        readOutboxes();
         response.getWriter().write(metrics.scrape());
+    }
+
+    /** The outbox gauges, read from Valkey at each scrape; without Valkey the other metrics still answer. */
+    private void readOutboxes() {
+        try {
+            metrics.outboxes(engine.queue().outboxes());
+        } catch (RuntimeException unavailable) {
+            // Valkey down or the engine not started: the outbox gauges keep their last figures.
+        }
     }
 }

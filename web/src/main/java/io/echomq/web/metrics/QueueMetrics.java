@@ -4,6 +4,7 @@ import io.echomq.effect.EffectOutcome;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.maintenance.Pass;
 import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.OutboxGauge;
 import io.echomq.queue.RetryOutcome;
 import io.echomq.worker.WorkerListener;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -11,13 +12,19 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Per-queue metrics (tag {@code queue}): jobs enqueued, completed, retried and dead; duplicates
  * the effect store absorbed (a redelivered job whose effect was already applied), and among them
  * resubmissions (a job whose idempotency key another job's effect already carries); how long
  * claims and effect transactions take; each maintenance duty's runs, changes and failures (tags
- * {@code duty} and {@code queue}). Served in Prometheus text by {@link MetricsServlet}.
+ * {@code duty} and {@code queue}); the resource adapters' outboxes, rows waiting and the oldest
+ * one's age (tag {@code data_source}), as their relays last reported them. Served in Prometheus
+ * text by {@link MetricsServlet}.
  *
  * <p>A Micrometer registry inside the WAR, not the server's MicroProfile Metrics: WildFly 35
  * has none, so only a bundled one gives every server the same {@code /metrics}. The names are
@@ -33,6 +40,8 @@ public class QueueMetrics implements WorkerListener, MaintenanceListener {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Throughput throughput = new Throughput();
+    /** Each outbox's last reported rows waiting and oldest age (ms), by data source: the gauges read them. */
+    private final Map<String, AtomicLong[]> outboxes = new ConcurrentHashMap<>();
 
     /** Completed and failed jobs per queue and minute over the last hour, for the console's charts. */
     public Throughput throughput() {
@@ -42,6 +51,25 @@ public class QueueMetrics implements WorkerListener, MaintenanceListener {
     /** Every metric in the Prometheus text format. */
     public String scrape() {
         return registry.scrape();
+    }
+
+    /**
+     * The outboxes as their relays last reported them (see {@code QueueClient.outboxes}): an
+     * outbox no longer reported keeps its last figures until one is reported again, as a gauge of
+     * a stopped process does.
+     */
+    public void outboxes(List<OutboxGauge> reported) {
+        for (OutboxGauge gauge : reported) {
+            AtomicLong[] figures = outboxes.computeIfAbsent(gauge.source(), source -> {
+                AtomicLong[] values = {new AtomicLong(), new AtomicLong()};
+                registry.gauge("echomq.outbox.depth", io.micrometer.core.instrument.Tags.of("data_source", source), values[0]);
+                registry.gauge("echomq.outbox.oldest.age.seconds", io.micrometer.core.instrument.Tags.of("data_source", source),
+                        values[1], v -> v.get() / 1000.0);
+                return values;
+            });
+            figures[0].set(gauge.depth());
+            figures[1].set(gauge.oldestAgeMs());
+        }
     }
 
     /** Each maintenance duty's runs, the changes they made and their failures, per queue (tags {@code duty}, {@code queue}). */
