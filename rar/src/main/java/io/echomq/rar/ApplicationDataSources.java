@@ -3,6 +3,8 @@ package io.echomq.rar;
 import io.echomq.effect.Migrations;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import javax.sql.DataSource;
@@ -46,8 +48,34 @@ final class ApplicationDataSources {
         return dataSource;
     }
 
+    /**
+     * Migrates on a thread of its own and waits: the caller may be inside an application's JTA
+     * transaction (the first enqueue through a connection factory), where Flyway's own
+     * transactions on an enlisted connection are refused (WildFly: "IJ031017: You cannot set
+     * autocommit during a managed transaction"). A new thread is in no transaction. The lookup
+     * stays on the caller's thread, whose naming context is the one the name was given in.
+     */
     private static DataSource migrated(DataSource dataSource) {
-        Migrations.migrate(dataSource);
-        return dataSource;
+        FutureTask<DataSource> migration = new FutureTask<>(() -> {
+            Migrations.migrate(dataSource);
+            return dataSource;
+        });
+        Thread thread = new Thread(migration, "echomq-rar-migrations");
+        thread.setDaemon(true);
+        thread.start();
+        try {
+            return migration.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException failed) {
+                throw failed;
+            }
+            if (e.getCause() instanceof Error fatal) {
+                throw fatal;
+            }
+            throw new IllegalStateException("migrating EchoMQ's schema failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while migrating EchoMQ's schema", e);
+        }
     }
 }
