@@ -65,6 +65,12 @@ public final class RunningEngine implements AutoCloseable {
             for (HandlerBinding binding : handlers) {
                 assembly.startWorker(binding.queue(), binding.handler(), config.workerFor(binding.queue()));
             }
+            for (String queue : queues) {
+                config.limitsFor(queue).ifPresent(limits -> {
+                    connections.queue().setLimits(queue, limits);
+                    LOG.info("EchoMQ queue '" + queue + "': limits " + limits + " from configuration");
+                });
+            }
             for (Schedule schedule : config.schedules()) {
                 ScheduleClient.PutResult put = connections.queue().schedules().put(schedule, "config");
                 if (put != ScheduleClient.PutResult.UNCHANGED) {

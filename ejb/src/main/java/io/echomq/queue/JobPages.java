@@ -17,8 +17,9 @@ import redis.clients.jedis.resps.Tuple;
 
 /**
  * Reads pages of jobs (read-only, no script needed: nothing changes). Pending jobs live in one
- * set per lane, scored by id, so a pending page merges the lanes by id; every other state has
- * one set scored by time, paged by (score, member) in the set's own order.
+ * set per lane, scored by claim order within the lane (id shifted by priority), so a pending page
+ * merges the lanes by (score, member); every other state has one set scored by time, paged by
+ * (score, member) in the set's own order.
  */
 final class JobPages {
 
@@ -31,14 +32,13 @@ final class JobPages {
     }
 
     JobPage page(JobState state, Optional<String> cursor, int limit) {
-        List<Tuple> members = state == JobState.PENDING
-                ? pendingAfter(cursor.map(JobPages::pendingCursor).orElse(0L), limit)
-                : scoredAfter(setOf(keys, state), cursor.map(ScoreCursor::parse), limit);
+        Optional<ScoreCursor> after = cursor.map(ScoreCursor::parse);
+        List<Tuple> members = state == JobState.PENDING ? pendingAfter(after, limit) : scoredAfter(setOf(keys, state), after, limit);
         List<String> ids = members.stream().map(Tuple::getElement).toList();
         Optional<String> next = Optional.empty();
         if (members.size() == limit) {
             Tuple last = members.get(members.size() - 1);
-            next = Optional.of(state == JobState.PENDING ? last.getElement() : new ScoreCursor((long) last.getScore(), last.getElement()).toString());
+            next = Optional.of(new ScoreCursor((long) last.getScore(), last.getElement()).toString());
         }
         return new JobPage(keys.queue(), state, views(ids), next);
     }
@@ -54,13 +54,18 @@ final class JobPages {
         };
     }
 
-    /** The oldest pending jobs with an id above {@code afterId}, across every lane with work. */
-    private List<Tuple> pendingAfter(long afterId, int limit) {
+    /**
+     * The next pending jobs after the cursor, in claim order within each lane, across every lane
+     * with work: the lanes in the ring and the lanes a limit holds.
+     */
+    private List<Tuple> pendingAfter(Optional<ScoreCursor> cursor, int limit) {
+        List<String> lanes = new ArrayList<>(redis.lrange(keys.ring(), 0, -1));
+        lanes.addAll(redis.zrange(keys.held(), 0, -1));
         List<Tuple> merged = new ArrayList<>();
-        for (String lane : redis.lrange(keys.ring(), 0, -1)) {
-            merged.addAll(redis.zrangeByScoreWithScores(keys.pending(lane), "(" + afterId, "+inf", 0, limit));
+        for (String lane : lanes) {
+            merged.addAll(scoredAfter(keys.pending(lane), cursor, limit));
         }
-        merged.sort(Comparator.comparingDouble(Tuple::getScore));
+        merged.sort(Comparator.comparingDouble(Tuple::getScore).thenComparing(Tuple::getElement));
         return merged.subList(0, Math.min(limit, merged.size()));
     }
 
@@ -142,7 +147,8 @@ final class JobPages {
             return Optional.empty();
         }
         return Optional.of(new JobView(queue, id, JobState.fromWireName(fields.get("state")), fields.get("payload"),
-                fields.get("lane"), Long.parseLong(fields.get("attempts")), Long.parseLong(fields.get("max_attempts")),
+                fields.get("lane"), Integer.parseInt(fields.getOrDefault("priority", Integer.toString(NewJob.DEFAULT_PRIORITY))),
+                Long.parseLong(fields.get("attempts")), Long.parseLong(fields.get("max_attempts")),
                 Instant.ofEpochMilli(Long.parseLong(fields.get("created_at"))), instant(fields, "due_at"),
                 instant(fields, "claimed_at"), instant(fields, "lease_until"), Optional.ofNullable(fields.get("worker")),
                 Optional.ofNullable(fields.get("last_error")), instant(fields, "finished_at"),
@@ -164,19 +170,12 @@ final class JobPages {
         return Optional.ofNullable(fields.get(name)).map(v -> Instant.ofEpochMilli(Long.parseLong(v)));
     }
 
-    static long pendingCursor(String cursor) {
-        try {
-            return Long.parseLong(cursor);
-        } catch (NumberFormatException e) {
-            throw new InvalidRequestException("cursor", "is not a cursor this listing returned");
-        }
-    }
-
     /** Where a page of a time-scored set ended: the last member's score and the member. */
     record ScoreCursor(long score, String member) {
 
         static ScoreCursor parse(String text) {
-            int dash = text.indexOf('-');
+            // The member is a job id (digits only); the score may be negative (a pending job of high priority).
+            int dash = text.lastIndexOf('-');
             try {
                 return new ScoreCursor(Long.parseLong(text.substring(0, dash)), RequestChecks.jobId(text.substring(dash + 1)));
             } catch (RuntimeException e) {

@@ -7,6 +7,7 @@ import java.util.Optional;
  * Everything the queue knows about one job, read in one step. Times are on the Valkey
  * server's clock.
  *
+ * @param priority    0 (lowest) to 9 (highest): the order of its claim within its lane
  * @param attempts    deliveries so far (the current or last fencing token)
  * @param maxAttempts the attempt at which a failure dead-letters the job
  * @param worker      the worker that made the latest claim
@@ -21,6 +22,7 @@ public record JobView(
         JobState state,
         String payload,
         String lane,
+        int priority,
         long attempts,
         long maxAttempts,
         Instant createdAt,

@@ -17,6 +17,9 @@ import java.util.Optional;
  * @param idempotencyKey a second submission with the same key answers the first job
  * @param runAt          the moment the job may first be claimed, judged on the Valkey server's
  *                       clock; a moment not in the future there means now
+ * @param priority       {@value #LOWEST_PRIORITY} (lowest) to {@value #HIGHEST_PRIORITY} (highest), as in
+ *                       JMS; absent means {@value #DEFAULT_PRIORITY}. Within its lane a job of higher
+ *                       priority is claimed first; lanes are still served in turn
  */
 public record NewJob(
         String payload,
@@ -24,7 +27,12 @@ public record NewJob(
         Optional<Duration> delay,
         Optional<Integer> maxAttempts,
         Optional<String> idempotencyKey,
-        Optional<Instant> runAt) {
+        Optional<Instant> runAt,
+        Optional<Integer> priority) {
+
+    public static final int LOWEST_PRIORITY = 0;
+    public static final int DEFAULT_PRIORITY = 4;
+    public static final int HIGHEST_PRIORITY = 9;
 
     public NewJob {
         Objects.requireNonNull(lane, "lane");
@@ -32,36 +40,43 @@ public record NewJob(
         Objects.requireNonNull(maxAttempts, "maxAttempts");
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
         Objects.requireNonNull(runAt, "runAt");
+        Objects.requireNonNull(priority, "priority");
     }
 
     /** A job without a run-at time. */
     public NewJob(String payload, Optional<String> lane, Optional<Duration> delay, Optional<Integer> maxAttempts,
             Optional<String> idempotencyKey) {
-        this(payload, lane, delay, maxAttempts, idempotencyKey, Optional.empty());
+        this(payload, lane, delay, maxAttempts, idempotencyKey, Optional.empty(), Optional.empty());
     }
 
     public static NewJob of(String payload) {
-        return new NewJob(payload, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
+        return new NewJob(payload, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty());
     }
 
     public NewJob inLane(String lane) {
-        return new NewJob(payload, Optional.ofNullable(lane), delay, maxAttempts, idempotencyKey, runAt);
+        return new NewJob(payload, Optional.ofNullable(lane), delay, maxAttempts, idempotencyKey, runAt, priority);
     }
 
     public NewJob delayedBy(Duration delay) {
-        return new NewJob(payload, lane, Optional.ofNullable(delay), maxAttempts, idempotencyKey, runAt);
+        return new NewJob(payload, lane, Optional.ofNullable(delay), maxAttempts, idempotencyKey, runAt, priority);
     }
 
     /** Due at {@code runAt} on the server's clock (not together with {@link #delayedBy}). */
     public NewJob scheduledAt(Instant runAt) {
-        return new NewJob(payload, lane, delay, maxAttempts, idempotencyKey, Optional.ofNullable(runAt));
+        return new NewJob(payload, lane, delay, maxAttempts, idempotencyKey, Optional.ofNullable(runAt), priority);
     }
 
     public NewJob withMaxAttempts(int maxAttempts) {
-        return new NewJob(payload, lane, delay, Optional.of(maxAttempts), idempotencyKey, runAt);
+        return new NewJob(payload, lane, delay, Optional.of(maxAttempts), idempotencyKey, runAt, priority);
     }
 
     public NewJob withIdempotencyKey(String key) {
-        return new NewJob(payload, lane, delay, maxAttempts, Optional.ofNullable(key), runAt);
+        return new NewJob(payload, lane, delay, maxAttempts, Optional.ofNullable(key), runAt, priority);
+    }
+
+    /** Claimed before the lane's jobs of lower priority (see {@link #priority()}). */
+    public NewJob withPriority(int priority) {
+        return new NewJob(payload, lane, delay, maxAttempts, idempotencyKey, runAt, Optional.of(priority));
     }
 }

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
@@ -113,7 +114,7 @@ public final class QueueClient {
             throw new InvalidRequestException("jobs", "must hold 1 to " + MAX_BATCH_JOBS + " jobs, held "
                     + (jobs == null ? 0 : jobs.size()));
         }
-        List<String> args = new ArrayList<>(2 + jobs.size() * 6);
+        List<String> args = new ArrayList<>(2 + jobs.size() * 7);
         args.add(keys.prefix());
         args.add(Integer.toString(jobs.size()));
         for (int i = 0; i < jobs.size(); i++) {
@@ -156,7 +157,7 @@ public final class QueueClient {
         return keyed ? scripts.runKeyedSubmission(script, keys, args) : scripts.run(script, keys, null, args);
     }
 
-    /** A job's six script arguments, after checking each field; {@code at} prefixes field names. */
+    /** A job's seven script arguments, after checking each field; {@code at} prefixes field names. */
     private List<String> scriptArguments(NewJob job, String at) {
         if (job == null) {
             throw new InvalidRequestException(at.isEmpty() ? "job" : at.substring(0, at.length() - 1), "is required");
@@ -172,7 +173,10 @@ public final class QueueClient {
             int maxAttempts = (int) RequestChecks.range("maxAttempts",
                     job.maxAttempts().orElse(settings.defaultMaxAttempts()), 1, settings.maxAttemptsLimit());
             String idempotencyKey = job.idempotencyKey().map(RequestChecks::idempotencyKey).orElse("");
-            return List.of(payload, Integer.toString(maxAttempts), Long.toString(delay.toMillis()), lane, idempotencyKey, runAt);
+            int priority = (int) RequestChecks.range("priority", job.priority().orElse(NewJob.DEFAULT_PRIORITY),
+                    NewJob.LOWEST_PRIORITY, NewJob.HIGHEST_PRIORITY);
+            return List.of(payload, Integer.toString(maxAttempts), Long.toString(delay.toMillis()), lane, idempotencyKey, runAt,
+                    Integer.toString(priority));
         } catch (InvalidRequestException e) {
             if (at.isEmpty()) {
                 throw e;
@@ -436,6 +440,41 @@ public final class QueueClient {
     private boolean setPaused(String queue, boolean paused) {
         QueueKeys keys = keysOf(queue);
         return Replies.paused(scripts.run(Script.SET_PAUSED, keys, null, List.of(paused ? "1" : "0")));
+    }
+
+    /**
+     * Sets the queue's caps and rate limits, replacing the ones it had ({@link QueueLimits#NONE}
+     * clears them). They hold from the next claim on, on every server; lanes a lower limit now
+     * holds wait as pending, lanes a raised or cleared limit frees are served again at once.
+     *
+     * @throws InvalidRequestException naming the field at fault
+     */
+    public QueueLimits setLimits(String queue, QueueLimits limits) {
+        QueueKeys keys = keysOf(queue);
+        Objects.requireNonNull(limits, "limits").check();
+        List<String> args = List.of(keys.prefix(),
+                limits.maxActive().map(String::valueOf).orElse(""),
+                limits.rate().map(r -> Integer.toString(r.starts())).orElse(""),
+                limits.rate().map(r -> Long.toString(r.window().toMillis())).orElse(""),
+                limits.laneMaxActive().map(String::valueOf).orElse(""),
+                limits.laneRate().map(r -> Integer.toString(r.starts())).orElse(""),
+                limits.laneRate().map(r -> Long.toString(r.window().toMillis())).orElse(""));
+        scripts.run(Script.SET_LIMITS, keys, null, args);
+        return limits;
+    }
+
+    /** The queue's caps and rate limits as the claim reads them now. */
+    public QueueLimits limits(String queue) {
+        QueueKeys keys = keysOf(queue);
+        List<String> f = read(() -> redis.hmget(keys.meta(), "max_active", "rate_max", "rate_window_ms", "lane_max_active",
+                "lane_rate_max", "lane_rate_window_ms"));
+        return new QueueLimits(Optional.ofNullable(f.get(0)).map(Integer::valueOf), rate(f.get(1), f.get(2)),
+                Optional.ofNullable(f.get(3)).map(Integer::valueOf), rate(f.get(4), f.get(5)));
+    }
+
+    private static Optional<QueueLimits.Rate> rate(String starts, String windowMs) {
+        return starts == null || windowMs == null ? Optional.empty()
+                : Optional.of(new QueueLimits.Rate(Integer.parseInt(starts), Duration.ofMillis(Long.parseLong(windowMs))));
     }
 
     /** One job as the queue holds it now, or empty when there is no such job. */

@@ -1,6 +1,11 @@
 package io.echomq.queue;
 
-/** Counts of jobs per state in one queue, read in one atomic step. */
+/**
+ * Counts of jobs per state in one queue, read in one atomic step.
+ *
+ * @param lanesWithWork lanes with pending jobs, including the held ones
+ * @param lanesHeld     lanes with pending jobs that wait for their lane's cap or rate limit
+ */
 public record QueueStats(
         String queue,
         long pending,
@@ -10,7 +15,8 @@ public record QueueStats(
         long dead,
         long cancelled,
         boolean paused,
-        int lanesWithWork) {
+        int lanesWithWork,
+        int lanesHeld) {
 
     public long total() {
         return pending + delayed + active + completed + dead + cancelled;

@@ -4,6 +4,7 @@ import io.echomq.effect.EffectSettings;
 import io.echomq.queue.Backoff;
 import io.echomq.queue.EvictionPolicyCheck;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueLimits;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.InvalidRequestException;
@@ -233,6 +234,48 @@ public final class EngineConfig {
     /** The recurring jobs declared in configuration, put at every start (an unchanged definition stays as it is). */
     public List<Schedule> schedules() {
         return schedules;
+    }
+
+    /** The key suffixes of a queue's limits under {@code echomq.queues.<queue>.}. */
+    private static final List<String> LIMIT_KEYS = List.of("max-active", "rate-starts", "rate-window-ms", "lane-max-active",
+            "lane-rate-starts", "lane-rate-window-ms");
+
+    /**
+     * The caps and rate limits configured for one queue under {@code echomq.queues.<queue>.}:
+     * {@code max-active}, {@code rate-starts} with {@code rate-window-ms}, {@code lane-max-active},
+     * {@code lane-rate-starts} with {@code lane-rate-window-ms}; empty when none of them is set
+     * (the queue keeps the limits the API gave it). A bad value names its key.
+     */
+    public Optional<QueueLimits> limitsFor(String queue) {
+        String at = "echomq.queues." + queue + ".";
+        if (LIMIT_KEYS.stream().noneMatch(key -> read.optional(at + key).isPresent())) {
+            return Optional.empty();
+        }
+        QueueLimits limits = QueueLimits.NONE;
+        if (read.optional(at + "max-active").isPresent()) {
+            limits = limits.withMaxActive(read.integer(at + "max-active", 1, 1, QueueLimits.MAX_COUNT));
+        }
+        if (read.optional(at + "lane-max-active").isPresent()) {
+            limits = limits.withLaneMaxActive(read.integer(at + "lane-max-active", 1, 1, QueueLimits.MAX_COUNT));
+        }
+        Optional<QueueLimits.Rate> rate = rate(at + "rate-");
+        Optional<QueueLimits.Rate> laneRate = rate(at + "lane-rate-");
+        return Optional.of(new QueueLimits(limits.maxActive(), rate, limits.laneMaxActive(), laneRate));
+    }
+
+    /** A rate limit from {@code <prefix>starts} and {@code <prefix>window-ms}: both or neither. */
+    private Optional<QueueLimits.Rate> rate(String prefix) {
+        boolean starts = read.optional(prefix + "starts").isPresent();
+        boolean window = read.optional(prefix + "window-ms").isPresent();
+        if (starts != window) {
+            throw new ConfigurationException(prefix + (starts ? "window-ms" : "starts"), "is required with " + prefix
+                    + (starts ? "starts" : "window-ms") + ": a rate limit is so many starts per window");
+        }
+        if (!starts) {
+            return Optional.empty();
+        }
+        return Optional.of(new QueueLimits.Rate(read.integer(prefix + "starts", 1, 1, QueueLimits.MAX_COUNT),
+                read.millis(prefix + "window-ms", Duration.ofSeconds(1), Duration.ofMillis(1), QueueLimits.MAX_WINDOW)));
     }
 
     /** The worker settings of one queue: {@code echomq.queues.<queue>.*}, else the worker defaults. */

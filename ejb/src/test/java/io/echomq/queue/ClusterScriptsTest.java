@@ -109,6 +109,12 @@ class ClusterScriptsTest {
         client.claim(queue, Duration.ofMillis(100), 1, "w2");
         client.reap(queue, 10);                                                                        // reap
         client.trim(queue, new Retention(0, Duration.ZERO, 0, Duration.ZERO, 100));                   // trim
+        QueueLimits limits = QueueLimits.NONE.withLaneMaxActive(1).withRate(100, Duration.ofSeconds(1));
+        assertThat(client.setLimits(queue, limits)).isEqualTo(limits);                                // set-limits
+        client.enqueueBatch(queue, List.of(NewJob.of("f").inLane("capped"), NewJob.of("g").inLane("capped")));
+        assertThat(client.claim(queue, Duration.ofSeconds(30), 2, "w3")).hasSize(1);                  // claim, holding a lane
+        assertThat(client.stats(queue).lanesHeld()).isEqualTo(1);
+        client.setLimits(queue, QueueLimits.NONE);
         assertThat(client.pause(queue)).isTrue();                                                      // set-paused
         assertThat(client.stats(queue).paused()).isTrue();                                             // stats
         assertThat(client.jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs()).isNotNull();

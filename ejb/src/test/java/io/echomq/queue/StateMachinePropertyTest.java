@@ -53,7 +53,14 @@ import redis.clients.jedis.resps.Tuple;
  *   <li>progress is recorded exactly when the heartbeat carrying it is accepted (current token,
  *       active job), with that token as its attempt; a refused report changes nothing;</li>
  *   <li>due times come from the server's clock: a run-at time in the server's past makes a job
- *       pending, one in its future is the due time; a delay counts from the server's now.</li>
+ *       pending, one in its future is the due time; a delay counts from the server's now;</li>
+ *   <li>a pending job is scored by its id shifted by its priority (a lane gives its highest
+ *       priority first, the oldest first within one);</li>
+ *   <li>with caps and rate limits set and changed at random: a claim that takes jobs of a lane
+ *       leaves that lane within its cap, and the queue within its own; the starts the model saw
+ *       since the limits were set never exceed a rate limit in any window, for the queue or a
+ *       lane; each lane's set of active jobs is exactly its active jobs while a lane cap is set
+ *       (never more, otherwise); a lane with work is in the ring or held, never both.</li>
  * </ul>
  * The summary line counts the tries that broke an invariant (or met a failing script); the
  * property fails on the first, so a green run prints {@code violations=0} because none happened.
@@ -117,8 +124,8 @@ class StateMachinePropertyTest {
         Arbitrary<Integer> pick = Arbitraries.integers().between(0, 20);
         Arbitrary<Enqueue> enqueue = Combinators.combine(
                 Arbitraries.of(LANES), Arbitraries.of(0, 0, 0, 15), Arbitraries.integers().between(1, 3),
-                Arbitraries.of("", "", "k1", "k2", "k3"))
-                .as((lane, delay, max, key) -> new Enqueue(lane, delay, max, key));
+                Arbitraries.of("", "", "k1", "k2", "k3"), Arbitraries.of(4, 4, 0, 9, 6))
+                .as((lane, delay, max, key, priority) -> new Enqueue(lane, delay, max, key, priority));
         Arbitrary<Action> enqueueBatch = enqueue.list().ofMinSize(1).ofMaxSize(4).map(EnqueueBatch::new);
         Arbitrary<Action> completeClaim = Combinators.combine(worker, Arbitraries.integers().between(0, 7),
                 Arbitraries.integers().between(0, 3), Arbitraries.of(10, 25, 10_000)).as(CompleteClaim::new);
@@ -133,6 +140,11 @@ class StateMachinePropertyTest {
         Arbitrary<Action> operator = Arbitraries.oneOf(
                 pick.map(Cancel::new), pick.map(Requeue::new), pick.map(Reconcile::new), pick.map(Remove::new), Arbitraries.just(new Trim()),
                 Arbitraries.of(true, false).map(Pause::new));
+        Arbitrary<Action> limits = Arbitraries.of(QueueLimits.NONE, QueueLimits.NONE.withMaxActive(2), QueueLimits.NONE.withLaneMaxActive(1),
+                QueueLimits.NONE.withLaneMaxActive(2).withMaxActive(3), QueueLimits.NONE.withRate(3, Duration.ofMillis(40)),
+                QueueLimits.NONE.withLaneRate(1, Duration.ofMillis(25)),
+                QueueLimits.NONE.withLaneMaxActive(1).withLaneRate(2, Duration.ofMillis(30)).withRate(4, Duration.ofMillis(20)))
+                .map(SetLimits::new);
         Arbitrary<Action> enqueueAt = Combinators.combine(Arbitraries.of(LANES), Arbitraries.of(-1_000, 0, 15, 60_000))
                 .as(EnqueueAt::new);
         Arbitrary<Action> due = Arbitraries.oneOf(pick.map(Promote::new),
@@ -145,23 +157,24 @@ class StateMachinePropertyTest {
                         net.jqwik.api.Tuple.of(2, extend), net.jqwik.api.Tuple.of(3, complete),
                         net.jqwik.api.Tuple.of(3, fail), net.jqwik.api.Tuple.of(2, operator),
                         net.jqwik.api.Tuple.of(3, time), net.jqwik.api.Tuple.of(1, enqueueAt),
-                        net.jqwik.api.Tuple.of(2, due))
+                        net.jqwik.api.Tuple.of(2, due), net.jqwik.api.Tuple.of(1, limits))
                 .list().ofMinSize(5).ofMaxSize(30);
     }
 
     /** One step of a scenario. */
     sealed interface Action permits Enqueue, EnqueueBatch, EnqueueAt, Claim, CompleteClaim, Extend, ReportProgress, Complete, Stop, Fail, Cancel,
-            Requeue, Reconcile, Promote, RescheduleAt, RescheduleIn, Remove, Trim, Pause, Reap, Sleep {
+            Requeue, Reconcile, Promote, RescheduleAt, RescheduleIn, Remove, Trim, Pause, Reap, Sleep, SetLimits {
         void applyTo(Run run);
     }
 
-    record Enqueue(String lane, int delayMs, int maxAttempts, String key) implements Action {
+    record Enqueue(String lane, int delayMs, int maxAttempts, String key, int priority) implements Action {
         public void applyTo(Run run) {
             answered(run, client.enqueue(run.queue, job()));
         }
 
         NewJob job() {
-            NewJob job = NewJob.of("job").inLane(lane).delayedBy(Duration.ofMillis(delayMs)).withMaxAttempts(maxAttempts);
+            NewJob job = NewJob.of("job").inLane(lane).delayedBy(Duration.ofMillis(delayMs)).withMaxAttempts(maxAttempts)
+                    .withPriority(priority);
             return key.isEmpty() ? job : job.withIdempotencyKey(key);
         }
 
@@ -406,6 +419,17 @@ class StateMachinePropertyTest {
         }
     }
 
+    /** The queue's limits replaced; the model's record of starts begins again from here. */
+    record SetLimits(QueueLimits limits) implements Action {
+        public void applyTo(Run run) {
+            assertThat(client.setLimits(run.queue, limits)).isEqualTo(limits);
+            assertThat(client.limits(run.queue)).isEqualTo(limits);
+            run.limits = limits;
+            run.queueStarts.clear();
+            run.laneStarts.clear();
+        }
+    }
+
     record Reap() implements Action {
         public void applyTo(Run run) {
             ReapResult reaped = client.reap(run.queue, 100);
@@ -435,6 +459,10 @@ class StateMachinePropertyTest {
         final Map<String, String> keyOf = new HashMap<>();
         final List<List<Lease>> leases = new ArrayList<>();
         boolean paused;
+        QueueLimits limits = QueueLimits.NONE;
+        /** Server times of the claims seen since the limits were set: of the queue, of each lane. */
+        final List<Long> queueStarts = new ArrayList<>();
+        final Map<String, List<Long>> laneStarts = new HashMap<>();
 
         Run(String queue) {
             this.queue = queue;
@@ -483,6 +511,36 @@ class StateMachinePropertyTest {
                 assertThat(job.attempt()).as("claim mints the next token").isEqualTo(attempts.get(job.id()) + 1);
                 leases.get(worker).add(job.lease());
             }
+            if (!claimed.isEmpty()) {
+                checkLimits(claimed);
+            }
+        }
+
+        /** A claim that took jobs left the queue and each lane it took from within their caps and rates. */
+        private void checkLimits(List<ClaimedJob> claimed) {
+            long at = Long.parseLong(redis.hget(keys.job(claimed.get(0).id()), "claimed_at"));
+            Map<String, Long> activeByLane = new HashMap<>();
+            List<String> active = redis.zrange(keys.active(), 0, -1);
+            for (String id : active) {
+                activeByLane.merge(redis.hget(keys.job(id), "lane"), 1L, Long::sum);
+            }
+            limits.maxActive().ifPresent(cap -> assertThat(active).as("the queue within its cap after a claim").hasSizeLessThanOrEqualTo(cap));
+            for (ClaimedJob job : claimed) {
+                queueStarts.add(at);
+                laneStarts.computeIfAbsent(job.lane(), l -> new ArrayList<>()).add(at);
+            }
+            for (String lane : claimed.stream().map(ClaimedJob::lane).distinct().toList()) {
+                limits.laneMaxActive().ifPresent(cap -> assertThat(activeByLane.get(lane)).as("lane %s within its cap after a claim", lane)
+                        .isLessThanOrEqualTo(cap));
+                limits.laneRate().ifPresent(rate -> assertThat(startsWithin(laneStarts.get(lane), at, rate))
+                        .as("lane %s starts in the window ending %d", lane, at).isLessThanOrEqualTo(rate.starts()));
+            }
+            limits.rate().ifPresent(rate -> assertThat(startsWithin(queueStarts, at, rate))
+                    .as("queue starts in the window ending %d", at).isLessThanOrEqualTo(rate.starts()));
+        }
+
+        private static long startsWithin(List<Long> starts, long at, QueueLimits.Rate rate) {
+            return starts.stream().filter(t -> t > at - rate.window().toMillis() && t <= at).count();
         }
 
         /**
@@ -569,8 +627,14 @@ class StateMachinePropertyTest {
             Map<String, Response<List<Tuple>>> sets = new HashMap<>();
             Map<String, Response<Map<String, String>>> hashes = new HashMap<>();
             Response<List<String>> ring;
+            Response<List<String>> held;
+            Map<String, Response<Set<String>>> laneActive = new HashMap<>();
             try (AbstractPipeline p = redis.pipelined()) {
                 ring = p.lrange(keys.ring(), 0, -1);
+                held = p.zrange(keys.held(), 0, -1);
+                for (String lane : LANES) {
+                    laneActive.put(lane, p.smembers(keys.prefix() + "active:" + lane));
+                }
                 for (String lane : LANES) {
                     sets.put("pending:" + lane, p.zrangeWithScores(keys.pending(lane), 0, -1));
                 }
@@ -607,6 +671,13 @@ class StateMachinePropertyTest {
                     double score = sets.get("active").get().stream().filter(t -> t.getElement().equals(id)).findFirst().orElseThrow().getScore();
                     assertThat((long) score).as("lease scored by its deadline").isEqualTo(Long.parseLong(job.get("lease_until")));
                 }
+                if (state.equals("pending")) {
+                    int priority = Integer.parseInt(job.getOrDefault("priority", "4"));
+                    double score = sets.get("pending:" + job.get("lane")).get().stream().filter(t -> t.getElement().equals(id)).findFirst()
+                            .orElseThrow().getScore();
+                    assertThat((long) score).as("after %s: pending job %s scored by id and priority %d", after, id, priority)
+                            .isEqualTo(Long.parseLong(id) - (priority - 4) * 1_000_000L);
+                }
             }
 
             Set<String> lanesWithWork = new HashSet<>();
@@ -615,8 +686,31 @@ class StateMachinePropertyTest {
                     lanesWithWork.add(lane);
                 }
             });
-            assertThat(ring.get()).as("after %s: the ring holds each lane with work once", after).doesNotHaveDuplicates()
-                    .containsExactlyInAnyOrderElementsOf(lanesWithWork);
+            assertThat(ring.get()).as("after %s: the ring holds lanes with work, each once", after).doesNotHaveDuplicates()
+                    .isSubsetOf(lanesWithWork);
+            assertThat(ring.get()).as("after %s: a held lane is not in the ring", after).noneMatch(held.get()::contains);
+            Set<String> ringOrHeld = new HashSet<>(ring.get());
+            ringOrHeld.addAll(held.get());
+            assertThat(ringOrHeld).as("after %s: every lane with work is in the ring or held", after).containsAll(lanesWithWork);
+            if (limits.laneMaxActive().isEmpty() && limits.laneRate().isEmpty()) {
+                assertThat(ring.get()).as("after %s: without lane limits the ring holds every lane with work", after)
+                        .containsExactlyInAnyOrderElementsOf(lanesWithWork);
+            }
+            for (String lane : LANES) {
+                Set<String> activeInLane = new HashSet<>();
+                for (Tuple t : sets.get("active").get()) {
+                    if (lane.equals(hashes.get(t.getElement()).get().get("lane"))) {
+                        activeInLane.add(t.getElement());
+                    }
+                }
+                if (limits.laneMaxActive().isPresent()) {
+                    assertThat(laneActive.get(lane).get()).as("after %s: lane %s's active set is its active jobs", after, lane)
+                            .containsExactlyInAnyOrderElementsOf(activeInLane);
+                } else {
+                    assertThat(activeInLane).as("after %s: lane %s's active set holds only active jobs", after, lane)
+                            .containsAll(laneActive.get(lane).get());
+                }
+            }
 
             QueueStats stats = client.stats(queue);
             assertThat(stats.total()).isEqualTo(jobs.size());

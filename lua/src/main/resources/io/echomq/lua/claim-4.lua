@@ -38,6 +38,7 @@ local worker, promote_limit = ARGV[4], tonumber(ARGV[5])
 -- #include integer_text
 -- #include push_pending
 -- #include log_event
+-- #include limits
 -- #include claim_jobs
 
 return claim_jobs(prefix, ring, delayed, active, meta, now_ms(), lease_ms, max_jobs, worker, promote_limit)

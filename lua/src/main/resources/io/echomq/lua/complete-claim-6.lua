@@ -46,7 +46,9 @@ local acks = tonumber(ARGV[8])
 -- #include log_event
 -- #include fence
 -- #include trim_finished
+-- #include leave_active
 -- #include complete_jobs
+-- #include limits
 -- #include claim_jobs
 
 local now = now_ms()

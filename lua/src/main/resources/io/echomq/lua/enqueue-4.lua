@@ -19,6 +19,7 @@
     ARGV[6] idempotency key ('' = none)
     ARGV[7] run at: ms since the epoch, judged on the server clock ('' = none; not together
             with a delay); a time not in the future means pending now
+    ARGV[8] priority, 0 (lowest) to 9 (highest); 4 is the default
 
   Output:
     {'CREATED', id, state}     state is 'pending' or 'delayed'
@@ -28,7 +29,7 @@ local rcall = redis.call
 local seq, ring, delayed, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local prefix, payload = ARGV[1], ARGV[2]
 local max_attempts, delay_ms = tonumber(ARGV[3]), tonumber(ARGV[4])
-local lane, idem_key, run_at = ARGV[5], ARGV[6], tonumber(ARGV[7])
+local lane, idem_key, run_at, priority = ARGV[5], ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
 
 -- #include now_ms
 -- #include integer_text
@@ -36,4 +37,4 @@ local lane, idem_key, run_at = ARGV[5], ARGV[6], tonumber(ARGV[7])
 -- #include log_event
 -- #include enqueue_one
 
-return enqueue_one(prefix, seq, ring, delayed, idem, integer_text(now_ms()), payload, max_attempts, delay_ms, lane, idem_key, run_at)
+return enqueue_one(prefix, seq, ring, delayed, idem, integer_text(now_ms()), payload, max_attempts, delay_ms, lane, idem_key, run_at, priority)

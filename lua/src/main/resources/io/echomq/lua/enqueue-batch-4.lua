@@ -12,9 +12,10 @@
     KEYS[4] idem      echomq:{q}:idem
     ARGV[1] prefix    echomq:{q}:
     ARGV[2] number of jobs n (>= 1)
-    ARGV[3] and on    six values per job, in order: payload, max attempts, delay in ms,
+    ARGV[3] and on    seven values per job, in order: payload, max attempts, delay in ms,
                       lane, idempotency key ('' = none), run at in ms since the epoch on the
-                      server clock ('' = none; a time not in the future means pending now)
+                      server clock ('' = none; a time not in the future means pending now),
+                      priority (0 lowest to 9 highest; 4 is the default)
 
   Output:
     {status1, id1, state1, status2, id2, state2, ...}   status 'CREATED' or 'DUPLICATE'
@@ -33,9 +34,9 @@ local prefix, count = ARGV[1], tonumber(ARGV[2])
 local now_text = integer_text(now_ms())
 local out = {}
 for i = 0, count - 1 do
-  local base = 3 + i * 6
+  local base = 3 + i * 7
   local result = enqueue_one(prefix, seq, ring, delayed, idem, now_text, ARGV[base], tonumber(ARGV[base + 1]),
-    tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4], tonumber(ARGV[base + 5]))
+    tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4], tonumber(ARGV[base + 5]), tonumber(ARGV[base + 6]))
   out[#out + 1] = result[1]
   out[#out + 1] = result[2]
   out[#out + 1] = result[3]

@@ -25,6 +25,7 @@ local prefix, limit = ARGV[1], tonumber(ARGV[2])
 
 -- #include now_ms
 -- #include push_pending
+-- #include leave_active
 -- #include log_event
 
 local now = now_ms()
@@ -35,6 +36,7 @@ for _, id in ipairs(expired) do
   local fields = rcall('HMGET', job, 'attempts', 'max_attempts', 'lane')
   local attempts, max_attempts = tonumber(fields[1]), tonumber(fields[2])
   rcall('ZREM', active, id)
+  leave_active(prefix, fields[3], {id})
   rcall('HDEL', job, 'lease_until')
   rcall('HSET', job, 'last_error', 'lease expired during attempt ' .. attempts)
   local worker = rcall('HGET', job, 'worker')

@@ -46,8 +46,9 @@ local base_ms, cap_ms, kind = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
 -- #include push_pending
 -- #include log_event
 -- #include fence
+-- #include leave_active
 
-local rejected = fence(prefix, id, job, token, created, 'retry')
+local rejected, fenced = fence(prefix, id, job, token, created, 'retry', 'lane')
 if rejected then
   return rejected
 end
@@ -64,6 +65,7 @@ if kind == 'contended' then
   end
 end
 rcall('ZREM', active, id)
+leave_active(prefix, fenced[4], {id})
 rcall('HSET', job, 'last_error', err)
 rcall('HDEL', job, 'lease_until')
 
@@ -77,7 +79,7 @@ end
 
 local delay = math.min(cap_ms, base_ms * (2 ^ (attempts - 1)))
 if delay <= 0 then
-  push_pending(prefix, ring, rcall('HGET', job, 'lane'), id)
+  push_pending(prefix, ring, fenced[4], id)
   log_event(prefix, id, now, 'retried', token, worker, nil, err)
   return {'RETRY', 'pending', now}
 end

@@ -129,7 +129,7 @@ if skipped > 0 then
 end
 for _, slot in ipairs(slots) do
   local made = enqueue_one(prefix, seq, ring, delayed, idem, now_text, f[6], tonumber(f[8]), 0, f[7],
-    'schedule:' .. name .. ':' .. slot)
+    'schedule:' .. name .. ':' .. slot, nil, PRIORITY_DEFAULT)
   rcall('RPUSH', history, now_text .. sep .. (made[1] == 'CREATED' and 'fired' or 'duplicate') .. sep .. slot .. sep
     .. made[2] .. sep .. '')
   rcall('HSET', schedule, 'last_slot', slot, 'last_job', made[2], 'last_fired_at', now_text)

@@ -1,8 +1,9 @@
 --[[
   stats: counts jobs per state. Read-only.
 
-  Invariant: changes nothing. Pending is the sum over the lanes in the ring, which holds
-  exactly the lanes with pending work, so the counts add up to every job the queue holds.
+  Invariant: changes nothing. Pending is the sum over the lanes in the ring and the lanes held
+  by a limit (echomq:{q}:held, see includes/limits), which together hold every lane with
+  pending work, so the counts add up to every job the queue holds.
 
   Input:
     KEYS[1] ring       echomq:{q}:lanes
@@ -15,7 +16,8 @@
     ARGV[1] prefix     echomq:{q}:
 
   Output:
-    {pending, delayed, active, completed, dead, cancelled, paused (0|1), lanes with work}
+    {pending, delayed, active, completed, dead, cancelled, paused (0|1), lanes with work,
+     lanes held}   lanes held: lanes with pending jobs that wait for their lane's limit
 ]]
 local rcall = redis.call
 local prefix = ARGV[1]
@@ -24,9 +26,17 @@ local lanes = rcall('LRANGE', KEYS[1], 0, -1)
 for _, lane in ipairs(lanes) do
   pending = pending + rcall('ZCARD', prefix .. 'pending:' .. lane)
 end
+local held = 0
+for _, lane in ipairs(rcall('ZRANGE', prefix .. 'held', 0, -1)) do
+  local waiting = rcall('ZCARD', prefix .. 'pending:' .. lane)
+  if waiting > 0 then
+    pending = pending + waiting
+    held = held + 1
+  end
+end
 local paused = 0
 if rcall('HGET', KEYS[7], 'paused') == '1' then
   paused = 1
 end
 return {pending, rcall('ZCARD', KEYS[2]), rcall('ZCARD', KEYS[3]), rcall('ZCARD', KEYS[4]),
-  rcall('ZCARD', KEYS[5]), rcall('ZCARD', KEYS[6]), paused, #lanes}
+  rcall('ZCARD', KEYS[5]), rcall('ZCARD', KEYS[6]), paused, #lanes + held, held}

@@ -31,8 +31,9 @@ local prefix, id, token, created, reason = ARGV[1], ARGV[2], ARGV[3], ARGV[4], A
 -- #include now_ms
 -- #include log_event
 -- #include fence
+-- #include leave_active
 
-local rejected, fields = fence(prefix, id, job, token, created, 'stop', 'cancel_requested', 'worker')
+local rejected, fields = fence(prefix, id, job, token, created, 'stop', 'cancel_requested', 'worker', 'lane')
 if rejected then
   return rejected
 end
@@ -41,6 +42,7 @@ if not fields[4] then
 end
 local now = now_ms()
 rcall('ZREM', active, id)
+leave_active(prefix, fields[6], {id})
 rcall('ZADD', cancelled, now, id)
 rcall('HSET', job, 'state', 'cancelled', 'finished_at', now, 'last_error', reason)
 rcall('HDEL', job, 'lease_until')

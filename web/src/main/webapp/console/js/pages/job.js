@@ -246,6 +246,7 @@ export function jobPage(view, queue, id) {
         h('dl', { class: 'facts facts-wide' },
           fact('Queue', h('span', { class: 'mono' }, job.queue)),
           fact('Lane', h('span', { class: 'mono' }, job.lane ?? '—')),
+          fact('Priority', h('span', { 'data-testid': 'job-priority' }, `${job.priority ?? 4} (0 lowest, 9 highest)`)),
           fact('Attempts', `${job.attempts} of ${job.maxAttempts}`, 'job-attempts'),
           fact('Created', timeEl(job.createdAt)),
           fact('Due', timeEl(job.dueAt), 'job-due-at'),

@@ -6,7 +6,20 @@ import { lineChart } from '../charts.js';
 
 export const STATES = ['pending', 'delayed', 'active', 'completed', 'dead', 'cancelled'];
 
+// A queue's caps and rate limits in words, or null when it has none.
+export function limitsText(limits) {
+  if (!limits) return null;
+  const rate = (r) => `${number(r.starts)} per ${duration(r.windowMs)}`;
+  const parts = [];
+  if (limits.maxActive) parts.push(`at most ${number(limits.maxActive)} active`);
+  if (limits.rate) parts.push(`${rate(limits.rate)} started`);
+  if (limits.laneMaxActive) parts.push(`${number(limits.laneMaxActive)} active per lane`);
+  if (limits.laneRate) parts.push(`${rate(limits.laneRate)} started per lane`);
+  return parts.length ? parts.join(' · ') : null;
+}
+
 function queueCard(q) {
+  const limits = limitsText(q.limits);
   return h('article', { class: 'card queue-card', 'data-testid': 'queue-card', 'data-queue': q.name },
     h('header', { class: 'card-head' },
       h('h2', {}, h('a', { href: `#/queues/${enc(q.name)}`, 'data-testid': 'queue-link' }, q.name)),
@@ -16,7 +29,9 @@ function queueCard(q) {
     h('dl', { class: 'counts' }, STATES.map((state) => h('div', { class: ['count', `state-${state}`] },
       h('dt', {}, h('a', { href: `#/queues/${enc(q.name)}/${state}` }, state)),
       h('dd', { 'data-testid': `count-${state}` }, number(q.counts ? q.counts[state] : 0))))),
-    h('p', { class: 'muted small' }, `${number(q.total)} jobs in all · ${number(q.lanesWithWork)} lane(s) with work`));
+    h('p', { class: 'muted small', 'data-testid': 'queue-lanes' }, `${number(q.total)} jobs in all · ${number(q.lanesWithWork)} lane(s) with work`
+      + (q.lanesHeld ? ` · ${number(q.lanesHeld)} held by a lane limit` : '')),
+    limits ? h('p', { class: 'muted small', 'data-testid': 'queue-limits' }, `Limits: ${limits}`) : null);
 }
 
 // One row per outbox the resource adapter relays: rows waiting for Valkey, and how old the oldest is.
@@ -65,7 +80,10 @@ export function overviewPage(view) {
           }
           const badge = card.querySelector('.badge');
           badge.replaceWith(fresh.querySelector('.badge'));
-          card.querySelector('p.small').textContent = fresh.querySelector('p.small').textContent;
+          card.querySelector('[data-testid=queue-lanes]').textContent = fresh.querySelector('[data-testid=queue-lanes]').textContent;
+          card.querySelector('[data-testid=queue-limits]')?.remove();
+          const limits = fresh.querySelector('[data-testid=queue-limits]');
+          if (limits) card.append(limits);
         });
       } else {
         replace(cards, queues.map(queueCard));

@@ -1,7 +1,7 @@
 // One queue: jobs by state (tabs), paging, open by id, bulk retry / delete of dead jobs, pause / resume.
 import { get, post, enc, isAdmin } from '../api.js';
 import { h, replace, number, timeEl, confirmAction, notify, describeError } from '../dom.js';
-import { STATES } from './overview.js';
+import { STATES, limitsText } from './overview.js';
 
 const PAGE = 50;
 
@@ -10,6 +10,7 @@ export function queuePage(view, queue, state) {
   let stopped = false;
 
   const status = h('span', { 'data-testid': 'queue-status' });
+  const limitsLine = h('p', { class: 'muted small', 'data-testid': 'queue-limits' });
   const pauseButton = h('button', { type: 'button', class: 'button', 'data-testid': 'pause-toggle', disabled: true }, 'Pause');
   const tabs = h('nav', { class: 'tabs', 'aria-label': 'Job states' });
   const openForm = h('form', { class: 'inline-form', 'data-testid': 'open-job-form' },
@@ -29,7 +30,8 @@ export function queuePage(view, queue, state) {
     h('caption', { class: 'visually-hidden' }, `${state} jobs of queue ${queue}`),
     h('thead', {}, h('tr', {},
       state === 'dead' ? h('th', { scope: 'col', class: 'select' }, selectAll) : null,
-      h('th', { scope: 'col' }, 'Job'), h('th', { scope: 'col' }, 'Lane'), h('th', { scope: 'col' }, 'Attempts'),
+      h('th', { scope: 'col' }, 'Job'), h('th', { scope: 'col' }, 'Lane'), h('th', { scope: 'col' }, 'Priority'),
+      h('th', { scope: 'col' }, 'Attempts'),
       h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col' }, 'Finished'), h('th', { scope: 'col' }, 'Last error'))),
     tbody);
   const more = h('button', { type: 'button', class: 'button', hidden: true, 'data-testid': 'load-more' }, 'Load more');
@@ -39,6 +41,7 @@ export function queuePage(view, queue, state) {
     h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Queues'), ' / '),
     h('div', { class: 'page-head' }, h('h1', {}, 'Queue ', h('span', { class: 'mono' }, queue)),
       h('div', { class: 'page-tools' }, status, pauseButton)),
+    limitsLine,
     tabs,
     h('div', { class: 'toolbar' }, openForm, bulkBar),
     table, empty, more);
@@ -50,6 +53,10 @@ export function queuePage(view, queue, state) {
     replace(status, q.paused
       ? h('span', { class: ['badge', 'badge-paused'] }, 'paused: no jobs are handed out')
       : h('span', { class: ['badge', 'badge-running'] }, 'running'));
+    const limits = limitsText(q.limits);
+    limitsLine.textContent = limits
+      ? `Limits: ${limits}.` + (q.lanesHeld ? ` ${number(q.lanesHeld)} lane(s) wait for their lane limit; their jobs stay pending.` : '')
+      : 'No caps or rate limits.';
     pauseButton.textContent = q.paused ? 'Resume' : 'Pause';
     pauseButton.disabled = false;
     if (tabs.children.length === STATES.length) {
@@ -116,6 +123,7 @@ export function queuePage(view, queue, state) {
     cells.push(
       h('td', {}, h('a', { href: `#/jobs/${enc(queue)}/${enc(job.id)}`, class: 'mono', 'data-testid': 'job-link', 'data-id': job.id }, `#${job.id}`)),
       h('td', { class: 'mono' }, job.lane ?? '—'),
+      h('td', { 'data-testid': 'job-priority' }, String(job.priority ?? 4)),
       h('td', {}, `${job.attempts} / ${job.maxAttempts}`),
       h('td', {}, timeEl(job.createdAt)),
       h('td', {}, timeEl(job.finishedAt)),

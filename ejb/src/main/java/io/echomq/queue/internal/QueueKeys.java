@@ -60,7 +60,7 @@ public final class QueueKeys {
         return prefix + "lanes";
     }
 
-    /** Sorted set of one lane's pending job ids, scored by id (mint order). */
+    /** Sorted set of one lane's pending job ids, scored by id (mint order) shifted by priority (see push_pending). */
     public String pending(String lane) {
         return prefix + "pending:" + lane;
     }
@@ -95,7 +95,15 @@ public final class QueueKeys {
         return prefix + "idem";
     }
 
-    /** Hash: queue-wide flags (paused). */
+    /**
+     * Sorted set: lanes with pending jobs that their lane's cap or rate limit holds out of the
+     * ring, scored by when the claim looks at them again (ms, server clock).
+     */
+    public String held() {
+        return prefix + "held";
+    }
+
+    /** Hash: queue-wide flags (paused) and limits (see {@code set-limits}). */
     public String meta() {
         return prefix + "meta";
     }

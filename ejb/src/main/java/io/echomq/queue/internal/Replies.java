@@ -164,7 +164,8 @@ public final class Replies {
     public static QueueStats stats(String queue, Object reply) {
         List<Object> r = list(reply, "stats");
         return new QueueStats(queue, number(r.get(0)), number(r.get(1)), number(r.get(2)), number(r.get(3)),
-                number(r.get(4)), number(r.get(5)), number(r.get(6)) == 1, (int) number(r.get(7)));
+                number(r.get(4)), number(r.get(5)), number(r.get(6)) == 1, (int) number(r.get(7)),
+                (int) number(r.get(8)));
     }
 
     public static TrimResult trimmed(String queue, Object reply) {

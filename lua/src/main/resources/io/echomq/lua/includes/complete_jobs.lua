@@ -10,14 +10,14 @@
 -- deleted, at most two per job settled here, so each call's work is bounded by its own
 -- acknowledgements, the completed set never grows past its bound whatever the completion rate,
 -- and an excess left from before (a lowered bound) shrinks by one job per job completed.
--- Needs now_ms, log_event, fence, integer_text and trim_finished.
+-- Needs now_ms, log_event, fence, integer_text, trim_finished and leave_active.
 local function complete_jobs(prefix, active, completed, idem, now, acks, keep_count, max_age)
   local now_text = integer_text(now)
-  local settlements, settled, finished = {}, {}, {}
+  local settlements, settled, finished, by_lane = {}, {}, {}, {}
   for k = 1, #acks, 3 do
     local id, token = acks[k], acks[k + 1]
     local job = prefix .. 'job:' .. id
-    local rejected, fields = fence(prefix, id, job, token, acks[k + 2], 'complete', 'worker')
+    local rejected, fields = fence(prefix, id, job, token, acks[k + 2], 'complete', 'worker', 'lane')
     if rejected then
       settlements[#settlements + 1] = rejected
     else
@@ -28,10 +28,16 @@ local function complete_jobs(prefix, active, completed, idem, now, acks, keep_co
       settled[#settled + 1] = id
       finished[#finished + 1] = now_text
       finished[#finished + 1] = id
+      local lane = fields[5]
+      by_lane[lane] = by_lane[lane] or {}
+      table.insert(by_lane[lane], id)
     end
   end
   if #settled > 0 then
     redis.call('ZREM', active, unpack(settled))
+    for lane, ids in pairs(by_lane) do
+      leave_active(prefix, lane, ids)
+    end
     redis.call('ZADD', completed, unpack(finished))
     trim_finished(prefix, completed, idem, keep_count, max_age, now, 2 * #settled)
   end

@@ -2,9 +2,10 @@
 -- {'CREATED'|'DUPLICATE', id, state}. now_text is the server clock in ms as text (see
 -- integer_text), formatted once by the caller for every job of its call. The job is due at
 -- run_at (ms, judged on that clock; nil for none) or after delay_ms (at most one of them is
--- given); a due time that is not in the future makes it pending now. Needs push_pending,
+-- given); a due time that is not in the future makes it pending now. priority (0-9) orders it
+-- within its lane (see push_pending); the default is not stored. Needs push_pending,
 -- log_event and integer_text.
-local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, max_attempts, delay_ms, lane, idem_key, run_at)
+local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, max_attempts, delay_ms, lane, idem_key, run_at, priority)
   if idem_key ~= '' then
     local existing = redis.call('HGET', idem, idem_key)
     if existing then
@@ -26,6 +27,9 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, 
     redis.call('HSET', job, 'idem', idem_key)
     redis.call('HSET', idem, idem_key, id)
   end
+  if priority ~= PRIORITY_DEFAULT then
+    redis.call('HSET', job, 'priority', integer_text(priority))
+  end
 
   local due_ms = nil
   if run_at then
@@ -42,7 +46,7 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, 
     log_event(prefix, id, now_text, 'enqueued', '0', nil, nil, 'delayed until ' .. due)
     return {'CREATED', id, 'delayed'}
   end
-  push_pending(prefix, ring, lane, id)
+  push_pending(prefix, ring, lane, id, priority)
   log_event(prefix, id, now_text, 'enqueued', '0', nil, nil, 'lane ' .. lane)
   return {'CREATED', id, 'pending'}
 end

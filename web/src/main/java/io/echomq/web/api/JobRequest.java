@@ -10,13 +10,14 @@ import java.util.Optional;
 
 /**
  * A job as submitted: {@code {"payload": <any JSON>, "lane": "…", "delayMs": n, "runAt": ms,
- * "maxAttempts": n, "idempotencyKey": "…"}}; all but the payload are optional (the key is
+ * "maxAttempts": n, "idempotencyKey": "…", "priority": 0-9}}; all but the payload are optional (the key is
  * usually given as the {@code Idempotency-Key} header; in a batch, per job). At most one of
  * {@code delayMs} and {@code runAt} (ms since the epoch, judged on the Valkey server's clock; a
- * moment not in the future there means now).
+ * moment not in the future there means now). {@code priority} runs from 0 (lowest) to 9
+ * (highest), 4 by default, as in JMS: within its lane a job of higher priority is claimed first.
  */
 public record JobRequest(JsonValue payload, String lane, JsonNumber delayMs, Integer maxAttempts, String idempotencyKey,
-        JsonNumber runAt) {
+        JsonNumber runAt, Integer priority) {
 
     /** The engine's job; the payload is kept as the JSON text it arrived as. */
     NewJob toNewJob(Optional<String> headerKey) {
@@ -35,6 +36,9 @@ public record JobRequest(JsonValue payload, String lane, JsonNumber delayMs, Int
         }
         if (maxAttempts != null) {
             job = job.withMaxAttempts(maxAttempts);
+        }
+        if (priority != null) {
+            job = job.withPriority(priority);
         }
         Optional<String> key = headerKey.or(() -> Optional.ofNullable(idempotencyKey));
         return key.map(job::withIdempotencyKey).orElse(job);

@@ -11,6 +11,7 @@ import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -20,7 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** Queues: their counts, pausing, and batch submission. Validates, hands off, returns. */
+/** Queues: their counts, pausing, limits, and batch submission. Validates, hands off, returns. */
 @Path("queues")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
@@ -41,7 +42,7 @@ public class QueuesResource {
     @GET
     @Path("{queue}")
     public Views.QueueView one(@PathParam("queue") String queue) {
-        return Views.QueueView.of(engine.queue().stats(KnownQueues.require(engine, queue)));
+        return Views.QueueView.of(engine, KnownQueues.require(engine, queue));
     }
 
     @POST
@@ -58,6 +59,22 @@ public class QueuesResource {
     public Views.QueueView resume(@PathParam("queue") String queue) {
         engine.queue().resume(KnownQueues.require(engine, queue));
         return one(queue);
+    }
+
+    @GET
+    @Path("{queue}/limits")
+    public LimitsBody limits(@PathParam("queue") String queue) {
+        return LimitsBody.of(engine.queue().limits(KnownQueues.require(engine, queue)));
+    }
+
+    @PUT
+    @Path("{queue}/limits")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Roles.ADMIN)
+    public LimitsBody setLimits(@PathParam("queue") String queue, LimitsBody body) {
+        KnownQueues.require(engine, queue);
+        LimitsBody limits = body == null ? new LimitsBody(null, null, null, null) : body;
+        return LimitsBody.of(engine.queue().setLimits(queue, limits.toLimits()));
     }
 
     @POST

@@ -6,6 +6,7 @@ import io.echomq.queue.JobEvent;
 import io.echomq.queue.JobView;
 import io.echomq.queue.ManualTransition;
 import io.echomq.queue.Progress;
+import io.echomq.queue.QueueLimits;
 import io.echomq.queue.QueueStats;
 import jakarta.json.JsonException;
 import jakarta.json.JsonReader;
@@ -29,13 +30,22 @@ final class Views {
         }
     }
 
-    public record QueueView(String name, boolean paused, Map<String, Long> counts, long total, int lanesWithWork) {
+    /**
+     * A queue's counts and limits; {@code lanesHeld} of its lanes with work wait for their lane's
+     * cap or rate limit.
+     */
+    public record QueueView(String name, boolean paused, Map<String, Long> counts, long total, int lanesWithWork, int lanesHeld,
+            LimitsBody limits) {
         /** Every queue the deployment serves, one stats call each. */
         static List<QueueView> all(io.echomq.runtime.EchoMqEngine engine) {
-            return engine.queues().stream().map(q -> of(engine.queue().stats(q))).toList();
+            return engine.queues().stream().map(q -> of(engine, q)).toList();
         }
 
-        static QueueView of(QueueStats s) {
+        static QueueView of(io.echomq.runtime.EchoMqEngine engine, String queue) {
+            return of(engine.queue().stats(queue), engine.queue().limits(queue));
+        }
+
+        static QueueView of(QueueStats s, QueueLimits limits) {
             Map<String, Long> counts = new LinkedHashMap<>();
             counts.put("pending", s.pending());
             counts.put("delayed", s.delayed());
@@ -43,14 +53,14 @@ final class Views {
             counts.put("completed", s.completed());
             counts.put("dead", s.dead());
             counts.put("cancelled", s.cancelled());
-            return new QueueView(s.queue(), s.paused(), counts, s.total(), s.lanesWithWork());
+            return new QueueView(s.queue(), s.paused(), counts, s.total(), s.lanesWithWork(), s.lanesHeld(), LimitsBody.of(limits));
         }
     }
 
-    public record JobSummary(String id, String state, String lane, long attempts, long maxAttempts, Instant createdAt,
+    public record JobSummary(String id, String state, String lane, int priority, long attempts, long maxAttempts, Instant createdAt,
             Instant finishedAt, String lastError) {
         static JobSummary of(JobView j) {
-            return new JobSummary(j.id(), j.state().wireName(), j.lane(), j.attempts(), j.maxAttempts(), j.createdAt(),
+            return new JobSummary(j.id(), j.state().wireName(), j.lane(), j.priority(), j.attempts(), j.maxAttempts(), j.createdAt(),
                     j.finishedAt().orElse(null), j.lastError().orElse(null));
         }
     }
@@ -85,12 +95,12 @@ final class Views {
         }
     }
 
-    public record JobDetail(String id, String queue, String state, JsonValue payload, String lane, long attempts,
+    public record JobDetail(String id, String queue, String state, JsonValue payload, String lane, int priority, long attempts,
             long maxAttempts, Instant createdAt, Instant dueAt, Instant claimedAt, Instant leaseUntil, String worker,
             String lastError, Instant finishedAt, String idempotencyKey, String note, EffectView effect,
             List<HistoryEntry> history, ProgressView progress, Instant cancelRequestedAt) {
         static JobDetail of(JobView j, Optional<EffectRecord> effect, List<JobEvent> history) {
-            return new JobDetail(j.id(), j.queue(), j.state().wireName(), json(j.payload()), j.lane(), j.attempts(),
+            return new JobDetail(j.id(), j.queue(), j.state().wireName(), json(j.payload()), j.lane(), j.priority(), j.attempts(),
                     j.maxAttempts(), j.createdAt(), j.dueAt().orElse(null), j.claimedAt().orElse(null),
                     j.leaseUntil().orElse(null), j.worker().orElse(null), j.lastError().orElse(null),
                     j.finishedAt().orElse(null), j.idempotencyKey().orElse(null), j.note().orElse(null),

@@ -1,0 +1,328 @@
+package io.echomq.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.echomq.queue.internal.QueueKeys;
+import io.echomq.testkit.ValkeyService;
+import io.echomq.testkit.WithRealServices;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.RedisClient;
+
+/** Priorities within a lane, and the queue's and lanes' caps and rate limits, against a real server. */
+@WithRealServices
+class PrioritiesAndLimitsTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final AtomicInteger QUEUES = new AtomicInteger();
+
+    private static RedisClient redis;
+    private static QueueClient client;
+
+    private String queue;
+
+    @BeforeAll
+    static void connect(ValkeyService valkey) {
+        redis = valkey.newClient();
+        client = QueueClient.connect(redis, QueueSettings.DEFAULT);
+    }
+
+    @AfterAll
+    static void disconnect() {
+        redis.close();
+    }
+
+    @BeforeEach
+    void freshQueue() {
+        queue = "limits-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
+    }
+
+    private String enqueue(String lane, int priority) {
+        return client.enqueue(queue, NewJob.of("{}").inLane(lane).withPriority(priority)).id();
+    }
+
+    private List<String> enqueueMany(String lane, int count) {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            ids.add(client.enqueue(queue, NewJob.of("{}").inLane(lane)).id());
+        }
+        return ids;
+    }
+
+    private List<ClaimedJob> claim(int max) {
+        return client.claim(queue, LEASE, max, "worker-a");
+    }
+
+    private static List<String> ids(List<ClaimedJob> jobs) {
+        return jobs.stream().map(ClaimedJob::id).toList();
+    }
+
+    private static List<String> lanes(List<ClaimedJob> jobs) {
+        return jobs.stream().map(ClaimedJob::lane).toList();
+    }
+
+    private static void complete(ClaimedJob job) {
+        assertThat(client.complete(job.lease())).isInstanceOf(Settlement.Completed.class);
+    }
+
+    @Nested
+    class Priorities {
+        @Test
+        void aLaneGivesItsHighestPriorityFirstAndTheOldestFirstWithinAPriority() {
+            String low = enqueue("a", 1);
+            String normal = enqueue("a", NewJob.DEFAULT_PRIORITY);
+            String urgentOld = enqueue("a", 9);
+            String urgentNew = enqueue("a", 9);
+            String high = enqueue("a", 7);
+
+            assertThat(ids(claim(10))).containsExactly(urgentOld, urgentNew, high, normal, low);
+        }
+
+        @Test
+        void lanesAreStillServedInTurnWhateverTheirPriorities() {
+            for (int i = 0; i < 3; i++) {
+                enqueue("urgent", 9);
+            }
+            for (int i = 0; i < 3; i++) {
+                enqueue("bulk", 0);
+            }
+
+            assertThat(lanes(claim(6))).containsExactly("urgent", "bulk", "urgent", "bulk", "urgent", "bulk");
+        }
+
+        @Test
+        void aWaitingJobIsOvertakenByAtMostAMillionLaterSubmissionsPerLevelOfDifference() {
+            String old = enqueue("a", 0);
+            // Nine levels below the top: the later top-priority jobs overtake it while fewer than
+            // 9 million submissions separate them, and no longer.
+            redis.incrBy(new QueueKeys(queue).seq(), 8_999_998);
+            String overtakes = enqueue("a", 9);
+            String waitsBehind = enqueue("a", 9);
+
+            assertThat(ids(claim(3))).containsExactly(overtakes, old, waitsBehind);
+        }
+
+        @Test
+        void aJobKeepsItsPriorityWhenItGoesBackToPending() {
+            String urgent = enqueue("a", 8);
+            ClaimedJob first = claim(1).get(0);
+            assertThat(first.id()).isEqualTo(urgent);
+            String normal = enqueue("a", NewJob.DEFAULT_PRIORITY);
+
+            client.retry(first.lease(), "boom", Backoff.NONE, FailureKind.RETRYABLE);
+
+            assertThat(ids(claim(2))).containsExactly(urgent, normal);
+        }
+
+        @Test
+        void thePendingListShowsEachJobsPriorityInClaimOrder() {
+            String normal = enqueue("a", NewJob.DEFAULT_PRIORITY);
+            String urgent = enqueue("a", 9);
+            String low = enqueue("a", 0);
+
+            JobPage first = client.jobs(queue, JobState.PENDING, Optional.empty(), 2);
+            JobPage second = client.jobs(queue, JobState.PENDING, first.next(), 2);
+
+            assertThat(first.jobs()).extracting(JobView::id).containsExactly(urgent, normal);
+            assertThat(first.jobs()).extracting(JobView::priority).containsExactly(9, 4);
+            assertThat(second.jobs()).extracting(JobView::id).containsExactly(low);
+        }
+
+        @Test
+        void aPriorityOutsideZeroToNineIsRefusedNamingTheField() {
+            assertThatThrownBy(() -> client.enqueue(queue, NewJob.of("{}").withPriority(10)))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageStartingWith("priority: must be between 0 and 9, was 10");
+            assertThatThrownBy(() -> client.enqueueBatch(queue, List.of(NewJob.of("{}"), NewJob.of("{}").withPriority(-1))))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageStartingWith("jobs[1].priority: must be between 0 and 9");
+            assertThat(client.stats(queue).total()).isZero();
+        }
+    }
+
+    @Nested
+    class Caps {
+        @Test
+        void theQueueNeverHasMoreActiveJobsThanItsCap() {
+            client.setLimits(queue, QueueLimits.NONE.withMaxActive(2));
+            enqueueMany("a", 5);
+
+            List<ClaimedJob> first = claim(10);
+            assertThat(first).hasSize(2);
+            assertThat(claim(10)).isEmpty();
+
+            complete(first.get(0));
+            assertThat(claim(10)).hasSize(1);
+            assertThat(client.stats(queue).pending()).isEqualTo(2);
+        }
+
+        @Test
+        void aLaneAtItsCapWaitsAsPendingWhileTheOtherLanesAreServed() {
+            client.setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
+            enqueueMany("a", 3);
+            enqueueMany("b", 3);
+
+            List<ClaimedJob> first = claim(10);
+            assertThat(lanes(first)).containsExactly("a", "b");
+            QueueStats held = client.stats(queue);
+            assertThat(held.pending()).isEqualTo(4);
+            assertThat(held.lanesHeld()).isEqualTo(2);
+            assertThat(held.lanesWithWork()).isEqualTo(2);
+            assertThat(client.jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs()).hasSize(4);
+            assertThat(claim(10)).isEmpty();
+
+            complete(first.get(0));
+            assertThat(lanes(claim(10))).containsExactly("a");
+        }
+
+        @Test
+        void lanesAtTheirCapInFrontOfTheRingDoNotMakeAClaimComeBackEmpty() {
+            client.setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
+            for (int lane = 0; lane < 100; lane++) {
+                enqueueMany("busy-" + lane, 1);
+            }
+            assertThat(claim(100)).hasSize(100);
+            // Each busy lane's next job puts it back in the ring, in front of the free lane, at its cap.
+            for (int lane = 0; lane < 100; lane++) {
+                enqueueMany("busy-" + lane, 1);
+            }
+            enqueueMany("free", 1);
+
+            assertThat(lanes(claim(1))).containsExactly("free");
+            assertThat(client.stats(queue).lanesHeld()).isEqualTo(100);
+        }
+
+        @Test
+        void everyWayOutOfTheActiveSetFreesAPlaceUnderTheLaneCap() {
+            client.setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
+            enqueueMany("a", 4);
+
+            ClaimedJob retried = claim(10).get(0);
+            client.retry(retried.lease(), "boom", Backoff.NONE, FailureKind.RETRYABLE);
+            ClaimedJob cancelled = claim(10).get(0);
+            client.cancel(queue, cancelled.id());
+            client.stop(cancelled.lease(), "asked to");
+            ClaimedJob reaped = client.claim(queue, Duration.ofMillis(10), 10, "worker-a").get(0);
+            awaitReaped(reaped.id());
+
+            assertThat(claim(10)).hasSize(1);
+        }
+
+        private void awaitReaped(String id) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (client.job(queue, id).orElseThrow().state() == JobState.ACTIVE) {
+                client.reap(queue, 10);
+                assertThat(System.nanoTime()).as("the lease of job %s expires", id).isLessThan(deadline);
+            }
+        }
+
+        @Test
+        void aLaneCapSetWhileJobsRunCountsThoseJobs() {
+            enqueueMany("a", 3);
+            assertThat(claim(2)).hasSize(2);
+
+            client.setLimits(queue, QueueLimits.NONE.withLaneMaxActive(2));
+
+            assertThat(claim(10)).isEmpty();
+        }
+
+        @Test
+        void clearingTheLimitsServesTheHeldLanesAtOnce() {
+            client.setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
+            enqueueMany("a", 3);
+            assertThat(claim(10)).hasSize(1);
+            assertThat(client.stats(queue).lanesHeld()).isEqualTo(1);
+
+            client.setLimits(queue, QueueLimits.NONE);
+
+            assertThat(claim(10)).hasSize(2);
+            assertThat(client.stats(queue).lanesHeld()).isZero();
+        }
+
+        @Test
+        void aJobSubmittedToAHeldLaneWaitsInItsLaneNotInTheRing() {
+            client.setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
+            enqueueMany("a", 2);
+            ClaimedJob running = claim(10).get(0);
+            enqueueMany("a", 1);
+
+            assertThat(claim(10)).isEmpty();
+            assertThat(client.stats(queue).pending()).isEqualTo(2);
+
+            complete(running);
+            assertThat(claim(10)).hasSize(1);
+        }
+    }
+
+    @Nested
+    class RateLimits {
+        @Test
+        void theQueueStartsAtMostItsRateInAnyWindow() {
+            client.setLimits(queue, QueueLimits.NONE.withRate(3, Duration.ofMillis(400)));
+            enqueueMany("a", 10);
+
+            List<ClaimedJob> first = claim(10);
+            assertThat(first).hasSize(3);
+            first.forEach(PrioritiesAndLimitsTest::complete);
+            assertThat(claim(10)).as("completions do not free a started place").isEmpty();
+
+            assertThat(awaitClaim(10)).hasSize(3);
+        }
+
+        @Test
+        void aLaneOverItsRateIsHeldUntilItsWindowFreesAPlace() {
+            client.setLimits(queue, QueueLimits.NONE.withLaneRate(2, Duration.ofMillis(400)));
+            enqueueMany("a", 5);
+            enqueueMany("b", 1);
+
+            assertThat(lanes(claim(10))).containsExactly("a", "b", "a");
+            assertThat(client.stats(queue).lanesHeld()).isEqualTo(1);
+
+            assertThat(lanes(awaitClaim(10))).containsExactly("a", "a");
+        }
+
+        /** Claims until something is claimed: the window frees a place on the server clock, within a second. */
+        private List<ClaimedJob> awaitClaim(int max) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            List<ClaimedJob> jobs = claim(max);
+            while (jobs.isEmpty()) {
+                assertThat(System.nanoTime()).as("the window frees a place").isLessThan(deadline);
+                sleep(Duration.ofMillis(20));
+                jobs = claim(max);
+            }
+            return jobs;
+        }
+
+        @Test
+        void limitsAreReadBackAsSetAndBadOnesAreRefusedNamingTheField() {
+            QueueLimits limits = QueueLimits.NONE.withMaxActive(50).withRate(100, Duration.ofSeconds(1)).withLaneMaxActive(2)
+                    .withLaneRate(10, Duration.ofMinutes(1));
+            client.setLimits(queue, limits);
+            assertThat(client.limits(queue)).isEqualTo(limits);
+
+            assertThatThrownBy(() -> client.setLimits(queue, QueueLimits.NONE.withLaneRate(5, Duration.ZERO)))
+                    .isInstanceOf(InvalidRequestException.class).hasMessageStartingWith("laneRate.windowMs: must be between 1 ms");
+            assertThatThrownBy(() -> client.setLimits(queue, QueueLimits.NONE.withMaxActive(0)))
+                    .isInstanceOf(InvalidRequestException.class).hasMessageStartingWith("maxActive: must be between 1 and");
+            assertThat(client.limits(queue)).isEqualTo(limits);
+        }
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}

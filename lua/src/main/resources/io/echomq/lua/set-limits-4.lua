@@ -1,0 +1,64 @@
+--[[
+  set-limits: sets or clears a queue's concurrency caps and rate limits, for the whole queue
+  and for each of its lanes. The claim enforces them on the server clock (see includes/limits).
+
+  Invariant: touches no job: a job that waits for a limit stays pending, in its lane's pending
+  set. Without lane limits no lane is held: clearing them puts every held lane with pending jobs
+  back in the ring here; otherwise every held lane is looked at again by the next claim, so a
+  limit raised frees the lanes it held at once. When a lane cap is set where there was none, each lane's set of
+  active jobs is rebuilt from the active set (it is not kept while no lane cap is set), so jobs
+  already running count against the new cap.
+
+  Input:
+    KEYS[1] meta      echomq:{q}:meta     hash; the limits are its fields
+    KEYS[2] active    echomq:{q}:active   zset id -> lease deadline
+    KEYS[3] held      echomq:{q}:held     zset lane -> when the claim looks at it again
+    KEYS[4] ring      echomq:{q}:lanes    lanes with pending work that no limit holds
+    ARGV[1] prefix    echomq:{q}:
+    ARGV[2] max active jobs in the queue ('' = no cap)
+    ARGV[3] max jobs started per window, in the queue ('' = no rate limit)
+    ARGV[4] the queue's window in ms ('' when ARGV[3] is '')
+    ARGV[5] max active jobs per lane ('' = no cap)
+    ARGV[6] max jobs started per window, per lane ('' = no rate limit)
+    ARGV[7] the lanes' window in ms ('' when ARGV[6] is '')
+
+  Output:
+    {'OK', rebuilt}   rebuilt: how many active jobs were counted into their lanes' sets (0 unless
+                      a lane cap was set where there was none)
+]]
+local rcall = redis.call
+local meta, active, held, ring = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local prefix = ARGV[1]
+local fields = {'max_active', 'rate_max', 'rate_window_ms', 'lane_max_active', 'lane_rate_max', 'lane_rate_window_ms'}
+
+local had_lane_cap = rcall('HEXISTS', meta, 'lane_max_active') == 1
+for i, field in ipairs(fields) do
+  local value = ARGV[i + 1]
+  if value == '' then
+    rcall('HDEL', meta, field)
+  else
+    rcall('HSET', meta, field, value)
+  end
+end
+
+local rebuilt = 0
+if ARGV[5] ~= '' and not had_lane_cap then
+  for _, id in ipairs(rcall('ZRANGE', active, 0, -1)) do
+    local lane = rcall('HGET', prefix .. 'job:' .. id, 'lane')
+    if lane then
+      rcall('SADD', prefix .. 'active:' .. lane, id)
+      rebuilt = rebuilt + 1
+    end
+  end
+end
+if ARGV[5] == '' and ARGV[6] == '' then
+  for _, lane in ipairs(rcall('ZRANGE', held, 0, -1)) do
+    if rcall('EXISTS', prefix .. 'pending:' .. lane) == 1 then
+      rcall('RPUSH', ring, lane)
+    end
+  end
+  rcall('DEL', held)
+elseif rcall('EXISTS', held) == 1 then
+  rcall('ZUNIONSTORE', held, 1, held, 'WEIGHTS', 0)
+end
+return {'OK', rebuilt}
