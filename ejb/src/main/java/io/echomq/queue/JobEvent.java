@@ -6,7 +6,7 @@ import java.util.Optional;
 /**
  * One entry of a job's history, recorded by a script on the server clock.
  *
- * @param event      enqueued, promoted, claimed, extended, completed, retried, dead, reaped,
+ * @param event      enqueued, replaced (a debounced submission), promoted, claimed, extended, completed, retried, dead, reaped,
  *                   rejected (a stale worker's settlement refused), cancelled, requeued, reconciled
  * @param attempt    the attempt (token) it concerns, when it concerns one
  * @param worker     the worker involved, when known

@@ -15,6 +15,7 @@ import java.util.Optional;
  * @param progress    the latest progress its handler reported, with the attempt that reported it
  *                    (kept when that attempt ended, until a later attempt reports)
  * @param cancelRequestedAt when an operator asked to cancel the job while it ran (until it ends)
+ * @param dedupeKey   the dedupe key it was submitted with (see {@link Dedupe})
  */
 public record JobView(
         String queue,
@@ -35,7 +36,8 @@ public record JobView(
         Optional<String> idempotencyKey,
         Optional<String> note,
         Optional<Progress.Reported> progress,
-        Optional<Instant> cancelRequestedAt) {
+        Optional<Instant> cancelRequestedAt,
+        Optional<String> dedupeKey) {
 
     /** The job this view shows. */
     public JobIdentity identity() {

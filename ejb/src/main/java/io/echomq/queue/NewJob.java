@@ -20,6 +20,8 @@ import java.util.Optional;
  * @param priority       {@value #LOWEST_PRIORITY} (lowest) to {@value #HIGHEST_PRIORITY} (highest), as in
  *                       JMS; absent means {@value #DEFAULT_PRIORITY}. Within its lane a job of higher
  *                       priority is claimed first; lanes are still served in turn
+ * @param dedupe         debounce or throttle by key (see {@link Dedupe}); a debounced job takes
+ *                       no delay or run-at time (the window delays it)
  */
 public record NewJob(
         String payload,
@@ -28,7 +30,8 @@ public record NewJob(
         Optional<Integer> maxAttempts,
         Optional<String> idempotencyKey,
         Optional<Instant> runAt,
-        Optional<Integer> priority) {
+        Optional<Integer> priority,
+        Optional<Dedupe> dedupe) {
 
     public static final int LOWEST_PRIORITY = 0;
     public static final int DEFAULT_PRIORITY = 4;
@@ -41,42 +44,47 @@ public record NewJob(
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
         Objects.requireNonNull(runAt, "runAt");
         Objects.requireNonNull(priority, "priority");
+        Objects.requireNonNull(dedupe, "dedupe");
     }
 
-    /** A job without a run-at time. */
+    /** A job without a run-at time, a priority of its own or a dedupe key. */
     public NewJob(String payload, Optional<String> lane, Optional<Duration> delay, Optional<Integer> maxAttempts,
             Optional<String> idempotencyKey) {
-        this(payload, lane, delay, maxAttempts, idempotencyKey, Optional.empty(), Optional.empty());
+        this(payload, lane, delay, maxAttempts, idempotencyKey, Optional.empty(), Optional.empty(), Optional.empty());
     }
 
     public static NewJob of(String payload) {
-        return new NewJob(payload, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-                Optional.empty());
+        return new NewJob(payload, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
     }
 
     public NewJob inLane(String lane) {
-        return new NewJob(payload, Optional.ofNullable(lane), delay, maxAttempts, idempotencyKey, runAt, priority);
+        return new NewJob(payload, Optional.ofNullable(lane), delay, maxAttempts, idempotencyKey, runAt, priority, dedupe);
     }
 
     public NewJob delayedBy(Duration delay) {
-        return new NewJob(payload, lane, Optional.ofNullable(delay), maxAttempts, idempotencyKey, runAt, priority);
+        return new NewJob(payload, lane, Optional.ofNullable(delay), maxAttempts, idempotencyKey, runAt, priority, dedupe);
     }
 
     /** Due at {@code runAt} on the server's clock (not together with {@link #delayedBy}). */
     public NewJob scheduledAt(Instant runAt) {
-        return new NewJob(payload, lane, delay, maxAttempts, idempotencyKey, Optional.ofNullable(runAt), priority);
+        return new NewJob(payload, lane, delay, maxAttempts, idempotencyKey, Optional.ofNullable(runAt), priority, dedupe);
     }
 
     public NewJob withMaxAttempts(int maxAttempts) {
-        return new NewJob(payload, lane, delay, Optional.of(maxAttempts), idempotencyKey, runAt, priority);
+        return new NewJob(payload, lane, delay, Optional.of(maxAttempts), idempotencyKey, runAt, priority, dedupe);
     }
 
     public NewJob withIdempotencyKey(String key) {
-        return new NewJob(payload, lane, delay, maxAttempts, Optional.ofNullable(key), runAt, priority);
+        return new NewJob(payload, lane, delay, maxAttempts, Optional.ofNullable(key), runAt, priority, dedupe);
     }
 
     /** Claimed before the lane's jobs of lower priority (see {@link #priority()}). */
     public NewJob withPriority(int priority) {
-        return new NewJob(payload, lane, delay, maxAttempts, idempotencyKey, runAt, Optional.of(priority));
+        return new NewJob(payload, lane, delay, maxAttempts, idempotencyKey, runAt, Optional.of(priority), dedupe);
+    }
+
+    /** Debounced or throttled by {@code dedupe}'s key (see {@link Dedupe}). */
+    public NewJob withDedupe(Dedupe dedupe) {
+        return new NewJob(payload, lane, delay, maxAttempts, idempotencyKey, runAt, priority, Optional.ofNullable(dedupe));
     }
 }

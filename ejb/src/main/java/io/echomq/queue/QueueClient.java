@@ -93,7 +93,9 @@ public final class QueueClient {
     /**
      * Submits one job. With an idempotency key, a lost reply may be answered by sending the
      * submission again (the key makes that safe); without one it is sent once, and a lost reply is
-     * a {@link QueueOutcomeUnknownException}: the job may exist.
+     * a {@link QueueOutcomeUnknownException}: the job may exist. With a {@link Dedupe dedupe key},
+     * the answer says whether a job was made, replaced (debounce) or not made (throttle); a
+     * debounced submission sent again replaces again, with the same payload.
      */
     public Enqueued enqueue(String queue, NewJob job) {
         QueueKeys keys = keysOf(queue);
@@ -114,7 +116,7 @@ public final class QueueClient {
             throw new InvalidRequestException("jobs", "must hold 1 to " + MAX_BATCH_JOBS + " jobs, held "
                     + (jobs == null ? 0 : jobs.size()));
         }
-        List<String> args = new ArrayList<>(2 + jobs.size() * 7);
+        List<String> args = new ArrayList<>(2 + jobs.size() * 10);
         args.add(keys.prefix());
         args.add(Integer.toString(jobs.size()));
         for (int i = 0; i < jobs.size(); i++) {
@@ -157,7 +159,7 @@ public final class QueueClient {
         return keyed ? scripts.runKeyedSubmission(script, keys, args) : scripts.run(script, keys, null, args);
     }
 
-    /** A job's seven script arguments, after checking each field; {@code at} prefixes field names. */
+    /** A job's ten script arguments, after checking each field; {@code at} prefixes field names. */
     private List<String> scriptArguments(NewJob job, String at) {
         if (job == null) {
             throw new InvalidRequestException(at.isEmpty() ? "job" : at.substring(0, at.length() - 1), "is required");
@@ -173,10 +175,27 @@ public final class QueueClient {
             int maxAttempts = (int) RequestChecks.range("maxAttempts",
                     job.maxAttempts().orElse(settings.defaultMaxAttempts()), 1, settings.maxAttemptsLimit());
             String idempotencyKey = job.idempotencyKey().map(RequestChecks::idempotencyKey).orElse("");
+            List<String> dedupe = List.of("", "0", "");
+            if (job.dedupe().isPresent()) {
+                Dedupe d = job.dedupe().get();
+                if (d.mode() == null) {
+                    throw new InvalidRequestException("dedupe.mode", "is required: debounce or throttle");
+                }
+                String key = RequestChecks.dedupeKey(d.key());
+                Duration window = RequestChecks.dedupeWindow(d.window());
+                if (d.mode() == Dedupe.Mode.DEBOUNCE && (job.delay().isPresent() || job.runAt().isPresent())) {
+                    throw new InvalidRequestException("dedupe.mode",
+                            "debounce delays the job by the window itself: give no delay or run-at time with it");
+                }
+                dedupe = List.of(key, Long.toString(window.toMillis()), d.mode().wireName());
+            }
             int priority = (int) RequestChecks.range("priority", job.priority().orElse(NewJob.DEFAULT_PRIORITY),
                     NewJob.LOWEST_PRIORITY, NewJob.HIGHEST_PRIORITY);
-            return List.of(payload, Integer.toString(maxAttempts), Long.toString(delay.toMillis()), lane, idempotencyKey, runAt,
-                    Integer.toString(priority));
+            List<String> args = new ArrayList<>(10);
+            args.addAll(List.of(payload, Integer.toString(maxAttempts), Long.toString(delay.toMillis()), lane, idempotencyKey, runAt,
+                    Integer.toString(priority)));
+            args.addAll(dedupe);
+            return args;
         } catch (InvalidRequestException e) {
             if (at.isEmpty()) {
                 throw e;

@@ -74,6 +74,26 @@ final class RequestChecks {
         return key;
     }
 
+    /** A dedupe key becomes part of a Valkey key (after the queue's hash tag): the idempotency key's rule. */
+    static String dedupeKey(String key) {
+        if (key == null) {
+            throw new InvalidRequestException("dedupe.key", "is required");
+        }
+        if (key.isEmpty() || key.length() > MAX_IDEMPOTENCY_KEY_CHARS) {
+            throw new InvalidRequestException("dedupe.key",
+                    "must be 1 to " + MAX_IDEMPOTENCY_KEY_CHARS + " characters, was " + key.length());
+        }
+        if (key.chars().anyMatch(Character::isISOControl)) {
+            throw new InvalidRequestException("dedupe.key", "must not contain control characters");
+        }
+        return key;
+    }
+
+    /** A dedupe window: 1 ms to {@link Dedupe#MAX_WINDOW}. */
+    static Duration dedupeWindow(Duration window) {
+        return between("dedupe.windowMs", window, Duration.ofMillis(1), Dedupe.MAX_WINDOW);
+    }
+
     static String workerId(String worker) {
         if (worker == null || worker.isBlank() || worker.length() > MAX_WORKER_ID_CHARS) {
             throw new InvalidRequestException("workerId", "must be 1 to " + MAX_WORKER_ID_CHARS + " visible characters");

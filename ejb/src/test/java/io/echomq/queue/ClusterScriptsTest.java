@@ -124,6 +124,13 @@ class ClusterScriptsTest {
         assertThat(schedules.tick(queue).problems()).isEmpty();                                        // schedules-due, schedule-fire
         assertThat(schedules.pause(queue, "tick")).isTrue();                                           // schedule-set-paused
         assertThat(schedules.remove(queue, "tick")).isTrue();                                          // schedule-remove
+        Dedupe debounce = Dedupe.debounce("user:{42}", Duration.ofMinutes(1));                        // a key with braces of its own
+        assertThat(client.enqueue(queue, NewJob.of("v1").withDedupe(debounce)).outcome()).isEqualTo(Enqueued.Outcome.CREATED);
+        assertThat(client.enqueueBatch(queue, List.of(NewJob.of("v2").withDedupe(debounce),           // enqueue(-batch) with dedupe keys
+                NewJob.of("t1").withDedupe(Dedupe.throttle("t", Duration.ofMinutes(1))),
+                NewJob.of("t2").withDedupe(Dedupe.throttle("t", Duration.ofMinutes(1))))))
+                .extracting(Enqueued::outcome)
+                .containsExactly(Enqueued.Outcome.REPLACED, Enqueued.Outcome.CREATED, Enqueued.Outcome.THROTTLED);
     }
 
     private static List<String> queuesOnEveryMaster() {

@@ -60,7 +60,16 @@ import redis.clients.jedis.resps.Tuple;
  *       leaves that lane within its cap, and the queue within its own; the starts the model saw
  *       since the limits were set never exceed a rate limit in any window, for the queue or a
  *       lane; each lane's set of active jobs is exactly its active jobs while a lane cap is set
- *       (never more, otherwise); a lane with work is in the ring or held, never both.</li>
+ *       (never more, otherwise); a lane with work is in the ring or held, never both;</li>
+ *   <li>dedupe keys (submissions with short and long windows, some with idempotency keys too):
+ *       an idempotency key is judged first; a throttle key makes a job only once its window is
+ *       over on the server's clock (the new job's creation time is not before the window's end), so
+ *       at most one job per key per window, and answers the window's job otherwise; a debounce
+ *       submission replaces the window's job exactly while the window is open and that job is
+ *       delayed and was never claimed (its payload, lane and due time then follow the last
+ *       submission), and makes a new job, delayed by the window, otherwise; at every step each
+ *       debounce key has at most one job waiting out its window (delayed, never claimed, due in
+ *       the server's future, not moved by an operator).</li>
  * </ul>
  * The summary line counts the tries that broke an invariant (or met a failing script); the
  * property fails on the first, so a green run prints {@code violations=0} because none happened.
@@ -150,6 +159,15 @@ class StateMachinePropertyTest {
         Arbitrary<Action> due = Arbitraries.oneOf(pick.map(Promote::new),
                 Combinators.combine(pick, Arbitraries.of(-1_000, 15, 60_000)).as(RescheduleAt::new),
                 Combinators.combine(pick, Arbitraries.of(0, 15, 60_000)).as(RescheduleIn::new));
+        Arbitrary<Action> dedupe = Arbitraries.oneOf(
+                Combinators.combine(Arbitraries.of("t1", "t2"), Arbitraries.of(20, 10_000), Arbitraries.of(LANES),
+                        Arbitraries.of("", "", "", "k1", "k4")).as((key, window, lane, idem) ->
+                        new DedupeSubmit(key, Dedupe.Mode.THROTTLE, window, lane, idem)),
+                Combinators.combine(Arbitraries.of("d1", "d2"), Arbitraries.of(20, 10_000), Arbitraries.of(LANES),
+                        Arbitraries.of("", "", "", "k1", "k4")).as((key, window, lane, idem) ->
+                        new DedupeSubmit(key, Dedupe.Mode.DEBOUNCE, window, lane, idem)));
+        Arbitrary<Action> dedupeBatch = dedupe.map(DedupeSubmit.class::cast).list().ofMinSize(2).ofMaxSize(4)
+                .map(DedupeBatch::new);
         Arbitrary<Action> time = Arbitraries.oneOf(Arbitraries.just(new Reap()), Arbitraries.of(1, 5, 15, 30).map(Sleep::new));
         return Arbitraries.frequencyOf(
                         net.jqwik.api.Tuple.of(4, enqueue), net.jqwik.api.Tuple.of(2, enqueueBatch),
@@ -157,13 +175,14 @@ class StateMachinePropertyTest {
                         net.jqwik.api.Tuple.of(2, extend), net.jqwik.api.Tuple.of(3, complete),
                         net.jqwik.api.Tuple.of(3, fail), net.jqwik.api.Tuple.of(2, operator),
                         net.jqwik.api.Tuple.of(3, time), net.jqwik.api.Tuple.of(1, enqueueAt),
-                        net.jqwik.api.Tuple.of(2, due), net.jqwik.api.Tuple.of(1, limits))
+                        net.jqwik.api.Tuple.of(2, due), net.jqwik.api.Tuple.of(1, limits), net.jqwik.api.Tuple.of(4, dedupe),
+                        net.jqwik.api.Tuple.of(1, dedupeBatch))
                 .list().ofMinSize(5).ofMaxSize(30);
     }
 
     /** One step of a scenario. */
-    sealed interface Action permits Enqueue, EnqueueBatch, EnqueueAt, Claim, CompleteClaim, Extend, ReportProgress, Complete, Stop, Fail, Cancel,
-            Requeue, Reconcile, Promote, RescheduleAt, RescheduleIn, Remove, Trim, Pause, Reap, Sleep, SetLimits {
+    sealed interface Action permits Enqueue, EnqueueBatch, EnqueueAt, DedupeSubmit, DedupeBatch, Claim, CompleteClaim, Extend, ReportProgress, Complete,
+            Stop, Fail, Cancel, Requeue, Reconcile, Promote, RescheduleAt, RescheduleIn, Remove, Trim, Pause, Reap, Sleep, SetLimits {
         void applyTo(Run run);
     }
 
@@ -224,6 +243,138 @@ class StateMachinePropertyTest {
             run.jobs.add(enqueued.id());
             run.attempts.put(enqueued.id(), 0L);
         }
+    }
+
+    /**
+     * A submission with a dedupe key (throttle keys t1, t2; debounce keys d1, d2, so that a key has
+     * one mode) and maybe an idempotency key, held to the model of the key's window.
+     */
+    record DedupeSubmit(String key, Dedupe.Mode mode, int windowMs, String lane, String idem) implements Action {
+        public void applyTo(Run run) {
+            Before before = before(run);
+            answered(run, before, client.enqueue(run.queue, job(before.payload())), run.serverNowMs(), true);
+        }
+
+        /** The model's view of the key's window and its job just before the submission, with the payload it sends. */
+        record Before(String payload, Window window, List<String> held, long nowMs) {
+        }
+
+        Before before(Run run) {
+            Window window = run.windows.get(key);
+            List<String> held = window == null ? null : redis.hmget(run.keys.job(window.id()), "state", "attempts");
+            return new Before("p" + run.payloads++, window, held, run.serverNowMs());
+        }
+
+        NewJob job(String payload) {
+            NewJob job = NewJob.of(payload).inLane(lane).withDedupe(new Dedupe(key, Duration.ofMillis(windowMs), mode));
+            return idem.isEmpty() ? job : job.withIdempotencyKey(idem);
+        }
+
+        /** {@code last}: no later submission of the same call has this key, so the job shows this one's fields. */
+        void answered(Run run, Before before, Enqueued answer, long afterMs, boolean last) {
+            String known = idem.isEmpty() ? null : run.idempotency.get(idem);
+            if (known != null) {
+                assertThat(answer.outcome()).as("a known idempotency key is judged first").isEqualTo(Enqueued.Outcome.DUPLICATE);
+                assertThat(answer.id()).isEqualTo(known);
+                return;
+            }
+            Window window = before.window();
+            switch (answer.outcome()) {
+                case THROTTLED -> {
+                    assertThat(mode).as("only a throttle key throttles").isEqualTo(Dedupe.Mode.THROTTLE);
+                    assertThat(window).as("throttled by a window the model knows").isNotNull();
+                    assertThat(answer.id()).as("the window's job answers").isEqualTo(window.id());
+                    assertThat(window.endMs()).as("the window was open when the script ran").isGreaterThan(before.nowMs());
+                    String state = before.held().get(0);
+                    assertThat(answer.state()).as("the window's job's state (none once deleted)")
+                            .isEqualTo(state == null ? null : JobState.fromWireName(state));
+                }
+                case REPLACED -> {
+                    assertThat(mode).as("only a debounce key replaces").isEqualTo(Dedupe.Mode.DEBOUNCE);
+                    assertThat(window).isNotNull();
+                    assertThat(answer.id()).isEqualTo(window.id());
+                    assertThat(window.endMs()).as("the window was open").isGreaterThan(before.nowMs());
+                    assertThat(before.held()).as("only a waiting job that was never claimed is replaced")
+                            .containsExactly("delayed", "0");
+                    Map<String, String> job = redis.hgetAll(run.keys.job(answer.id()));
+                    assertThat(job).containsEntry("state", "delayed").containsEntry("attempts", "0");
+                    if (!last) {
+                        // A later submission of the call took it over; the window ends at least this long after the call began.
+                        run.windows.put(key, new Window(answer.id(), before.nowMs() + windowMs));
+                        return;
+                    }
+                    assertThat(job).containsEntry("payload", before.payload()).containsEntry("lane", lane);
+                    long due = Long.parseLong(job.get("due_at"));
+                    assertThat(due).as("due a window after this submission, on the server clock")
+                            .isBetween(before.nowMs() + windowMs, afterMs + windowMs);
+                    run.windows.put(key, new Window(answer.id(), due));
+                }
+                case CREATED -> {
+                    Map<String, String> job = redis.hgetAll(run.keys.job(answer.id()));
+                    long created = Long.parseLong(job.get("created_at"));
+                    if (window != null) {
+                        boolean waiting = List.of("delayed", "0").equals(before.held());
+                        if (mode == Dedupe.Mode.THROTTLE || waiting) {
+                            assertThat(created).as("a new job only once the window of %s is over", window)
+                                    .isGreaterThanOrEqualTo(window.endMs());
+                        }
+                    }
+                    assertThat(job).containsEntry("dedupe", key);
+                    if (last) {
+                        assertThat(job).containsEntry("payload", before.payload());
+                    }
+                    if (mode == Dedupe.Mode.DEBOUNCE) {
+                        assertThat(answer.state()).isEqualTo(JobState.DELAYED);
+                        if (last) {
+                            assertThat(job).as("a debounced job waits out its window").containsEntry("due_at", Long.toString(created + windowMs));
+                        }
+                    } else {
+                        assertThat(answer.state()).isEqualTo(JobState.PENDING);
+                    }
+                    run.windows.put(key, new Window(answer.id(), created + windowMs));
+                    run.jobs.add(answer.id());
+                    run.attempts.put(answer.id(), 0L);
+                    if (!idem.isEmpty()) {
+                        run.idempotency.put(idem, answer.id());
+                        run.keyOf.put(answer.id(), idem);
+                    }
+                }
+                default -> throw new AssertionError("unexpected " + answer + " for " + this);
+            }
+        }
+    }
+
+    /**
+     * Several dedupe submissions in one call, judged as if made one after another (the server's
+     * now before the call and after it bound each one's).
+     */
+    record DedupeBatch(List<DedupeSubmit> jobs) implements Action {
+        public void applyTo(Run run) {
+            List<DedupeSubmit.Before> befores = new ArrayList<>();
+            List<NewJob> batch = new ArrayList<>();
+            long nowMs = run.serverNowMs();
+            for (DedupeSubmit job : jobs) {
+                String payload = "p" + run.payloads++;
+                befores.add(new DedupeSubmit.Before(payload, null, null, nowMs));
+                batch.add(job.job(payload));
+            }
+            List<Enqueued> answers = client.enqueueBatch(run.queue, batch);
+            long afterMs = run.serverNowMs();
+            assertThat(answers).hasSameSizeAs(jobs);
+            for (int i = 0; i < jobs.size(); i++) {
+                // The model's window as the earlier jobs of this batch left it; the held job read now
+                // stands for it as it was then, except for a job this batch replaced or made.
+                DedupeSubmit job = jobs.get(i);
+                Window window = run.windows.get(job.key());
+                List<String> held = window == null ? null : redis.hmget(run.keys.job(window.id()), "state", "attempts");
+                boolean last = jobs.subList(i + 1, jobs.size()).stream().noneMatch(later -> later.key().equals(job.key()));
+                job.answered(run, new DedupeSubmit.Before(befores.get(i).payload(), window, held, nowMs), answers.get(i), afterMs, last);
+            }
+        }
+    }
+
+    /** A dedupe key's latest window: its job and its end (ms, server clock). */
+    record Window(String id, long endMs) {
     }
 
     record Promote(int pick) implements Action {
@@ -457,6 +608,10 @@ class StateMachinePropertyTest {
         final Map<String, Long> attempts = new HashMap<>();
         final Map<String, String> idempotency = new HashMap<>();
         final Map<String, String> keyOf = new HashMap<>();
+        final Map<String, Window> windows = new HashMap<>();
+        /** Jobs whose due time an operator moved (out of the window their dedupe key gave them). */
+        final Set<String> rescheduled = new HashSet<>();
+        int payloads;
         final List<List<Lease>> leases = new ArrayList<>();
         boolean paused;
         QueueLimits limits = QueueLimits.NONE;
@@ -588,6 +743,7 @@ class StateMachinePropertyTest {
             long after = serverNowMs();
             assertThat(outcome instanceof ManualTransition.Refused).as("%s from %s", outcome, before).isEqualTo(!"delayed".equals(before));
             if (outcome instanceof ManualTransition.Rescheduled moved) {
+                rescheduled.add(id);
                 assertThat(moved.dueAt().toEpochMilli()).as("the new due time, on the server's clock")
                         .isBetween(earliestDue, latestDue.applyAsLong(after));
                 assertThat(redis.zscore(keys.delayed(), id)).isEqualTo((double) moved.dueAt().toEpochMilli());
@@ -624,6 +780,7 @@ class StateMachinePropertyTest {
 
         /** Reads every structure of the queue in one round trip and checks the invariants. */
         void checkInvariants(Action after) {
+            long nowMs = serverNowMs();
             Map<String, Response<List<Tuple>>> sets = new HashMap<>();
             Map<String, Response<Map<String, String>>> hashes = new HashMap<>();
             Response<List<String>> ring;
@@ -679,6 +836,18 @@ class StateMachinePropertyTest {
                             .isEqualTo(Long.parseLong(id) - (priority - 4) * 1_000_000L);
                 }
             }
+
+            Map<String, List<String>> waiting = new HashMap<>();
+            for (String id : jobs) {
+                Map<String, String> job = hashes.get(id).get();
+                String key = job.get("dedupe");
+                if (key != null && key.startsWith("d") && "delayed".equals(job.get("state")) && "0".equals(job.get("attempts"))
+                        && Long.parseLong(job.get("due_at")) > nowMs && !rescheduled.contains(id)) {
+                    waiting.computeIfAbsent(key, k -> new ArrayList<>()).add(id);
+                }
+            }
+            waiting.forEach((key, ids) -> assertThat(ids)
+                    .as("after %s: debounce key %s has at most one job waiting out its window", after, key).hasSizeLessThanOrEqualTo(1));
 
             Set<String> lanesWithWork = new HashSet<>();
             LANES.forEach(lane -> {

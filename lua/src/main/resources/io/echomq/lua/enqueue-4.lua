@@ -4,7 +4,10 @@
 
   Invariant: an acknowledged enqueue exists in exactly one structure: its lane's pending set
   or the delayed set. With an idempotency key, the key maps to at most one job: a second
-  enqueue with the same key changes nothing and answers the first job.
+  enqueue with the same key changes nothing and answers the first job. With a dedupe key
+  (judged after the idempotency key), windows are judged on the server clock (TIME): a
+  throttled key makes at most one job per window; a debounced key has at most one job waiting
+  out its window (delayed, never claimed), which a submission within the window replaces.
 
   Input:
     KEYS[1] seq       echomq:{q}:seq       job id counter (ids are minted in order)
@@ -20,16 +23,25 @@
     ARGV[7] run at: ms since the epoch, judged on the server clock ('' = none; not together
             with a delay); a time not in the future means pending now
     ARGV[8] priority, 0 (lowest) to 9 (highest); 4 is the default
+    ARGV[9] dedupe key ('' = none): echomq:{q}:dedupe:<key> holds '<job id>:<window end ms>'
+    ARGV[10] dedupe window in ms (> 0; ignored without a dedupe key)
+    ARGV[11] dedupe mode: 'debounce' (the last submission wins: its job is delayed by the
+            window, and replaced while it waits) or 'throttle' (the first wins); ignored without a key
 
   Output:
     {'CREATED', id, state}     state is 'pending' or 'delayed'
     {'DUPLICATE', id, state}   the key was seen: the first job's id and its current state
+    {'REPLACED', id, 'delayed'}  debounce: the window's waiting job took this submission's payload,
+                               lane and max attempts, and is now due at now + window
+    {'THROTTLED', id, state}   throttle: the window's job (state '' when it was deleted since);
+                               nothing was made
 ]]
 local rcall = redis.call
 local seq, ring, delayed, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local prefix, payload = ARGV[1], ARGV[2]
 local max_attempts, delay_ms = tonumber(ARGV[3]), tonumber(ARGV[4])
 local lane, idem_key, run_at, priority = ARGV[5], ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
+local dedupe_key, window_ms, mode = ARGV[9], tonumber(ARGV[10]), ARGV[11]
 
 -- #include now_ms
 -- #include integer_text
@@ -37,4 +49,5 @@ local lane, idem_key, run_at, priority = ARGV[5], ARGV[6], tonumber(ARGV[7]), to
 -- #include log_event
 -- #include enqueue_one
 
-return enqueue_one(prefix, seq, ring, delayed, idem, integer_text(now_ms()), payload, max_attempts, delay_ms, lane, idem_key, run_at, priority)
+return enqueue_one(prefix, seq, ring, delayed, idem, integer_text(now_ms()), payload, max_attempts, delay_ms, lane, idem_key, run_at,
+  priority, dedupe_key, window_ms, mode)

@@ -1,7 +1,8 @@
 --[[
   enqueue-batch: stores several new jobs in one atomic step: all of them or none.
 
-  Invariant: as for enqueue, for each job. Nothing is checked here that could fail half-way:
+  Invariant: as for enqueue, for each job, as if the jobs were submitted one after another (a
+  later job with the dedupe key of an earlier one finds the window that one opened). Nothing is checked here that could fail half-way:
   the caller validated every job first, so the batch is applied whole (a server out of
   memory refuses the script before its first write).
 
@@ -12,14 +13,16 @@
     KEYS[4] idem      echomq:{q}:idem
     ARGV[1] prefix    echomq:{q}:
     ARGV[2] number of jobs n (>= 1)
-    ARGV[3] and on    seven values per job, in order: payload, max attempts, delay in ms,
+    ARGV[3] and on    ten values per job, in order: payload, max attempts, delay in ms,
                       lane, idempotency key ('' = none), run at in ms since the epoch on the
                       server clock ('' = none; a time not in the future means pending now),
-                      priority (0 lowest to 9 highest; 4 is the default)
+                      priority (0 lowest to 9 highest; 4 is the default), dedupe key ('' = none),
+                      dedupe window in ms, dedupe mode ('debounce' or 'throttle'), as for enqueue
 
   Output:
-    {status1, id1, state1, status2, id2, state2, ...}   status 'CREATED' or 'DUPLICATE'
-    (a later job with the key of an earlier one in the batch is a DUPLICATE of it)
+    {status1, id1, state1, status2, id2, state2, ...}   status 'CREATED', 'DUPLICATE',
+    'REPLACED' or 'THROTTLED', as enqueue answers (a later job with the idempotency key of an
+    earlier one in the batch is a DUPLICATE of it)
 ]]
 local rcall = redis.call
 local seq, ring, delayed, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -34,9 +37,10 @@ local prefix, count = ARGV[1], tonumber(ARGV[2])
 local now_text = integer_text(now_ms())
 local out = {}
 for i = 0, count - 1 do
-  local base = 3 + i * 7
+  local base = 3 + i * 10
   local result = enqueue_one(prefix, seq, ring, delayed, idem, now_text, ARGV[base], tonumber(ARGV[base + 1]),
-    tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4], tonumber(ARGV[base + 5]), tonumber(ARGV[base + 6]))
+    tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4], tonumber(ARGV[base + 5]), tonumber(ARGV[base + 6]),
+    ARGV[base + 7], tonumber(ARGV[base + 8]), ARGV[base + 9])
   out[#out + 1] = result[1]
   out[#out + 1] = result[2]
   out[#out + 1] = result[3]

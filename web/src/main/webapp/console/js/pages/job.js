@@ -256,6 +256,7 @@ export function jobPage(view, queue, id) {
           fact('Worker', h('span', { class: 'mono' }, job.worker ?? '—')),
           fact('Finished', timeEl(job.finishedAt)),
           fact('Idempotency key', h('span', { class: 'mono' }, job.idempotencyKey ?? '—')),
+          fact('Dedupe key', h('span', { class: 'mono' }, job.dedupeKey ?? '—'), 'job-dedupe-key'),
           fact('Last error', h('span', { class: 'error-text' }, job.lastError ?? '—'), 'job-last-error'),
           fact('Note', job.note ?? '—')),
         h('p', { class: ['effect-row', job.effect ? 'effect-yes' : 'effect-no'], 'data-testid': 'effect-row' },

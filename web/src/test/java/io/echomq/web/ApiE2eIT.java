@@ -330,6 +330,36 @@ class ApiE2eIT {
         }
 
         @Test
+        void aDedupeKeyAnswersWhatTheSubmissionDid() {
+            // On the queue no worker serves (its jobs are cancelled at the end, so the queue is left as found).
+            String held = "/api/queues/held/jobs";
+            String run = Long.toString(System.nanoTime());   // the windows outlive the jobs: a key of this run's own
+            String throttle = ",\"dedupe\":{\"key\":\"e2e-throttle-" + run + "\",\"windowMs\":600000,\"mode\":\"throttle\"}}";
+            E2eHttp.Response first = app.submitter.post(held, "{\"payload\":{\"account\":\"throttled\",\"amountCents\":1}" + throttle);
+            assertThat(first.status()).as("%s", first).isEqualTo(201);
+            assertThat(json(first).getString("outcome")).isEqualTo("created");
+            String firstId = json(first).getString("id");
+            E2eHttp.Response dropped = app.submitter.post(held, "{\"payload\":{\"account\":\"throttled\",\"amountCents\":2}" + throttle);
+            assertThat(dropped.status()).as("%s", dropped).isEqualTo(200);
+            assertThat(json(dropped).getString("outcome")).isEqualTo("throttled");
+            assertThat(json(dropped).getString("id")).isEqualTo(firstId);
+            assertThat(app.admin.post(held + "/" + firstId + "/cancel", null).status()).isEqualTo(200);
+
+            String debounce = ",\"dedupe\":{\"key\":\"e2e-debounce-" + run + "\",\"windowMs\":600000,\"mode\":\"debounce\"}}";
+            E2eHttp.Response waiting = app.submitter.post(held, "{\"payload\":{\"account\":\"debounced\",\"amountCents\":1}" + debounce);
+            assertThat(waiting.status()).as("%s", waiting).isEqualTo(201);
+            assertThat(json(waiting).getString("state")).isEqualTo("delayed");
+            String id = json(waiting).getString("id");
+            E2eHttp.Response replaced = app.submitter.post(held, "{\"payload\":{\"account\":\"debounced\",\"amountCents\":2}" + debounce);
+            assertThat(replaced.status()).as("%s", replaced).isEqualTo(200);
+            assertThat(json(replaced).getString("outcome")).isEqualTo("replaced");
+            JsonObject job = json(app.submitter.get(held + "/" + id));
+            assertThat(job.getString("dedupeKey")).isEqualTo("e2e-debounce-" + run);
+            assertThat(job.getJsonObject("payload").getInt("amountCents")).as("the last wins").isEqualTo(2);
+            assertThat(app.admin.post(held + "/" + id + "/cancel", null).status()).isEqualTo(200);
+        }
+
+        @Test
         void aJobSubmittedToRunAtATimeCanBeRescheduledAndPromoted() throws Exception {
             long inAnHour = System.currentTimeMillis() + 3_600_000;
             E2eHttp.Response submitted = app.submitter.post(JOBS, "{\"payload\":{\"account\":\"run-at\",\"amountCents\":5},\"runAt\":"
@@ -547,6 +577,12 @@ class ApiE2eIT {
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"delayMs\":5,\"runAt\":1}"), 400, "runAt");
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"runAt\":-1}"), 400, "runAt");
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"runAt\":1e999}"), 400, "runAt");
+            assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"dedupe\":{\"key\":\"\",\"windowMs\":5,\"mode\":\"throttle\"}}"),
+                    400, "dedupe.key");
+            assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"dedupe\":{\"key\":\"k\",\"windowMs\":0,\"mode\":\"throttle\"}}"),
+                    400, "dedupe.windowMs");
+            assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"dedupe\":{\"key\":\"k\",\"windowMs\":5,\"mode\":\"sometimes\"}}"),
+                    400, "dedupe.mode");
             assertRefused(app.submitter.post("/api/queues/payments/jobs:batch", "[{\"payload\":1,\"runAt\":-1}]"), 400, "jobs[0].runAt");
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"maxAttempts\":\"many\"}"), 400, "body");
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"lane\":\"a{b}\"}"), 400, "lane");

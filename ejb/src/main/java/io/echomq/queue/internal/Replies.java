@@ -34,8 +34,12 @@ public final class Replies {
         List<Object> r = list(reply, "enqueue");
         String status = text(r.get(0));
         return switch (status) {
-            case "CREATED" -> new Enqueued(queue, text(r.get(1)), state(r.get(2)), false);
-            case "DUPLICATE" -> new Enqueued(queue, text(r.get(1)), state(r.get(2)), true);
+            case "CREATED" -> new Enqueued(queue, text(r.get(1)), state(r.get(2)), false, Enqueued.Outcome.CREATED);
+            case "DUPLICATE" -> new Enqueued(queue, text(r.get(1)), state(r.get(2)), true, Enqueued.Outcome.DUPLICATE);
+            case "REPLACED" -> new Enqueued(queue, text(r.get(1)), state(r.get(2)), false, Enqueued.Outcome.REPLACED);
+            // The window's job may have been deleted since it finished: the window holds all the same.
+            case "THROTTLED" -> new Enqueued(queue, text(r.get(1)), text(r.get(2)).isEmpty() ? null : state(r.get(2)), false,
+                    Enqueued.Outcome.THROTTLED);
             default -> throw unexpected("enqueue", reply);
         };
     }

@@ -1,11 +1,25 @@
--- Stores one new job, or answers the job an idempotency key already names. Returns
--- {'CREATED'|'DUPLICATE', id, state}. now_text is the server clock in ms as text (see
--- integer_text), formatted once by the caller for every job of its call. The job is due at
--- run_at (ms, judged on that clock; nil for none) or after delay_ms (at most one of them is
--- given); a due time that is not in the future makes it pending now. priority (0-9) orders it
--- within its lane (see push_pending); the default is not stored. Needs push_pending,
--- log_event and integer_text.
-local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, max_attempts, delay_ms, lane, idem_key, run_at, priority)
+-- Stores one new job, or answers the job an idempotency key already names, or applies the
+-- submission's dedupe key. Returns {'CREATED'|'DUPLICATE'|'REPLACED'|'THROTTLED', id, state}.
+-- now_text is the server clock in ms as text (see integer_text), formatted once by the caller for
+-- every job of its call. The job is due at run_at (ms, judged on that clock; nil for none) or after
+-- delay_ms (at most one of them is given); a due time that is not in the future makes it pending
+-- now. priority (0-9) orders it within its lane (see push_pending); the default is not stored.
+-- Needs push_pending, log_event and integer_text.
+--
+-- A dedupe key (dedupe_key, nil or '' for none) names a window of window_ms on the server clock,
+-- kept in echomq:{q}:dedupe:<key> as '<job id>:<window end ms>', expiring at the window's end (so
+-- nothing needs sweeping). The idempotency key is judged first: a known one answers its job and
+-- nothing else happens. Then, while the key's window is open (its end is after now):
+--   'throttle': nothing is made; THROTTLED with the window's job and its state ('' when that job
+--               was deleted since: the window still holds);
+--   'debounce': the window's job, if it is still delayed and was never claimed, takes this
+--               submission's payload, lane, priority and max attempts, is due at now + window_ms, and the
+--               window ends then (REPLACED). A replacing submission's idempotency key is not
+--               recorded: the job keeps its own.
+-- Otherwise a job is made as usual and the window opens on it: a debounced job is delayed by the
+-- window (the caller gives no delay or run-at time with it).
+local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, max_attempts, delay_ms, lane, idem_key, run_at,
+    priority, dedupe_key, window_ms, mode)
   if idem_key ~= '' then
     local existing = redis.call('HGET', idem, idem_key)
     if existing then
@@ -15,6 +29,46 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, 
       end
       -- The mapping outlived its job (retention removed the job); the key is free again.
       redis.call('HDEL', idem, idem_key)
+    end
+  end
+
+  local window_key = nil
+  if dedupe_key and dedupe_key ~= '' then
+    window_key = prefix .. 'dedupe:' .. dedupe_key
+    local held = redis.call('GET', window_key)
+    local held_id, held_end = nil, nil
+    if held then
+      held_id, held_end = string.match(held, '^(%d+):(%d+)$')
+    end
+    -- The window is judged on TIME: a key that the server has not yet expired but whose end
+    -- has passed on TIME is closed.
+    if held_id and tonumber(held_end) > tonumber(now_text) then
+      local held_job = prefix .. 'job:' .. held_id
+      if mode == 'throttle' then
+        return {'THROTTLED', held_id, redis.call('HGET', held_job, 'state') or ''}
+      end
+      local f = redis.call('HMGET', held_job, 'state', 'attempts', 'due_at')
+      if f[1] == 'delayed' and f[2] == '0' then
+        local due = integer_text(tonumber(now_text) + window_ms)
+        local budget = integer_text(max_attempts)
+        redis.call('HSET', held_job, 'payload', payload, 'lane', lane, 'max_attempts', budget, 'retry_budget', budget,
+          'due_at', due)
+        if priority == PRIORITY_DEFAULT then
+          redis.call('HDEL', held_job, 'priority')
+        else
+          redis.call('HSET', held_job, 'priority', integer_text(priority))
+        end
+        redis.call('ZADD', delayed, due, held_id)
+        redis.call('SET', window_key, held_id .. ':' .. due, 'PXAT', due)
+        log_event(prefix, held_id, now_text, 'replaced', '0', nil, nil,
+          'by a debounced submission (key ' .. dedupe_key .. '); lane ' .. lane .. ', delayed until ' .. due
+          .. ' (was ' .. tostring(f[3]) .. ')')
+        return {'REPLACED', held_id, 'delayed'}
+      end
+      -- Claimed, finished, cancelled or deleted: its window is over for debouncing; a new job opens one.
+    end
+    if mode == 'debounce' then
+      delay_ms, run_at = window_ms, nil
     end
   end
 
@@ -29,6 +83,12 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, 
   end
   if priority ~= PRIORITY_DEFAULT then
     redis.call('HSET', job, 'priority', integer_text(priority))
+  end
+
+  if window_key then
+    local window_end = integer_text(tonumber(now_text) + window_ms)
+    redis.call('HSET', job, 'dedupe', dedupe_key)
+    redis.call('SET', window_key, id .. ':' .. window_end, 'PXAT', window_end)
   end
 
   local due_ms = nil

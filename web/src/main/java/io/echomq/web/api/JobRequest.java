@@ -1,11 +1,13 @@
 package io.echomq.web.api;
 
+import io.echomq.queue.Dedupe;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.NewJob;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonValue;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -15,9 +17,30 @@ import java.util.Optional;
  * {@code delayMs} and {@code runAt} (ms since the epoch, judged on the Valkey server's clock; a
  * moment not in the future there means now). {@code priority} runs from 0 (lowest) to 9
  * (highest), 4 by default, as in JMS: within its lane a job of higher priority is claimed first.
+ * {@code "dedupe": {"key": "…", "windowMs": n, "mode": "debounce"|"throttle"}} debounces or
+ * throttles the submission by key (see {@link Dedupe}).
  */
 public record JobRequest(JsonValue payload, String lane, JsonNumber delayMs, Integer maxAttempts, String idempotencyKey,
-        JsonNumber runAt, Integer priority) {
+        JsonNumber runAt, Integer priority, DedupeRequest dedupe) {
+
+    /** A submission's dedupe key, its window in ms and its mode ({@code debounce} or {@code throttle}); all required. */
+    public record DedupeRequest(String key, JsonNumber windowMs, String mode) {
+
+        Dedupe toDedupe() {
+            if (windowMs == null) {
+                throw new InvalidRequestException("dedupe.windowMs", "is required (ms, at least 1)");
+            }
+            if (mode == null) {
+                throw new InvalidRequestException("dedupe.mode", "is required: debounce or throttle");
+            }
+            Dedupe.Mode parsed = switch (mode.toLowerCase(Locale.ROOT)) {
+                case "debounce" -> Dedupe.Mode.DEBOUNCE;
+                case "throttle" -> Dedupe.Mode.THROTTLE;
+                default -> throw new InvalidRequestException("dedupe.mode", "must be debounce or throttle, was \"" + mode + "\"");
+            };
+            return new Dedupe(key, Duration.ofMillis(wholeMillis("dedupe.windowMs", windowMs)), parsed);
+        }
+    }
 
     /** The engine's job; the payload is kept as the JSON text it arrived as. */
     NewJob toNewJob(Optional<String> headerKey) {
@@ -39,6 +62,9 @@ public record JobRequest(JsonValue payload, String lane, JsonNumber delayMs, Int
         }
         if (priority != null) {
             job = job.withPriority(priority);
+        }
+        if (dedupe != null) {
+            job = job.withDedupe(dedupe.toDedupe());
         }
         Optional<String> key = headerKey.or(() -> Optional.ofNullable(idempotencyKey));
         return key.map(job::withIdempotencyKey).orElse(job);

@@ -54,7 +54,9 @@ public class JobsResource {
             throw new InvalidRequestException("body", "a JSON object with at least \"payload\" is required");
         }
         Enqueued job = engine.queue().enqueue(queue, body.toNewJob(Optional.ofNullable(idempotencyKey)));
-        if (job.replayed()) {
+        if (!job.created()) {
+            // Nothing new was made: the idempotency key's job, the debounced job replaced, or the
+            // throttle window's job. The body's outcome says which.
             return Response.ok(Views.JobCreated.of(job)).build();
         }
         metrics.enqueued(queue, 1);

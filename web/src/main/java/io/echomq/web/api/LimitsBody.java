@@ -28,7 +28,7 @@ public record LimitsBody(Integer maxActive, RateBody rate, Integer laneMaxActive
         }
 
         static RateBody of(QueueLimits.Rate rate) {
-            return new RateBody(rate.starts(), jakarta.json.Json.createValue(rate.window().toMillis()));
+            return new RateBody(rate.starts(), JsonProcessing.PROVIDER.createValue(rate.window().toMillis()));
         }
     }
 

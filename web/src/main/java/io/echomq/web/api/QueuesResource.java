@@ -93,7 +93,7 @@ public class QueuesResource {
             jobs.add(body.get(i).toNewJob(Optional.empty()));
         }
         List<Enqueued> accepted = engine.queue().enqueueBatch(queue, jobs);
-        metrics.enqueued(queue, accepted.stream().filter(e -> !e.replayed()).count());
+        metrics.enqueued(queue, accepted.stream().filter(Enqueued::created).count());
         return Response.status(Response.Status.CREATED).entity(accepted.stream().map(Views.JobCreated::of).toList()).build();
     }
 }

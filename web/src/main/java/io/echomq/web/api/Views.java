@@ -24,9 +24,15 @@ final class Views {
     private Views() {
     }
 
-    public record JobCreated(String id, String queue, String state, boolean replayed) {
+    /**
+     * A submission's answer: what it did ({@code outcome}: created, duplicate, replaced, throttled)
+     * and the job that stands for it. {@code state} is absent only when a throttled submission's
+     * window job was deleted since it finished.
+     */
+    public record JobCreated(String id, String queue, String state, boolean replayed, String outcome) {
         static JobCreated of(Enqueued e) {
-            return new JobCreated(e.id(), e.queue(), e.state().wireName(), e.replayed());
+            return new JobCreated(e.id(), e.queue(), e.state() == null ? null : e.state().wireName(), e.replayed(),
+                    e.outcome().wireName());
         }
     }
 
@@ -98,14 +104,15 @@ final class Views {
     public record JobDetail(String id, String queue, String state, JsonValue payload, String lane, int priority, long attempts,
             long maxAttempts, Instant createdAt, Instant dueAt, Instant claimedAt, Instant leaseUntil, String worker,
             String lastError, Instant finishedAt, String idempotencyKey, String note, EffectView effect,
-            List<HistoryEntry> history, ProgressView progress, Instant cancelRequestedAt) {
+            List<HistoryEntry> history, ProgressView progress, Instant cancelRequestedAt, String dedupeKey) {
         static JobDetail of(JobView j, Optional<EffectRecord> effect, List<JobEvent> history) {
             return new JobDetail(j.id(), j.queue(), j.state().wireName(), json(j.payload()), j.lane(), j.priority(), j.attempts(),
                     j.maxAttempts(), j.createdAt(), j.dueAt().orElse(null), j.claimedAt().orElse(null),
                     j.leaseUntil().orElse(null), j.worker().orElse(null), j.lastError().orElse(null),
                     j.finishedAt().orElse(null), j.idempotencyKey().orElse(null), j.note().orElse(null),
                     effect.map(r -> EffectView.of(r, j)).orElse(null), history.stream().map(HistoryEntry::of).toList(),
-                    j.progress().map(ProgressView::of).orElse(null), j.cancelRequestedAt().orElse(null));
+                    j.progress().map(ProgressView::of).orElse(null), j.cancelRequestedAt().orElse(null),
+                    j.dedupeKey().orElse(null));
         }
     }
 
