@@ -78,6 +78,11 @@ public final class Bench {
             latencyAt(options.concurrencies.get(0), options.latencyRate);
             return;
         }
+        if (options.claimOnly) {
+            claims(new QueueDepth(servers));
+            Files.writeString(options.out.resolve("claims.md"), report);
+            return;
+        }
         List<Contestant> contestants = contestants().stream()
                 .filter(c -> options.picks(c.name()))
                 .toList();
@@ -333,12 +338,7 @@ public final class Bench {
 
     private void depth() {
         QueueDepth depth = new QueueDepth(servers);
-        section("Claim latency against queue depth (" + options.claimSamples + " claims of one job per depth, the depths in turn)");
-        line("| pending jobs | claim p50 µs | claim p99 µs |");
-        line("|--:|--:|--:|");
-        for (QueueDepth.ClaimLatency c : depth.claimLatency(options.depths, options.claimSamples)) {
-            line(String.format(Locale.ROOT, "| %,d | %.0f | %.0f |", c.pending(), c.p50Micros(), c.p99Micros()));
-        }
+        claims(depth);
         QueueDepth.JobMemory m = depth.memory(options.memoryJobs);
         section("Valkey memory per job (" + String.format(Locale.ROOT, "%,d", m.jobs()) + " jobs, INFO memory deltas)");
         line(String.format(Locale.ROOT, "- pending: **%.0f bytes per job**", m.bytesPerPending()));
@@ -406,6 +406,26 @@ public final class Bench {
         line(rule.toString());
     }
 
+    /** Claim latency against depth, then the claim with priorities, caps and rate limits against the plain one. */
+    private void claims(QueueDepth depth) {
+        section("Claim latency against queue depth (" + options.claimSamples + " claims of one job per depth, the depths in turn)");
+        line("| pending jobs | claim p50 µs | claim p99 µs |");
+        line("|--:|--:|--:|");
+        for (QueueDepth.ClaimLatency c : depth.claimLatency(options.depths, options.claimSamples)) {
+            line(String.format(Locale.ROOT, "| %,d | %.0f | %.0f |", c.pending(), c.p50Micros(), c.p99Micros()));
+        }
+        int pending = options.depths.size() > 1 ? options.depths.get(1) : options.depths.get(0);
+        QueueDepth.LimitedClaim l = depth.claimWithLimits(pending, options.claimLanes, options.claimSamples);
+        section(String.format(Locale.ROOT, "Claim with priorities, caps and rate limits (%,d pending over %,d lanes, %d claims of one "
+                + "job from each queue in turn)", l.pending(), l.lanes(), options.claimSamples));
+        line("| queue | claim p50 µs | claim p99 µs |");
+        line("|---|--:|--:|");
+        line(String.format(Locale.ROOT, "| plain | %.0f | %.0f |", l.plain().p50Micros(), l.plain().p99Micros()));
+        line(String.format(Locale.ROOT, "| priorities 0-9, limits: %s | %.0f | %.0f |", l.limits(), l.limited().p50Micros(),
+                l.limited().p99Micros()));
+        line(String.format(Locale.ROOT, "- claim p99 with priorities and limits / plain: **%.2f×** (target: at most 1.20×)", l.p99Ratio()));
+    }
+
     private void line(String text) {
         report.append(text).append('\n');
         System.out.println(text);
@@ -418,6 +438,10 @@ public final class Bench {
         List<Integer> concurrencies = List.of(1, 4, 16, 64);
         List<Integer> depths = List.of(1_000, 100_000, 1_000_000);
         int claimSamples = 5_000;
+        /** Lanes of the claim row with priorities and limits. */
+        int claimLanes = 1_000;
+        /** When set: only the claim latency sections. */
+        boolean claimOnly;
         int memoryJobs = 100_000;
         int heapJobs = 100_000;
         int pgbenchSeconds = 5;
@@ -470,6 +494,7 @@ public final class Bench {
                     case "--latency-untimed-seconds" -> o.latencyUntimedSeconds = Double.parseDouble(args[++i]);
                     case "--batch-size" -> o.batchSize = Integer.parseInt(args[++i]);
                     case "--soak" -> o.soakMinutes = Integer.parseInt(args[++i]);
+                    case "--claim-only" -> o.claimOnly = true;
                     case "--soak-rate" -> {
                         List<Integer> rates = integers(args[++i]);
                         o.soakPerJobRate = rates.get(0);
@@ -477,7 +502,7 @@ public final class Bench {
                     }
                     default -> throw new IllegalArgumentException("unknown option " + arg
                             + " (known: --quick, --rounds N, --jobs N, --concurrency 1,4,16,64, --depths 1000,100000, --no-peer, "
-                            + "--only NAME-PART (repeatable), --latency-rate JOBS_PER_S, --latency-seconds N, --latency-untimed-seconds N, --batch-size N, --soak MINUTES, --soak-rate PER_JOB,BATCHED, --out DIR)");
+                            + "--only NAME-PART (repeatable), --latency-rate JOBS_PER_S, --latency-seconds N, --latency-untimed-seconds N, --batch-size N, --soak MINUTES, --soak-rate PER_JOB,BATCHED, --claim-only, --out DIR)");
                 }
             }
             if (o.out == null) {

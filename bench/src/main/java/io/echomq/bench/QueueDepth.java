@@ -3,6 +3,7 @@ package io.echomq.bench;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Lease;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueLimits;
 import io.echomq.queue.QueueSettings;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,6 +55,45 @@ final class QueueDepth {
                 out.add(new ClaimLatency(depths.get(i), Stats.percentile(micros[i].clone(), 50), Stats.percentile(micros[i].clone(), 99)));
             }
             return out;
+        }
+    }
+
+    /** Claim latency percentiles of the same queue shape without and with priorities and limits, in microseconds. */
+    record LimitedClaim(int pending, int lanes, QueueLimits limits, ClaimLatency plain, ClaimLatency limited) {
+        double p99Ratio() {
+            return limited.p99Micros() / plain.p99Micros();
+        }
+    }
+
+    /**
+     * The cost of priorities, caps and rate limits in the claim: two queues of {@code pending} jobs
+     * over {@code lanes} lanes, one plain, one with priorities 0-9 at random and every limit set
+     * (wide enough that the claims go on getting jobs: the row prices the checks, not waiting),
+     * claimed one job at a time from each in turn and completed, as {@link #claimLatency} does.
+     */
+    LimitedClaim claimWithLimits(int pending, int lanes, int samples) {
+        QueueLimits limits = QueueLimits.NONE.withMaxActive(10_000).withRate(1_000_000, Duration.ofSeconds(1)).withLaneMaxActive(5)
+                .withLaneRate(1_000, Duration.ofSeconds(1));
+        try (RedisClient redis = servers.newRedis()) {
+            QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+            String plain = "claim-plain-" + ProcessHandle.current().pid();
+            String limited = "claim-limited-" + ProcessHandle.current().pid();
+            Workload.preload(queue, plain, pending + samples, lanes, false);
+            Workload.preload(queue, limited, pending + samples, lanes, true);
+            queue.setLimits(limited, limits);
+            List<String> names = List.of(plain, limited);
+            double[][] micros = new double[2][samples];
+            for (int s = 0; s < samples; s++) {
+                for (int i = 0; i < 2; i++) {
+                    long start = System.nanoTime();
+                    List<ClaimedJob> claimed = queue.claim(names.get(i), Duration.ofMinutes(10), 1, "depth");
+                    micros[i][s] = (System.nanoTime() - start) / 1e3;
+                    queue.complete(claimed.get(0).lease());
+                }
+            }
+            return new LimitedClaim(pending, lanes, limits,
+                    new ClaimLatency(pending, Stats.percentile(micros[0].clone(), 50), Stats.percentile(micros[0].clone(), 99)),
+                    new ClaimLatency(pending, Stats.percentile(micros[1].clone(), 50), Stats.percentile(micros[1].clone(), 99)));
         }
     }
 

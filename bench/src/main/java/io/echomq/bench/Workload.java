@@ -48,10 +48,20 @@ final class Workload {
 
     /** Submits {@code jobs} charges in batches of the most one call takes. */
     static void preload(QueueClient queue, String queueName, int jobs) {
+        preload(queue, queueName, jobs, 1, false);
+    }
+
+    /** Jobs spread over {@code lanes} lanes in turn, at priorities 0-9 at random when {@code prioritised} (seeded: runs alike). */
+    static void preload(QueueClient queue, String queueName, int jobs, int lanes, boolean prioritised) {
+        java.util.Random random = new java.util.Random(42);
         for (int from = 0; from < jobs; from += QueueClient.MAX_BATCH_JOBS) {
             List<NewJob> batch = new ArrayList<>(QueueClient.MAX_BATCH_JOBS);
             for (int i = from; i < Math.min(jobs, from + QueueClient.MAX_BATCH_JOBS); i++) {
-                batch.add(NewJob.of(charge(i)));
+                NewJob job = NewJob.of(charge(i));
+                if (lanes > 1) {
+                    job = job.inLane("lane-" + i % lanes);
+                }
+                batch.add(prioritised ? job.withPriority(random.nextInt(10)) : job);
             }
             queue.enqueueBatch(queueName, batch);
         }

@@ -16,10 +16,11 @@
 -- rest of the ring stays where it is, ahead of the lanes visited in this call.
 --
 -- A lane whose limit allows fewer jobs than it has is visited for what it may start, then held
--- (out of the ring until wake_held_lanes lets it back). While lane limits are set, a round looks
--- LANE_LOOKAHEAD lanes further than it could visit, and when a round held a lane and the call
--- still has room, another round plans over the ring as it now is, at most MAX_CLAIM_ROUNDS, so
--- that limited lanes at the front of the ring cannot make a claim come back empty.
+-- (out of the ring until wake_held_lanes lets it back). When a round held a lane and the call
+-- still has room, another round plans over the ring as it now is, looking LANE_LOOKAHEAD lanes
+-- further than it could visit, at most MAX_CLAIM_ROUNDS in all, so that limited lanes at the
+-- front of the ring cannot make a claim come back empty. The first round looks no further than
+-- the plain claim: while no lane is at its limit, limits cost the claim almost nothing.
 local MAX_CLAIM_ROUNDS, LANE_LOOKAHEAD = 8, 32
 
 -- Leases one popped job: mints its token, records the lease on the job and in its history, and
@@ -50,12 +51,12 @@ local function lease_job(lease, lane, id)
   end
 end
 
--- One round of the plan, visiting up to `want` jobs' lanes among the first lanes of the ring:
--- rewrites the ring, leases the jobs it pops (lease_job) and holds the lanes whose limit it
--- exhausted. Returns whether it held a lane.
-local function claim_round(prefix, ring, active, now, limits, lease, want)
+-- One round of the plan, visiting up to `want` jobs' lanes among the first want + lookahead
+-- lanes of the ring: rewrites the ring, leases the jobs it pops (lease_job) and holds the lanes
+-- whose limit it exhausted. Returns whether it held a lane.
+local function claim_round(prefix, ring, active, now, limits, lease, want, lookahead)
   local limited = lanes_limited(limits)
-  local fetch = limited and want + LANE_LOOKAHEAD or want
+  local fetch = want + lookahead
   local lanes = redis.call('LRANGE', ring, 0, fetch - 1)
   if #lanes == 0 then
     return false
@@ -63,19 +64,23 @@ local function claim_round(prefix, ring, active, now, limits, lease, want)
 
   -- The plan: rotation is the ring as the one-job-at-a-time claim would rotate it; a 0 in it
   -- stands for the lanes beyond the fetched ones, which no visit can reach. left is what a lane
-  -- may still give: its pending jobs, or fewer when its limit allows fewer.
+  -- may still give: its pending jobs, or fewer when its limit allows fewer; it is read when the
+  -- plan first reaches the lane, so the lanes looked ahead at cost nothing unless reached.
   local left, take, rotation, visits, capped = {}, {}, {}, {}, {}
-  for i, lane in ipairs(lanes) do
+  for i = 1, #lanes do
+    take[i] = 0
+    rotation[i] = i
+  end
+  local function reach(i)
+    local lane = lanes[i]
     left[i] = redis.call('ZCARD', prefix .. 'pending:' .. lane)
     if limited then
-      local allowance = lane_allowance(prefix, active, lane, now, limits, false)
+      local allowance = lane_allowance(prefix, active, lane, now, limits, false, math.max(1, math.min(left[i], want)))
       if allowance < left[i] then
         left[i] = allowance
         capped[i] = true
       end
     end
-    take[i] = 0
-    rotation[i] = i
   end
   local more_lanes = #lanes == fetch and redis.call('LLEN', ring) > fetch
   if more_lanes then
@@ -85,6 +90,9 @@ local function claim_round(prefix, ring, active, now, limits, lease, want)
   while #visits < want and head <= #rotation and rotation[head] ~= 0 do
     local i = rotation[head]
     head = head + 1
+    if not left[i] then
+      reach(i)
+    end
     if left[i] > 0 then
       visits[#visits + 1] = i
       take[i] = take[i] + 1
@@ -111,22 +119,24 @@ local function claim_round(prefix, ring, active, now, limits, lease, want)
       before[#before + 1] = lanes[i]
     end
   end
-  local unchanged = #after == 0 and #before == #lanes
-  for k = 1, #before do
-    unchanged = unchanged and before[k] == lanes[k]
+  -- Only the front of the fetched lanes that changed is rewritten: the lanes at their end that
+  -- keep their place (the ones looked ahead at and not reached) stay in the list untouched.
+  local kept = 0
+  while kept < #before and before[#before - kept] == lanes[#lanes - kept] do
+    kept = kept + 1
   end
-  if not unchanged then
-    redis.call('LTRIM', ring, #lanes, -1)
-    if #before > 0 then
-      local reversed = {}
-      for k = #before, 1, -1 do
-        reversed[#reversed + 1] = before[k]
-      end
-      redis.call('LPUSH', ring, unpack(reversed))
+  if #lanes > kept then
+    redis.call('LTRIM', ring, #lanes - kept, -1)
+  end
+  if #before > kept then
+    local reversed = {}
+    for k = #before - kept, 1, -1 do
+      reversed[#reversed + 1] = before[k]
     end
-    if #after > 0 then
-      redis.call('RPUSH', ring, unpack(after))
-    end
+    redis.call('LPUSH', ring, unpack(reversed))
+  end
+  if #after > 0 then
+    redis.call('RPUSH', ring, unpack(after))
   end
 
   local popped, next_of, started = {}, {}, {}
@@ -157,7 +167,7 @@ local function claim_round(prefix, ring, active, now, limits, lease, want)
       log_starts(prefix .. 'started:' .. lane, now, limits.lane_rate_window, started[i])
     end
     if capped[i] and left[i] == 0 then
-      local _, hold_until = lane_allowance(prefix, active, lane, now, limits, false)
+      local _, hold_until = lane_allowance(prefix, active, lane, now, limits, false, 1)
       redis.call('ZADD', prefix .. 'held', hold_until or now, lane)
       held = true
     end
@@ -181,14 +191,14 @@ local function claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, ma
     return {}
   end
   wake_held_lanes(prefix, ring, active, now, limits, math.max(promote_limit, max_jobs))
-  local budget = math.min(max_jobs, queue_allowance(prefix, active, now, limits))
+  local budget = math.min(max_jobs, queue_allowance(prefix, active, now, limits, max_jobs))
   local deadline = now + lease_ms
   local lease = {prefix = prefix, worker = worker, now_text = integer_text(now), deadline_text = integer_text(deadline),
     out = {deadline}, leases = {}, starts = {}, count = 0,
     rate_limited = limits.rate_max ~= nil or limits.lane_rate_max ~= nil}
-  for _ = 1, MAX_CLAIM_ROUNDS do
+  for round = 1, MAX_CLAIM_ROUNDS do
     local want = budget - lease.count
-    if want < 1 or not claim_round(prefix, ring, active, now, limits, lease, want) then
+    if want < 1 or not claim_round(prefix, ring, active, now, limits, lease, want, round == 1 and 0 or LANE_LOOKAHEAD) then
       break
     end
   end

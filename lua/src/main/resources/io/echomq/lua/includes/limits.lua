@@ -31,10 +31,18 @@ local function lanes_limited(limits)
   return limits.lane_max_active ~= nil or limits.lane_rate_max ~= nil
 end
 
--- Starts still inside the window (now - window, now] of a start log, after dropping older ones.
-local function starts_in_window(log, now, window)
-  redis.call('ZREMRANGEBYSCORE', log, '-inf', now - window)
-  return redis.call('ZCARD', log)
+-- How many starts of a log count against a limit of max per window, for a caller that would
+-- start up to wanted: the starts inside the window (now - window, now], or, when even counting
+-- the older ones leaves room for wanted, that count. Older starts are dropped only when they
+-- could stand in the way, which spares the claim a command while a limit is far off; a log never
+-- holds more than max + one call's starts either way.
+local function starts_in_window(log, now, window, max, wanted)
+  local count = redis.call('ZCARD', log)
+  if max - count < wanted then
+    redis.call('ZREMRANGEBYSCORE', log, '-inf', now - window)
+    count = redis.call('ZCARD', log)
+  end
+  return count
 end
 
 -- When a full start log frees a place: its oldest start leaves the window.
@@ -43,22 +51,23 @@ local function window_frees_at(log, window)
   return tonumber(oldest[2]) + window
 end
 
--- How many jobs the whole queue may still start now (math.huge when it has no limit).
-local function queue_allowance(prefix, active, now, limits)
+-- How many of wanted jobs the whole queue may still start now (math.huge when it has no limit).
+local function queue_allowance(prefix, active, now, limits, wanted)
   local allowance = math.huge
   if limits.max_active then
     allowance = limits.max_active - redis.call('ZCARD', active)
   end
   if limits.rate_max then
-    allowance = math.min(allowance, limits.rate_max - starts_in_window(prefix .. 'started', now, limits.rate_window))
+    allowance = math.min(allowance, limits.rate_max
+      - starts_in_window(prefix .. 'started', now, limits.rate_window, limits.rate_max, wanted))
   end
   return allowance
 end
 
--- How many jobs a lane may still start now, and, when none, until when it is held. With
+-- How many of wanted jobs a lane may still start now, and, when none, until when it is held. With
 -- verify, the lane's active set is first checked against the active set (at a recheck, not
 -- on the claim's hot path), so an id that left without leave_active cannot hold a lane for ever.
-local function lane_allowance(prefix, active, lane, now, limits, verify)
+local function lane_allowance(prefix, active, lane, now, limits, verify, wanted)
   local allowance = math.huge
   if limits.lane_max_active then
     local running = prefix .. 'active:' .. lane
@@ -78,7 +87,7 @@ local function lane_allowance(prefix, active, lane, now, limits, verify)
   end
   if limits.lane_rate_max then
     local log = prefix .. 'started:' .. lane
-    local free = limits.lane_rate_max - starts_in_window(log, now, limits.lane_rate_window)
+    local free = limits.lane_rate_max - starts_in_window(log, now, limits.lane_rate_window, limits.lane_rate_max, wanted)
     if free <= 0 then
       return 0, window_frees_at(log, limits.lane_rate_window)
     end
@@ -104,7 +113,7 @@ end
 local function wake_held_lanes(prefix, ring, active, now, limits, limit)
   local due = redis.call('ZRANGEBYSCORE', prefix .. 'held', '-inf', now, 'LIMIT', 0, limit)
   for _, lane in ipairs(due) do
-    local allowance, hold_until = lane_allowance(prefix, active, lane, now, limits, true)
+    local allowance, hold_until = lane_allowance(prefix, active, lane, now, limits, true, 1)
     if redis.call('ZCARD', prefix .. 'pending:' .. lane) == 0 then
       redis.call('ZREM', prefix .. 'held', lane)
     elseif allowance > 0 then
