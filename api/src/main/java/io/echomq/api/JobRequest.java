@@ -11,8 +11,16 @@ package io.echomq.api;
  * @param idempotencyKey a key that makes a resubmission the same job, or null
  * @param maxAttempts    deliveries before it is dead-lettered, or 0 for the queue's default
  * @param delayMs        how long after it is enqueued it becomes claimable (0: at once)
+ * @param priority       {@value #LOWEST_PRIORITY} (lowest) to {@value #HIGHEST_PRIORITY} (highest),
+ *                       {@value #DEFAULT_PRIORITY} by default, as in JMS: within its lane a job of
+ *                       higher priority is claimed first; lanes are still served in turn
  */
-public record JobRequest(String queue, String payload, String lane, String idempotencyKey, int maxAttempts, long delayMs) {
+public record JobRequest(String queue, String payload, String lane, String idempotencyKey, int maxAttempts, long delayMs,
+        int priority) {
+
+    public static final int LOWEST_PRIORITY = 0;
+    public static final int DEFAULT_PRIORITY = 4;
+    public static final int HIGHEST_PRIORITY = 9;
 
     public JobRequest {
         if (queue == null || queue.isBlank()) {
@@ -27,26 +35,35 @@ public record JobRequest(String queue, String payload, String lane, String idemp
         if (delayMs < 0) {
             throw new IllegalArgumentException("delayMs: must not be negative; was " + delayMs);
         }
+        if (priority < LOWEST_PRIORITY || priority > HIGHEST_PRIORITY) {
+            throw new IllegalArgumentException("priority: must be between " + LOWEST_PRIORITY + " (lowest) and " + HIGHEST_PRIORITY
+                    + " (highest); was " + priority);
+        }
     }
 
     /** A job on {@code queue} with this payload, in the default lane, with the queue's defaults. */
     public static JobRequest of(String queue, String payload) {
-        return new JobRequest(queue, payload, null, null, 0, 0);
+        return new JobRequest(queue, payload, null, null, 0, 0, DEFAULT_PRIORITY);
     }
 
     public JobRequest withLane(String newLane) {
-        return new JobRequest(queue, payload, newLane, idempotencyKey, maxAttempts, delayMs);
+        return new JobRequest(queue, payload, newLane, idempotencyKey, maxAttempts, delayMs, priority);
     }
 
     public JobRequest withIdempotencyKey(String key) {
-        return new JobRequest(queue, payload, lane, key, maxAttempts, delayMs);
+        return new JobRequest(queue, payload, lane, key, maxAttempts, delayMs, priority);
     }
 
     public JobRequest withMaxAttempts(int attempts) {
-        return new JobRequest(queue, payload, lane, idempotencyKey, attempts, delayMs);
+        return new JobRequest(queue, payload, lane, idempotencyKey, attempts, delayMs, priority);
     }
 
     public JobRequest withDelayMs(long delay) {
-        return new JobRequest(queue, payload, lane, idempotencyKey, maxAttempts, delay);
+        return new JobRequest(queue, payload, lane, idempotencyKey, maxAttempts, delay, priority);
+    }
+
+    /** Claimed before the lane's jobs of lower priority (see {@link #priority()}). */
+    public JobRequest withPriority(int newPriority) {
+        return new JobRequest(queue, payload, lane, idempotencyKey, maxAttempts, delayMs, newPriority);
     }
 }

@@ -4,67 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.echomq.queue.Enqueued.Outcome;
-import io.echomq.queue.internal.QueueKeys;
-import io.echomq.testkit.ValkeyService;
-import io.echomq.testkit.WithRealServices;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.RedisClient;
 
 /**
  * Debounce and throttle by dedupe key, against a real server: windows are judged on the server's
  * clock (the tests wait on it, polling, never on a fixed sleep), a job stays in exactly the
  * structure of its state, and idempotency keys keep their meaning.
  */
-@WithRealServices
-class DedupeTest {
+class DedupeTest extends RealQueueTest {
 
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static final Duration LONG = Duration.ofMinutes(10);
-    private static final AtomicInteger QUEUES = new AtomicInteger();
-
-    private static RedisClient redis;
-    private static QueueClient client;
-
-    private String queue;
-    private QueueKeys keys;
-
-    @BeforeAll
-    static void connect(ValkeyService valkey) {
-        redis = valkey.newClient();
-        client = QueueClient.connect(redis, QueueSettings.DEFAULT);
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.close();
-    }
-
-    @BeforeEach
-    void freshQueue() {
-        queue = "dedupe-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
-        keys = new QueueKeys(queue);
-    }
-
-    private long serverNowMs() {
-        List<?> time = (List<?>) redis.eval("return redis.call('TIME')");
-        return Long.parseLong(String.valueOf(time.get(0))) * 1000 + Long.parseLong(String.valueOf(time.get(1))) / 1000;
-    }
-
-    /** Polls the server's clock until it reaches {@code ms} (bounded: a stuck clock fails the test). */
-    private void awaitServerTime(long ms) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (serverNowMs() < ms) {
-            assertThat(System.nanoTime()).as("the server clock reaches " + ms).isLessThan(deadline);
-            Thread.onSpinWait();
-        }
-    }
 
     private JobView job(String id) {
         return client.job(queue, id).orElseThrow();

@@ -3,57 +3,19 @@ package io.echomq.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.echomq.queue.internal.QueueKeys;
-import io.echomq.testkit.ValkeyService;
-import io.echomq.testkit.WithRealServices;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.RedisClient;
 
 /**
  * Run-at submissions, promotion and rescheduling of delayed jobs, against a real server: every
  * due time is judged on the server's clock (invariant 3) and a job stays in exactly the structure
  * of its state (invariant 1).
  */
-@WithRealServices
-class DueTimeTest {
+class DueTimeTest extends RealQueueTest {
 
     private static final Duration LEASE = Duration.ofSeconds(30);
-    private static final AtomicInteger QUEUES = new AtomicInteger();
-
-    private static RedisClient redis;
-    private static QueueClient client;
-
-    private String queue;
-    private QueueKeys keys;
-
-    @BeforeAll
-    static void connect(ValkeyService valkey) {
-        redis = valkey.newClient();
-        client = QueueClient.connect(redis, QueueSettings.DEFAULT);
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.close();
-    }
-
-    @BeforeEach
-    void freshQueue() {
-        queue = "due-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
-        keys = new QueueKeys(queue);
-    }
-
-    private long serverNowMs() {
-        List<?> time = (List<?>) redis.eval("return redis.call('TIME')");
-        return Long.parseLong(String.valueOf(time.get(0))) * 1000 + Long.parseLong(String.valueOf(time.get(1))) / 1000;
-    }
 
     private Double delayedScore(String id) {
         return redis.zscore(keys.delayed(), id);

@@ -3,48 +3,17 @@ package io.echomq.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.echomq.queue.internal.QueueKeys;
-import io.echomq.testkit.ValkeyService;
-import io.echomq.testkit.WithRealServices;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.RedisClient;
 
 /** Priorities within a lane, and the queue's and lanes' caps and rate limits, against a real server. */
-@WithRealServices
-class PrioritiesAndLimitsTest {
+class PrioritiesAndLimitsTest extends RealQueueTest {
 
     private static final Duration LEASE = Duration.ofSeconds(30);
-    private static final AtomicInteger QUEUES = new AtomicInteger();
-
-    private static RedisClient redis;
-    private static QueueClient client;
-
-    private String queue;
-
-    @BeforeAll
-    static void connect(ValkeyService valkey) {
-        redis = valkey.newClient();
-        client = QueueClient.connect(redis, QueueSettings.DEFAULT);
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.close();
-    }
-
-    @BeforeEach
-    void freshQueue() {
-        queue = "limits-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
-    }
 
     private String enqueue(String lane, int priority) {
         return client.enqueue(queue, NewJob.of("{}").inLane(lane).withPriority(priority)).id();
@@ -104,7 +73,7 @@ class PrioritiesAndLimitsTest {
             String old = enqueue("a", 0);
             // Nine levels below the top: the later top-priority jobs overtake it while fewer than
             // 9 million submissions separate them, and no longer.
-            redis.incrBy(new QueueKeys(queue).seq(), 8_999_998);
+            redis.incrBy(keys.seq(), 8_999_998);
             String overtakes = enqueue("a", 9);
             String waitsBehind = enqueue("a", 9);
 
@@ -314,15 +283,6 @@ class PrioritiesAndLimitsTest {
             assertThatThrownBy(() -> client.setLimits(queue, QueueLimits.NONE.withMaxActive(0)))
                     .isInstanceOf(InvalidRequestException.class).hasMessageStartingWith("maxActive: must be between 1 and");
             assertThat(client.limits(queue)).isEqualTo(limits);
-        }
-    }
-
-    private static void sleep(Duration d) {
-        try {
-            Thread.sleep(d.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
         }
     }
 }

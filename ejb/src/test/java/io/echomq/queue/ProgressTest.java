@@ -3,47 +3,18 @@ package io.echomq.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.echomq.testkit.ValkeyService;
-import io.echomq.testkit.WithRealServices;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.RedisClient;
 
 /**
  * A handler's progress rides on the fenced heartbeat (extend-2): recorded with the attempt that
  * reported it by the current lease only; a stale lease's report is refused and changes nothing
  * (invariant 4).
  */
-@WithRealServices
-class ProgressTest {
+class ProgressTest extends RealQueueTest {
 
     private static final Duration LEASE = Duration.ofSeconds(30);
-    private static final AtomicInteger QUEUES = new AtomicInteger();
-
-    private static RedisClient redis;
-    private static QueueClient client;
-    private String queue;
-
-    @BeforeAll
-    static void connect(ValkeyService valkey) {
-        redis = valkey.newClient();
-        client = QueueClient.connect(redis, QueueSettings.DEFAULT);
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.close();
-    }
-
-    @BeforeEach
-    void freshQueue() {
-        queue = "progress-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
-    }
 
     private ClaimedJob claimOne(Duration lease) {
         List<ClaimedJob> jobs = client.claim(queue, lease, 1, "w");

@@ -6,51 +6,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
-import io.echomq.testkit.ValkeyService;
-import io.echomq.testkit.WithRealServices;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.RedisClient;
 
 /** Every transition of the job state machine and every rejection, against a real server. */
-@WithRealServices
-class StateMachineTest {
+class StateMachineTest extends RealQueueTest {
 
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static final Duration SHORT_LEASE = Duration.ofMillis(40);
-    private static final AtomicInteger QUEUES = new AtomicInteger();
-
-    private static RedisClient redis;
-    private static QueueClient client;
-
-    private String queue;
-    private QueueKeys keys;
-
-    @BeforeAll
-    static void connect(ValkeyService valkey) {
-        redis = valkey.newClient();
-        client = QueueClient.connect(redis, QueueSettings.DEFAULT);
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.close();
-    }
-
-    @BeforeEach
-    void freshQueue() {
-        queue = "sm-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
-        keys = new QueueKeys(queue);
-    }
 
     private Instant serverNow() {
         List<?> time = (List<?>) redis.eval("return redis.call('TIME')");
@@ -61,15 +29,6 @@ class StateMachineTest {
         List<ClaimedJob> jobs = client.claim(queue, lease, 1, "worker-a");
         assertThat(jobs).hasSize(1);
         return jobs.get(0);
-    }
-
-    private static void sleep(Duration d) {
-        try {
-            Thread.sleep(d.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
     }
 
     private long createdMs(String id) {

@@ -9,12 +9,12 @@ export const STATES = ['pending', 'delayed', 'active', 'completed', 'dead', 'can
 // A queue's caps and rate limits in words, or null when it has none.
 export function limitsText(limits) {
   if (!limits) return null;
-  const rate = (r) => `${number(r.starts)} per ${duration(r.windowMs)}`;
+  const rate = (r) => `at most ${number(r.starts)} started per ${duration(r.windowMs)}`;
   const parts = [];
   if (limits.maxActive) parts.push(`at most ${number(limits.maxActive)} active`);
-  if (limits.rate) parts.push(`${rate(limits.rate)} started`);
-  if (limits.laneMaxActive) parts.push(`${number(limits.laneMaxActive)} active per lane`);
-  if (limits.laneRate) parts.push(`${rate(limits.laneRate)} started per lane`);
+  if (limits.rate) parts.push(rate(limits.rate));
+  if (limits.laneMaxActive) parts.push(`per lane at most ${number(limits.laneMaxActive)} active`);
+  if (limits.laneRate) parts.push(`per lane ${rate(limits.laneRate)}`);
   return parts.length ? parts.join(' · ') : null;
 }
 

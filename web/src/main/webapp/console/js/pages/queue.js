@@ -1,5 +1,6 @@
-// One queue: jobs by state (tabs), paging, open by id, bulk retry / delete of dead jobs, pause / resume.
-import { get, post, enc, isAdmin } from '../api.js';
+// One queue: jobs by state (tabs), paging, open by id, bulk retry / delete of dead jobs, pause / resume,
+// its caps and rate limits (shown to all, changed by admins).
+import { get, post, put, enc, isAdmin } from '../api.js';
 import { h, replace, number, timeEl, confirmAction, notify, describeError } from '../dom.js';
 import { STATES, limitsText } from './overview.js';
 
@@ -11,6 +12,7 @@ export function queuePage(view, queue, state) {
 
   const status = h('span', { 'data-testid': 'queue-status' });
   const limitsLine = h('p', { class: 'muted small', 'data-testid': 'queue-limits' });
+  const limitsEditor = limitsForm(queue, (q) => renderQueue(q));
   const pauseButton = h('button', { type: 'button', class: 'button', 'data-testid': 'pause-toggle', disabled: true }, 'Pause');
   const tabs = h('nav', { class: 'tabs', 'aria-label': 'Job states' });
   const openForm = h('form', { class: 'inline-form', 'data-testid': 'open-job-form' },
@@ -42,6 +44,7 @@ export function queuePage(view, queue, state) {
     h('div', { class: 'page-head' }, h('h1', {}, 'Queue ', h('span', { class: 'mono' }, queue)),
       h('div', { class: 'page-tools' }, status, pauseButton)),
     limitsLine,
+    isAdmin() ? limitsEditor.element : null,
     tabs,
     h('div', { class: 'toolbar' }, openForm, bulkBar),
     table, empty, more);
@@ -54,6 +57,7 @@ export function queuePage(view, queue, state) {
       ? h('span', { class: ['badge', 'badge-paused'] }, 'paused: no jobs are handed out')
       : h('span', { class: ['badge', 'badge-running'] }, 'running'));
     const limits = limitsText(q.limits);
+    limitsEditor.show(q.limits);
     limitsLine.textContent = limits
       ? `Limits: ${limits}.` + (q.lanesHeld ? ` ${number(q.lanesHeld)} lane(s) wait for their lane limit; their jobs stay pending.` : '')
       : 'No caps or rate limits.';
@@ -191,4 +195,55 @@ export function queuePage(view, queue, state) {
   }
 
   return () => { stopped = true; clearInterval(queueTimer); };
+}
+
+// The limits editor: empty fields are no limit; Save replaces all of them (PUT), so the form
+// always sends the whole set. Refilled from each refresh of the queue unless it is being edited.
+function limitsForm(queue, onSaved) {
+  const field = (name, label, hint) => h('label', { class: 'limit-field' }, label, ' ',
+    h('input', { name, type: 'number', min: '1', step: '1', inputmode: 'numeric', size: 8, 'data-testid': `limit-${name}`, title: hint }));
+  const form = h('form', { class: 'limits-form', 'data-testid': 'limits-form' },
+    field('maxActive', 'Active at most', 'jobs of this queue running at once, on all servers'),
+    field('rateStarts', 'Started at most', 'jobs started per window'), field('rateWindowMs', 'per ms', 'the window, in ms'),
+    field('laneMaxActive', 'Per lane: active at most', 'jobs of one lane running at once'),
+    field('laneRateStarts', 'started at most', 'jobs of one lane started per window'), field('laneRateWindowMs', 'per ms', 'the window, in ms'),
+    h('button', { type: 'submit', class: 'button', 'data-testid': 'limits-save' }, 'Save limits'));
+  const details = h('details', { class: 'limits-editor', 'data-testid': 'limits-editor' }, h('summary', {}, 'Change limits'), form);
+  const value = (name) => {
+    const text = form.elements[name].value.trim();
+    return text === '' ? null : Number(text);
+  };
+  const rate = (starts, windowMs) => (value(starts) === null && value(windowMs) === null ? null
+    : { starts: value(starts), windowMs: value(windowMs) });
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const body = {
+      maxActive: value('maxActive'), rate: rate('rateStarts', 'rateWindowMs'),
+      laneMaxActive: value('laneMaxActive'), laneRate: rate('laneRateStarts', 'laneRateWindowMs'),
+    };
+    form.querySelector('button').disabled = true;
+    try {
+      await put(`/queues/${enc(queue)}/limits`, body);
+      onSaved(await get(`/queues/${enc(queue)}`));
+      notify(`Limits of ${queue} saved.`, 'ok');
+    } catch (err) {
+      notify(describeError(err), 'error');
+    } finally {
+      form.querySelector('button').disabled = false;
+    }
+  });
+  const set = (name, v) => { form.elements[name].value = v === null || v === undefined ? '' : String(v); };
+  return {
+    element: details,
+    show(limits) {
+      if (details.open && form.contains(document.activeElement)) return;
+      const l = limits || {};
+      set('maxActive', l.maxActive);
+      set('rateStarts', l.rate?.starts);
+      set('rateWindowMs', l.rate?.windowMs);
+      set('laneMaxActive', l.laneMaxActive);
+      set('laneRateStarts', l.laneRate?.starts);
+      set('laneRateWindowMs', l.laneRate?.windowMs);
+    },
+  };
 }

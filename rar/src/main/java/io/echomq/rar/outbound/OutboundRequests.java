@@ -37,6 +37,9 @@ public final class OutboundRequests {
         if (request.delayMs() != 0) {
             job = job.delayedBy(Duration.ofMillis(request.delayMs()));
         }
+        if (request.priority() != JobRequest.DEFAULT_PRIORITY) {
+            job = job.withPriority(request.priority());
+        }
         return job;
     }
 

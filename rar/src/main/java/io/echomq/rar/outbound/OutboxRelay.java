@@ -70,7 +70,7 @@ public final class OutboxRelay implements AutoCloseable {
     public static final String RELAY_KEY_PREFIX = "outbox:";
     private static final int MAX_ERROR_CHARS = 2_000;
 
-    private static final String SELECT = "SELECT id, relay_key, queue, payload, lane, idempotency_key, max_attempts, delay_ms "
+    private static final String SELECT = "SELECT id, relay_key, queue, payload, lane, idempotency_key, max_attempts, delay_ms, priority "
             + "FROM echomq.outbox ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED";
     private static final String DELETE = "DELETE FROM echomq.outbox WHERE id = ANY(?)";
     private static final String FAILED = "UPDATE echomq.outbox SET attempts = attempts + 1, last_error = ? WHERE id = ?";
@@ -186,10 +186,11 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     private record Row(long id, String relayKey, String queue, String payload, String lane, String idempotencyKey,
-                       Integer maxAttempts, long delayMs) {
+                       Integer maxAttempts, long delayMs, int priority) {
 
         NewJob job() {
-            NewJob job = NewJob.of(payload).withIdempotencyKey(idempotencyKey != null ? idempotencyKey : RELAY_KEY_PREFIX + relayKey);
+            NewJob job = NewJob.of(payload).withIdempotencyKey(idempotencyKey != null ? idempotencyKey : RELAY_KEY_PREFIX + relayKey)
+                    .withPriority(priority);
             if (lane != null) {
                 job = job.inLane(lane);
             }
@@ -268,7 +269,7 @@ public final class OutboxRelay implements AutoCloseable {
                     int maxAttempts = rs.getInt(7);
                     Integer attempts = rs.wasNull() ? null : maxAttempts;
                     rows.add(new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
-                            rs.getString(6), attempts, rs.getLong(8)));
+                            rs.getString(6), attempts, rs.getLong(8), rs.getInt(9)));
                 }
             }
         }

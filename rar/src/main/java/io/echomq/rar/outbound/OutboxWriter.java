@@ -19,9 +19,9 @@ import javax.sql.DataSource;
 public final class OutboxWriter {
 
     /** One statement for the whole batch: the rows are written together or not at all. */
-    private static final String INSERT = "INSERT INTO echomq.outbox (queue, payload, lane, idempotency_key, max_attempts, delay_ms) "
-            + "SELECT q, p, l, k, m, d FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int4[], ?::int8[]) AS r(q, p, l, k, m, d) "
-            + "RETURNING id";
+    private static final String INSERT = "INSERT INTO echomq.outbox (queue, payload, lane, idempotency_key, max_attempts, delay_ms, priority) "
+            + "SELECT q, p, l, k, m, d, r FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int4[], ?::int8[], ?::int2[]) "
+            + "AS r(q, p, l, k, m, d, r) RETURNING id";
 
     private OutboxWriter() {
     }
@@ -39,6 +39,7 @@ public final class OutboxWriter {
         String[] keys = new String[n];
         Integer[] maxAttempts = new Integer[n];
         Long[] delays = new Long[n];
+        Short[] priorities = new Short[n];
         for (int i = 0; i < n; i++) {
             JobRequest request = requests.get(i);
             queues[i] = request.queue();
@@ -47,12 +48,14 @@ public final class OutboxWriter {
             keys[i] = request.idempotencyKey();
             maxAttempts[i] = request.maxAttempts() == 0 ? null : request.maxAttempts();
             delays[i] = request.delayMs();
+            priorities[i] = (short) request.priority();
         }
         try (Connection connection = dataSource.getConnection();
              PreparedStatement insert = connection.prepareStatement(INSERT)) {
             List<Array> arrays = List.of(connection.createArrayOf("text", queues), connection.createArrayOf("text", payloads),
                     connection.createArrayOf("text", lanes), connection.createArrayOf("text", keys),
-                    connection.createArrayOf("int4", maxAttempts), connection.createArrayOf("int8", delays));
+                    connection.createArrayOf("int4", maxAttempts), connection.createArrayOf("int8", delays),
+                    connection.createArrayOf("int2", priorities));
             for (int i = 0; i < arrays.size(); i++) {
                 insert.setArray(i + 1, arrays.get(i));
             }

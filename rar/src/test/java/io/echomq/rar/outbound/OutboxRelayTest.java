@@ -119,7 +119,8 @@ class OutboxRelayTest {
     void relaysCommittedRowsWithTheirFieldsAndDeletesThem() throws SQLException {
         write(List.of(
                 JobRequest.of(queueName, "{\"plain\":true}"),
-                JobRequest.of(queueName, "{\"keyed\":true}").withIdempotencyKey("order-42").withLane("eu").withMaxAttempts(7),
+                JobRequest.of(queueName, "{\"keyed\":true}").withIdempotencyKey("order-42").withLane("eu").withMaxAttempts(7)
+                        .withPriority(8),
                 JobRequest.of(queueName, "{\"later\":true}").withDelayMs(60_000)));
 
         OutboxRelay.Sweep sweep = relay(queue).sweep();
@@ -133,7 +134,10 @@ class OutboxRelayTest {
             assertThat(job.payload()).isEqualTo("{\"keyed\":true}");
             assertThat(job.lane()).isEqualTo("eu");
             assertThat(job.maxAttempts()).isEqualTo(7);
+            assertThat(job.priority()).isEqualTo(8);
         });
+        assertThat(jobs(JobState.PENDING)).filteredOn(job -> job.payload().equals("{\"plain\":true}"))
+                .singleElement().satisfies(job -> assertThat(job.priority()).isEqualTo(JobRequest.DEFAULT_PRIORITY));
         // The request's own key went with it: a resubmission answers the relayed job.
         Enqueued again = queue.enqueue(queueName, NewJob.of("{}").withIdempotencyKey("order-42"));
         assertThat(again.replayed()).isTrue();

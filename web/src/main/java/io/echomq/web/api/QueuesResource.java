@@ -71,10 +71,9 @@ public class QueuesResource {
     @Path("{queue}/limits")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.ADMIN)
-    public LimitsBody setLimits(@PathParam("queue") String queue, LimitsBody body) {
+    public LimitsBody setLimits(@PathParam("queue") String queue, String body) {
         KnownQueues.require(engine, queue);
-        LimitsBody limits = body == null ? new LimitsBody(null, null, null, null) : body;
-        return LimitsBody.of(engine.queue().setLimits(queue, limits.toLimits()));
+        return LimitsBody.of(engine.queue().setLimits(queue, LimitsBody.parse(body)));
     }
 
     @POST

@@ -291,6 +291,36 @@ class ConsoleIT {
 
     @Test
     @Order(4)
+    void anAdminSetsTheQueuesLimitsInTheConsoleAndPendingJobsShowTheirPriority() {
+        String urgent = admin.post("/api/queues/" + IDLE + "/jobs", "{\"payload\":{\"n\":\"urgent\"},\"priority\":9}")
+                .object().getString("id");
+        try {
+            open("/queues/" + IDLE + "/pending");
+            waitUntil(d -> text(By.cssSelector("[data-testid=queue-limits]")).equals("No caps or rate limits."));
+            click(By.cssSelector("[data-testid=limits-editor] summary"));
+            browser.findElement(By.cssSelector("[data-testid=limit-laneMaxActive]")).sendKeys("2");
+            browser.findElement(By.cssSelector("[data-testid=limit-rateStarts]")).sendKeys("100");
+            browser.findElement(By.cssSelector("[data-testid=limit-rateWindowMs]")).sendKeys("1000");
+            click(By.cssSelector("[data-testid=limits-save]"));
+            awaitNotice("Limits of " + IDLE + " saved.");
+
+            jakarta.json.JsonObject limits = admin.get("/api/queues/" + IDLE + "/limits").object();
+            assertThat(limits.getInt("laneMaxActive")).isEqualTo(2);
+            assertThat(limits.getJsonObject("rate").getInt("starts")).isEqualTo(100);
+            assertThat(limits.containsKey("maxActive")).as("an empty field is no limit").isFalse();
+            waitUntil(d -> text(By.cssSelector("[data-testid=queue-limits]"))
+                    .startsWith("Limits: at most 100 started per 1.0 s · per lane at most 2 active."));
+            waitUntil(d -> text(By.cssSelector("tr[data-id='" + urgent + "'] [data-testid=job-priority]")).equals("9"));
+            screenshot("queue-limits");
+        } finally {
+            admin.put("/api/queues/" + IDLE + "/limits", "{}");
+        }
+        assertThat(admin.get("/api/queues/" + IDLE + "/limits").object()).isEmpty();
+        assertNoAlert();
+    }
+
+    @Test
+    @Order(4)
     void aQueueIsPausedAfterConfirmingAndResumed() {
         open("/queues/" + IDLE);
         click(By.cssSelector("[data-testid=pause-toggle]"));
