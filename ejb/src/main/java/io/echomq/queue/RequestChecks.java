@@ -64,14 +64,7 @@ final class RequestChecks {
     }
 
     static String idempotencyKey(String key) {
-        if (key.isEmpty() || key.length() > MAX_IDEMPOTENCY_KEY_CHARS) {
-            throw new InvalidRequestException("idempotencyKey",
-                    "must be 1 to " + MAX_IDEMPOTENCY_KEY_CHARS + " characters, was " + key.length());
-        }
-        if (key.chars().anyMatch(Character::isISOControl)) {
-            throw new InvalidRequestException("idempotencyKey", "must not contain control characters");
-        }
-        return key;
+        return key("idempotencyKey", key);
     }
 
     /** A dedupe key becomes part of a Valkey key (after the queue's hash tag): the idempotency key's rule. */
@@ -79,12 +72,16 @@ final class RequestChecks {
         if (key == null) {
             throw new InvalidRequestException("dedupe.key", "is required");
         }
+        return key("dedupe.key", key);
+    }
+
+    /** The rule of every key a submission names: 1 to {@value #MAX_IDEMPOTENCY_KEY_CHARS} characters, no control characters. */
+    private static String key(String field, String key) {
         if (key.isEmpty() || key.length() > MAX_IDEMPOTENCY_KEY_CHARS) {
-            throw new InvalidRequestException("dedupe.key",
-                    "must be 1 to " + MAX_IDEMPOTENCY_KEY_CHARS + " characters, was " + key.length());
+            throw new InvalidRequestException(field, "must be 1 to " + MAX_IDEMPOTENCY_KEY_CHARS + " characters, was " + key.length());
         }
         if (key.chars().anyMatch(Character::isISOControl)) {
-            throw new InvalidRequestException("dedupe.key", "must not contain control characters");
+            throw new InvalidRequestException(field, "must not contain control characters");
         }
         return key;
     }
