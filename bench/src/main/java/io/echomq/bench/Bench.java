@@ -65,8 +65,8 @@ public final class Bench {
     private void run() throws Exception {
         header();
         if (options.soakMinutes > 0) {
-            String section = new Soak(servers, options.batchSize).run(options.soakMinutes, options.soakPerJobRate, options.soakBatchedRate,
-                    options.out);
+            String section = new Soak(servers, options.batchSize).run(options.soakModes, options.soakMinutes, options.soakPerJobRate,
+                    options.soakBatchedRate, options.out);
             line(section);
             Files.writeString(options.out.resolve("soak.md"), report);
             return;
@@ -458,6 +458,8 @@ public final class Bench {
         /** The soak's offered rates; 0: half of what a calibration drain reaches. */
         double soakPerJobRate;
         double soakBatchedRate;
+        /** The soak's modes, in this order; both unless --soak-mode names one. */
+        List<OurWorker.Mode> soakModes = List.of(OurWorker.Mode.values());
         /** Only the throughput of contestants whose name contains one of these (lower case; --only repeats), nothing else. */
         final List<String> only = new ArrayList<>();
         /** Where a full run writes its report; a smoke run (--quick) defaults to the build folder, not over the recorded one. */
@@ -495,6 +497,7 @@ public final class Bench {
                     case "--batch-size" -> o.batchSize = Integer.parseInt(args[++i]);
                     case "--soak" -> o.soakMinutes = Integer.parseInt(args[++i]);
                     case "--claim-only" -> o.claimOnly = true;
+                    case "--soak-mode" -> o.soakModes = List.of(Soak.mode(args[++i]));
                     case "--soak-rate" -> {
                         List<Integer> rates = integers(args[++i]);
                         o.soakPerJobRate = rates.get(0);
@@ -502,7 +505,7 @@ public final class Bench {
                     }
                     default -> throw new IllegalArgumentException("unknown option " + arg
                             + " (known: --quick, --rounds N, --jobs N, --concurrency 1,4,16,64, --depths 1000,100000, --no-peer, "
-                            + "--only NAME-PART (repeatable), --latency-rate JOBS_PER_S, --latency-seconds N, --latency-untimed-seconds N, --batch-size N, --soak MINUTES, --soak-rate PER_JOB,BATCHED, --claim-only, --out DIR)");
+                            + "--only NAME-PART (repeatable), --latency-rate JOBS_PER_S, --latency-seconds N, --latency-untimed-seconds N, --batch-size N, --soak MINUTES, --soak-rate PER_JOB,BATCHED, --soak-mode per-job|batched, --claim-only, --out DIR)");
                 }
             }
             if (o.out == null) {

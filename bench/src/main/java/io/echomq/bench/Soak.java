@@ -17,7 +17,6 @@ import io.echomq.queue.QueueSettings;
 import io.echomq.worker.WorkerListener;
 import io.echomq.worker.WorkerSettings;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,6 +47,7 @@ final class Soak {
 
     /** The idempotency window of the soak's effect store; the effect-row retention is twice it. */
     static final Duration EFFECT_WINDOW = Duration.ofMinutes(1);
+    private static final Maintenance.Settings MAINTENANCE = Maintenance.Settings.DEFAULT.withEffectRetention(EFFECT_WINDOW.multipliedBy(2));
     private static final int CONCURRENCY = 4;
     private static final Duration SAMPLE_EVERY = Duration.ofMinutes(1);
     /** Minutes at the start that the flatness check leaves out: pools, JIT, retention's first rounds. */
@@ -66,16 +66,16 @@ final class Soak {
         this.batchSize = batchSize;
     }
 
-    /** Runs both modes for {@code minutes} each; writes CSV, PNG and a Markdown section to {@code out}; returns the section. */
-    String run(int minutes, double perJobRate, double batchedRate, Path out) throws Exception {
+    /** Runs each mode for {@code minutes}; writes CSV, PNG and a Markdown section to {@code out}; returns the section. */
+    String run(List<OurWorker.Mode> modes, int minutes, double perJobRate, double batchedRate, Path out) throws Exception {
         Files.createDirectories(out);
         StringBuilder section = new StringBuilder();
-        for (OurWorker.Mode mode : OurWorker.Mode.values()) {
+        for (OurWorker.Mode mode : modes) {
             double given = mode == OurWorker.Mode.PER_JOB ? perJobRate : batchedRate;
             double rate = given > 0 ? given : calibratedHalfRate(mode);
             System.err.printf(Locale.ROOT, "soak: %s at %.0f jobs/s for %d minutes%n", name(mode), rate, minutes);
-            List<Sample> samples = soak(mode, rate, minutes);
             String file = "soak-" + name(mode);
+            List<Sample> samples = soak(mode, rate, minutes, out.resolve(file + "-seconds.csv"));
             writeCsv(out.resolve(file + ".csv"), samples);
             SoakChart.write(out.resolve(file + ".png"), name(mode) + " at " + Math.round(rate) + " jobs/s", samples);
             section.append(report(mode, rate, minutes, samples, file));
@@ -87,6 +87,16 @@ final class Soak {
         return mode == OurWorker.Mode.PER_JOB ? "per-job" : "batched";
     }
 
+    /** The mode a name of {@link #name} stands for. */
+    static OurWorker.Mode mode(String name) {
+        for (OurWorker.Mode mode : OurWorker.Mode.values()) {
+            if (name(mode).equals(name)) {
+                return mode;
+            }
+        }
+        throw new IllegalArgumentException("--soak-mode: per-job or batched, not " + name);
+    }
+
     /** Half of what the mode drains a preloaded queue at, at the soak's concurrency. */
     private double calibratedHalfRate(OurWorker.Mode mode) throws InterruptedException {
         int jobs = mode == OurWorker.Mode.PER_JOB ? 20_000 : 100_000;
@@ -95,37 +105,45 @@ final class Soak {
         return best / 2;
     }
 
-    private List<Sample> soak(OurWorker.Mode mode, double rate, int minutes) throws Exception {
+    private List<Sample> soak(OurWorker.Mode mode, double rate, int minutes, Path secondsCsv) throws Exception {
         String queueName = "soak-" + name(mode) + "-" + ProcessHandle.current().pid();
         AtomicReference<ConcurrentLinkedQueue<Long>> latencies = new AtomicReference<>(new ConcurrentLinkedQueue<>());
+        AtomicReference<SoakSeconds> bySecond = new AtomicReference<>();
         WorkerListener timing = new WorkerListener() {
             @Override
             public void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
                 if (job.payload().contains("sentNanos")) {
-                    latencies.get().add(System.nanoTime() - Workload.sentNanos(job.payload()));
+                    long latency = System.nanoTime() - Workload.sentNanos(job.payload());
+                    latencies.get().add(latency);
+                    bySecond.get().effect(latency);
                 }
             }
         };
         ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
         ExecutorService runners = Executors.newCachedThreadPool();
         List<Sample> samples = new ArrayList<>();
-        try (RedisClient redis = servers.newRedis(); HikariDataSource pool = servers.pool(queueName, CONCURRENCY + 4)) {
+        try (RedisClient redis = servers.newRedis(); HikariDataSource pool = servers.pool(queueName, CONCURRENCY + 4);
+                HeapAfterGc heap = HeapAfterGc.listening()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             Jdbi jdbi = Jdbi.create(pool);
+            SoakSeconds seconds = new SoakSeconds(name(mode), rate, jdbi);
+            bySecond.set(seconds);
             EffectSettings effects = new EffectSettings(EffectSettings.DEFAULT.lockTimeout(), EffectSettings.DEFAULT.idleInTransactionTimeout(),
                     EFFECT_WINDOW);
             EngineAssembly engine = new EngineAssembly(queue, new EffectStore(jdbi, effects), new EngineThreads(runners, timers), "soak",
                     timing, MaintenanceListener.NONE);
             engine.startWorker(queueName, handler(mode), WorkerSettings.DEFAULT.withConcurrency(CONCURRENCY).withBatchSize(batchSize));
-            engine.startMaintenance(List.of(queueName), Maintenance.Settings.DEFAULT.withEffectRetention(EFFECT_WINDOW.multipliedBy(2)));
+            engine.startMaintenance(List.of(queueName), MAINTENANCE);
             Thread producer = new Thread(() -> OpenLoop.run(queue, queueName, rate, Integer.MAX_VALUE, 0, Duration.ofMinutes(minutes)),
                     "soak-producer");
             producer.start();
+            seconds.start();
             long start = System.nanoTime();
             for (int minute = 1; minute <= minutes; minute++) {
                 long due = start + SAMPLE_EVERY.toNanos() * minute;
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
-                samples.add(sample(minute, redis, queue, queueName, jdbi, latencies.getAndSet(new ConcurrentLinkedQueue<>())));
+                Percentiles latency = Percentiles.of(latencies.getAndSet(new ConcurrentLinkedQueue<>()));
+                samples.add(sample(minute, redis, queue, queueName, jdbi, heap, latency));
                 Sample s = samples.get(samples.size() - 1);
                 System.err.printf(Locale.ROOT, "soak: %s minute %d: valkey %.1f MB, completed kept %d, effect rows %d (%.1f MB), "
                         + "heap after GC %.1f MB, %d jobs, p50 %.1f ms, p99 %.1f ms%n", name(mode), minute, s.valkeyBytes() / 1e6,
@@ -133,6 +151,8 @@ final class Soak {
                         s.p50Millis(), s.p99Millis());
             }
             producer.join();
+            seconds.close();
+            seconds.writeCsv(secondsCsv);
             engine.stop(Duration.ofSeconds(30));
             LedgerSummary ledger = LedgerSummary.of(jdbi, queueName);
             if (ledger.duplicates() != 0) {
@@ -150,16 +170,33 @@ final class Soak {
         return mode == OurWorker.Mode.PER_JOB ? ledger::handle : ledger;
     }
 
-    private static Sample sample(int minute, RedisClient redis, QueueClient queue, String queueName, Jdbi jdbi,
-            ConcurrentLinkedQueue<Long> minuteLatencies) {
-        double[] millis = minuteLatencies.stream().mapToDouble(n -> n / 1e6).toArray();
+    /** A minute's latencies, reduced before the heap is measured so that they are not counted in it. */
+    private record Percentiles(int count, double p50Millis, double p99Millis) {
+
+        static Percentiles of(ConcurrentLinkedQueue<Long> nanos) {
+            double[] millis = nanos.stream().mapToDouble(n -> n / 1e6).toArray();
+            return millis.length == 0 ? new Percentiles(0, 0, 0)
+                    : new Percentiles(millis.length, Stats.percentile(millis, 50), Stats.percentile(millis, 99));
+        }
+    }
+
+    private static Sample sample(int minute, RedisClient redis, QueueClient queue, String queueName, Jdbi jdbi, HeapAfterGc heap,
+            Percentiles latency) throws InterruptedException {
         long effectRows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM echomq.effect WHERE queue = :q")
                 .bind("q", queueName).mapTo(Long.class).one());
         long effectBytes = jdbi.withHandle(h -> h.createQuery("SELECT pg_total_relation_size('echomq.effect')").mapTo(Long.class).one());
-        System.gc();
-        long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-        return new Sample(minute, QueueDepth.usedMemory(redis), queue.stats(queueName).completed(), effectRows, effectBytes, heap,
-                millis.length, millis.length == 0 ? 0 : Stats.percentile(millis, 50), millis.length == 0 ? 0 : Stats.percentile(millis, 99));
+        return new Sample(minute, QueueDepth.usedMemory(redis), queue.stats(queueName).completed(), effectRows, effectBytes, heap.measure(),
+                latency.count(), latency.p50Millis(), latency.p99Millis());
+    }
+
+    /**
+     * The most effect rows the table may hold at {@code rate}: a row lives its retention age, then
+     * waits up to one interval for the next retention run, and up to that run's budget (half its
+     * interval) before its batch is reached.
+     */
+    static long effectRowBound(double rate) {
+        Duration every = MAINTENANCE.trimEvery();
+        return Math.round(rate * MAINTENANCE.effectRetention().plus(every).plus(every.dividedBy(2)).toMillis() / 1000.0);
     }
 
     private static void writeCsv(Path csv, List<Sample> samples) throws IOException {
@@ -184,7 +221,7 @@ final class Soak {
                     s.completedKept(), s.effectRows(), s.effectTableBytes() / 1e6, s.heapAfterGcBytes() / 1e6, s.jobsDone(),
                     s.p50Millis(), s.p99Millis()));
         }
-        md.append('\n').append(SoakVerdict.of(samples)).append('\n');
+        md.append('\n').append(SoakVerdict.of(samples, effectRowBound(rate))).append('\n');
         return md.toString();
     }
 }

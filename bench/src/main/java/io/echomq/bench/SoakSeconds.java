@@ -1,0 +1,166 @@
+package io.echomq.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The soak second by second, so that a minute's p99 can be traced to the seconds it came from:
+ * how many effects committed in each second and the worst latency among them, beside what
+ * PostgreSQL's checkpoints did in it (checkpoints begun, buffers they wrote, and the full-page
+ * images the WAL took, which follow each checkpoint and make commits slower). For a second in
+ * which fewer than half the offered jobs took effect, it also reports what the engine's threads
+ * and PostgreSQL's sessions were doing at its end: a stall names its cause while it happens,
+ * which a minute's figures cannot.
+ */
+final class SoakSeconds implements AutoCloseable {
+
+    /** One second of the run. */
+    record Second(int second, long effects, double worstMillis, Checkpointing checkpointing) {
+    }
+
+    /** PostgreSQL's checkpoint counters, cumulative as read, or per second as recorded. */
+    record Checkpointing(long begun, long buffersWritten, long fullPageImages) {
+
+        static final Checkpointing UNREAD = new Checkpointing(-1, -1, -1);
+
+        Checkpointing since(Checkpointing before) {
+            return this == UNREAD || before == UNREAD ? UNREAD
+                    : new Checkpointing(begun - before.begun, buffersWritten - before.buffersWritten, fullPageImages - before.fullPageImages);
+        }
+    }
+
+    /** Enough slow seconds to see a pattern; a long stall would otherwise flood the log. */
+    private static final int MAX_STALL_REPORTS = 20;
+    /** A second whose worst latency is over this is reported too: a backlog that grows slowly never halves the rate. */
+    private static final double SLOW_MILLIS = 1_000;
+    private static final int TOP_FRAMES = 2;
+    private static final int OUR_FRAMES = 3;
+
+    private final String mode;
+    private final double rate;
+    private final Jdbi jdbi;
+    private final AtomicLong effects = new AtomicLong();
+    private final AtomicLong worstNanos = new AtomicLong();
+    /** Written by the ticker only; read after {@link #close()}. */
+    private final List<Second> seconds = new ArrayList<>();
+    private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "soak-seconds");
+        t.setDaemon(true);
+        return t;
+    });
+    private int stallReports;
+    private Checkpointing lastCheckpointing = Checkpointing.UNREAD;
+
+    SoakSeconds(String mode, double rate, Jdbi jdbi) {
+        this.mode = mode;
+        this.rate = rate;
+        this.jdbi = jdbi;
+    }
+
+    void start() {
+        lastCheckpointing = checkpointing();
+        ticker.scheduleAtFixedRate(this::tick, 1, 1, TimeUnit.SECONDS);
+    }
+
+    /** One effect committed, {@code latencyNanos} after its job was sent. */
+    void effect(long latencyNanos) {
+        effects.incrementAndGet();
+        worstNanos.accumulateAndGet(latencyNanos, Math::max);
+    }
+
+    private void tick() {
+        Checkpointing now = checkpointing();
+        Second second = new Second(seconds.size() + 1, effects.getAndSet(0), worstNanos.getAndSet(0) / 1e6, now.since(lastCheckpointing));
+        lastCheckpointing = now;
+        seconds.add(second);
+        if ((second.effects() < rate / 2 || second.worstMillis() > SLOW_MILLIS) && stallReports < MAX_STALL_REPORTS) {
+            stallReports++;
+            System.err.printf(Locale.ROOT, "soak: %s second %d: %d effects against %.0f offered, worst %.0f ms%n%s%n  postgres: %s%n"
+                    + "  tables: %s%n", mode, second.second(), second.effects(), rate, second.worstMillis(), engineThreads(),
+                    postgresSessions(), tables());
+        }
+    }
+
+    /** The top frames of every thread that is in EchoMQ's code. */
+    private static String engineThreads() {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .filter(e -> Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().startsWith("io.echomq.")))
+                .map(SoakSeconds::describe).collect(Collectors.joining("\n"));
+    }
+
+    /** Where the thread is (its top frames), and in which of EchoMQ's code (the innermost frames that are ours). */
+    private static String describe(Map.Entry<Thread, StackTraceElement[]> thread) {
+        StackTraceElement[] stack = thread.getValue();
+        String where = Arrays.stream(stack).limit(TOP_FRAMES).map(StackTraceElement::toString).collect(Collectors.joining(" < "));
+        String ours = Arrays.stream(stack).filter(f -> f.getClassName().startsWith("io.echomq.")).limit(OUR_FRAMES)
+                .map(StackTraceElement::toString).collect(Collectors.joining(" < "));
+        return "  " + thread.getKey().getName() + " " + thread.getKey().getState() + ": " + where + " ... " + ours;
+    }
+
+    /** The counters as PostgreSQL 14 to 16 name them; unread (and -1 in the CSV) where they are named otherwise. */
+    private Checkpointing checkpointing() {
+        try {
+            return jdbi.withHandle(h -> h.createQuery("""
+                    SELECT b.checkpoints_timed + b.checkpoints_req AS begun, b.buffers_checkpoint AS buffers_written,
+                           w.wal_fpi AS full_page_images
+                    FROM pg_stat_bgwriter b, pg_stat_wal w""").map((rs, ctx) -> new Checkpointing(rs.getLong("begun"),
+                    rs.getLong("buffers_written"), rs.getLong("full_page_images"))).one());
+        } catch (RuntimeException e) {
+            return Checkpointing.UNREAD;
+        }
+    }
+
+    /** What each busy session and background process of the database waits on (idle ones left out), and the start of its statement. */
+    private String postgresSessions() {
+        try {
+            return jdbi.withHandle(h -> h.createQuery("""
+                    SELECT coalesce(string_agg(backend_type || ' ' || coalesce(wait_event_type || ':' || wait_event, 'running')
+                        || coalesce(' xmin age ' || age(backend_xmin), '') || ' '
+                        || regexp_replace(left(coalesce(query, ''), 60), '\\s+', ' ', 'g'), '; '), 'none busy')
+                    FROM pg_stat_activity
+                    WHERE pid <> pg_backend_pid() AND coalesce(state, '') <> 'idle'
+                      AND wait_event_type IS DISTINCT FROM 'Activity'""").mapTo(String.class).one());
+        } catch (RuntimeException e) {
+            return "not read: " + e;
+        }
+    }
+
+    /** Live and dead rows of the tables the soak writes: a table whose dead rows pile up slows every statement that reads it. */
+    private String tables() {
+        try {
+            return jdbi.withHandle(h -> h.createQuery("""
+                    SELECT string_agg(relname || ' live ' || n_live_tup || ' dead ' || n_dead_tup
+                        || ' vacuumed ' || coalesce(to_char(greatest(last_vacuum, last_autovacuum), 'HH24:MI:SS'), 'never'), ', ')
+                    FROM pg_stat_user_tables WHERE schemaname = 'echomq'""").mapTo(String.class).one());
+        } catch (RuntimeException e) {
+            return "not read: " + e;
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        ticker.shutdown();
+        ticker.awaitTermination(5, TimeUnit.SECONDS);
+    }
+
+    /** Writes the seconds as CSV; call after {@link #close()}. */
+    void writeCsv(Path csv) throws IOException {
+        List<String> lines = new ArrayList<>();
+        lines.add("second,effects,worst_ms,checkpoints_begun,checkpoint_buffers_written,wal_full_page_images");
+        seconds.forEach(s -> lines.add(String.format(Locale.ROOT, "%d,%d,%.1f,%d,%d,%d", s.second(), s.effects(), s.worstMillis(),
+                s.checkpointing().begun(), s.checkpointing().buffersWritten(), s.checkpointing().fullPageImages())));
+        Files.write(csv, lines);
+    }
+}
