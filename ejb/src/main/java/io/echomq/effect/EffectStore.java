@@ -112,6 +112,11 @@ public final class EffectStore {
         this.freeExpiredKeys = limits + FREE_EXPIRED_KEYS;
     }
 
+    /** The statement that records a batch's rows ({@link #RECORD}'s parameters), for the test that holds its plan to its cost. */
+    String recordManyStatement() {
+        return recordMany;
+    }
+
     /**
      * Runs {@code effect} for this attempt unless an earlier attempt of the job already applied it.
      *
