@@ -528,7 +528,6 @@ public final class QueueClient {
         return jobs.isEmpty() ? Map.of() : read(() -> new JobPages(redis, keys).statesOf(jobs));
     }
 
-    /** A plain read (no script): a server that cannot be reached is the queue's unavailability, as for scripts. */
     /**
      * Publishes one outbox's gauges (the resource adapter's relay, once per sweep) for every node's
      * console to read: they expire after {@code ttl} unless published again, so an outbox whose
@@ -567,6 +566,7 @@ public final class QueueClient {
         });
     }
 
+    /** A plain read (no script): a server that cannot be reached is the queue's unavailability, as for scripts. */
     private static <T> T read(Supplier<T> reading) {
         try {
             return reading.get();

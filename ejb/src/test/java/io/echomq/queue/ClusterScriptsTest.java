@@ -10,6 +10,7 @@ import io.echomq.testkit.ValkeyCluster;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -81,6 +82,28 @@ class ClusterScriptsTest {
                 assertThat(master.info("errorstats")).as("node %d", port).doesNotContain("CROSSSLOT");
             }
         });
+    }
+
+    @Test
+    void jobPagesAndJobStatesAreReadWholeFromEachQueuesMaster() {
+        for (String queue : queuesOnEveryMaster()) {
+            List<String> ids = client.enqueueBatch(queue, List.of(NewJob.of("a"), NewJob.of("b").inLane("other"), NewJob.of("c")))
+                    .stream().map(Enqueued::id).toList();
+            ClaimedJob running = client.claim(queue, Duration.ofSeconds(30), 1, "w1").get(0);
+            List<JobView> pending = client.jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs();
+            assertThat(pending).extracting(JobView::id).as("queue %s", queue)
+                    .containsExactlyInAnyOrderElementsOf(ids.stream().filter(id -> !id.equals(running.id())).toList());
+            JobView other = pending.get(1);
+            List<JobIdentity> asked = List.of(pending.get(0).identity(),
+                    new JobIdentity(queue, running.id(), running.lease().jobCreatedMs(), null),
+                    new JobIdentity(queue, other.id(), other.createdAt().toEpochMilli() + 1, null),   // another job that had this id
+                    new JobIdentity(queue, "999999", 1, null));                                         // no such job
+
+            Map<String, JobState> states = client.statesOf(queue, asked);
+
+            assertThat(states).as("queue %s", queue)
+                    .containsOnly(Map.entry(pending.get(0).id(), JobState.PENDING), Map.entry(running.id(), JobState.ACTIVE));
+        }
     }
 
     /** One call of every script, each in a state where it does its real work, not an early refusal. */
