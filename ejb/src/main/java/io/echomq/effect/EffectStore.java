@@ -112,6 +112,22 @@ public final class EffectStore {
         this.freeExpiredKeys = limits + FREE_EXPIRED_KEYS;
     }
 
+    /**
+     * The age bound is {@code now()}, the statement's start in autocommit: stable within the
+     * statement, so the index scan stops at it. With {@code clock_timestamp()}, volatile, it was a
+     * filter: a batch that found fewer rows than its limit read on through every younger row.
+     */
+    private static final String APPLIED_BEFORE = """
+            SELECT job_id, job_created_ms, attempt, applied_at FROM echomq.effect
+            WHERE queue = :queue AND applied_at <= now() - make_interval(secs => :ageMs / 1000.0)
+              AND (applied_at, job_id) > (:afterAt, :afterId)
+            ORDER BY applied_at, job_id LIMIT :limit""";
+
+    /** The statement that finds the rows past their age ({@link #appliedBefore}), for the test that holds its plan to its cost. */
+    static String appliedBeforeStatement() {
+        return APPLIED_BEFORE;
+    }
+
     /** The statement that records a batch's rows ({@link #RECORD}'s parameters), for the test that holds its plan to its cost. */
     String recordManyStatement() {
         return recordMany;
@@ -221,11 +237,7 @@ public final class EffectStore {
      * from the oldest): candidates for retention, which must first ask Valkey about their jobs.
      */
     public List<EffectRecord> appliedBefore(String queue, Duration age, EffectRecord after, int limit) {
-        return transactions.withHandle(handle -> handle.createQuery("""
-                        SELECT job_id, job_created_ms, attempt, applied_at FROM echomq.effect
-                        WHERE queue = :queue AND applied_at <= clock_timestamp() - make_interval(secs => :ageMs / 1000.0)
-                          AND (applied_at, job_id) > (:afterAt, :afterId)
-                        ORDER BY applied_at, job_id LIMIT :limit""")
+        return transactions.withHandle(handle -> handle.createQuery(APPLIED_BEFORE)
                 .bind("queue", queue)
                 .bind("ageMs", age.toMillis())
                 .bind("afterAt", java.sql.Timestamp.from(after == null ? Instant.EPOCH : after.appliedAt()))

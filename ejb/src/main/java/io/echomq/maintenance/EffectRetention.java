@@ -21,23 +21,57 @@ import java.util.stream.Collectors;
  * paused in pending, leased) must still find its row, or its next attempt would apply the
  * effect again. The age is never shorter than the idempotency window (checked where it is
  * configured), so a row still names its idempotency key for as long as the key names one effect.
+ *
+ * <p>It runs often, in small batches: the work is spread evenly beside the workers'. Run once per
+ * trim period, it deleted that period's rows in one burst (at 8,000 jobs a second, 280,000 rows in
+ * 4 to 5 s, every 35 s), and the workers' worst latency in those seconds was three times that of
+ * the others.
  */
 final class EffectRetention implements MaintenanceDuty {
 
     private final QueueClient queue;
     private final EffectStore effects;
     private final Duration interval;
+    private final Duration rewalkEvery;
     private final Duration age;
     private final int batch;
-    /** Per queue, the last row kept by the walk so far: the next batch starts after it. Used by the maintenance thread only. */
-    private final Map<String, EffectRecord> keptUpTo = new ConcurrentHashMap<>();
+    /** Per queue, the walk over the rows past the age. Used by one maintenance thread at a time. */
+    private final Map<String, Walk> walks = new ConcurrentHashMap<>();
 
-    EffectRetention(QueueClient queue, EffectStore effects, Duration interval, Duration age, int batch) {
+    /**
+     * Where a walk is: the next batch starts after the last row it read ({@code null}: at the
+     * oldest row). Starting there, rather than at the oldest row again, matters: the index still
+     * holds the rows deleted since the last vacuum, and a batch that started at the oldest row
+     * read past all of them first.
+     */
+    private record Walk(EffectRecord readUpTo, long startedNanos) {
+
+        Walk past(List<EffectRecord> read) {
+            return read.isEmpty() ? this : new Walk(read.get(read.size() - 1), startedNanos);
+        }
+    }
+
+    /**
+     * @param interval    delay between runs; a run works for half of it at most
+     * @param rewalkEvery how often the walk starts over from the oldest row
+     */
+    EffectRetention(QueueClient queue, EffectStore effects, Duration interval, Duration rewalkEvery, Duration age, int batch) {
         this.queue = queue;
         this.effects = effects;
         this.interval = interval;
+        this.rewalkEvery = rewalkEvery;
         this.age = age;
         this.batch = batch;
+    }
+
+    /**
+     * The longest an effect row of a finished job outlives its age: until a walk reaches it. The
+     * walk in progress reaches a row within a run or two of it passing the age; a row it passed
+     * before that (kept while its job was held, or committed only after the walk went by its
+     * time, by a transaction that ran for longer than the age) waits for the next walk.
+     */
+    static Duration longestOverAge(Duration interval, Duration rewalkEvery) {
+        return rewalkEvery.plus(interval);
     }
 
     @Override
@@ -52,31 +86,33 @@ final class EffectRetention implements MaintenanceDuty {
 
     /**
      * Batches until the rows past the age are all seen, so deletion keeps pace with any rate of
-     * new rows (a fixed number of batches per run fell behind at about 330 rows a second). A run
-     * stops at half its interval at the latest, leaving a backlog to the next one, so it never
-     * holds the database busy without a pause.
+     * new rows. A run stops at half its interval at the latest, leaving the rest to the next one,
+     * so it never holds the database busy without a pause nor a timer thread for long. The walk
+     * goes on across runs, and starts over every {@code rewalkEvery} to look again at the rows it
+     * kept: their jobs may have finished since.
      */
     @Override
     public Pass runOnce(String queueName) {
+        long now = System.nanoTime();
+        Walk walk = walks.get(queueName);
+        if (walk == null || now - walk.startedNanos() >= rewalkEvery.toNanos()) {
+            walk = new Walk(null, now);
+        }
         int deleted = 0;
-        long deadline = System.nanoTime() + interval.toNanos() / 2;
+        long deadline = now + interval.toNanos() / 2;
         while (System.nanoTime() < deadline) {
-            List<EffectRecord> old = effects.appliedBefore(queueName, age, keptUpTo.get(queueName), batch);
+            List<EffectRecord> old = effects.appliedBefore(queueName, age, walk.readUpTo(), batch);
             Map<String, JobState> held = queue.statesOf(queueName,
                     old.stream().map(r -> new JobIdentity(queueName, r.jobId(), r.jobCreatedMs(), null)).toList());
             Map<Boolean, List<EffectRecord>> byFinished = old.stream().collect(Collectors.partitioningBy(
                     r -> held.getOrDefault(r.jobId(), JobState.COMPLETED) == JobState.COMPLETED));
             deleted += effects.forget(queueName, byFinished.get(true));
-            // Kept rows are stepped over; at the end the walk starts over, for kept jobs that finished since.
-            List<EffectRecord> kept = byFinished.get(false);
+            walk = walk.past(old);
             if (old.size() < batch) {
-                keptUpTo.remove(queueName);
                 break;
             }
-            if (!kept.isEmpty()) {
-                keptUpTo.put(queueName, kept.get(kept.size() - 1));
-            }
         }
+        walks.put(queueName, walk);
         return new Pass(0, 0, 0, 0, deleted, 0);
     }
 }

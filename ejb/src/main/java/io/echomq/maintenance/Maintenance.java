@@ -5,7 +5,9 @@ import io.echomq.queue.QueueClient;
 import io.echomq.queue.Retention;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -14,10 +16,11 @@ import java.util.logging.Logger;
 
 /**
  * The queues' housekeeping: the {@link Reaper}, the {@link RetentionTrimmer}, the
- * {@link Reconciler}, the {@link EffectRetention} and the {@link ScheduleTicker}, each on its own interval at a fixed delay. Each run of a duty over a
- * queue is bounded, logs only when it did something, and fails alone: a queue whose run failed
- * (or PostgreSQL being down for the reconciler) never keeps the other queues or the other
- * duties from running. Like every lifecycle here, start and stop tolerate stop-before-start and
+ * {@link Reconciler}, the {@link EffectRetention} and the {@link ScheduleTicker}, each on its own
+ * interval at a fixed delay. Each run of a duty over a queue is bounded and fails alone: a queue
+ * whose run failed (or PostgreSQL being down for the reconciler) never keeps the other queues or
+ * the other duties from running. A duty logs only what it changed, summed over a minute at most
+ * ({@link ChangeTally}). Like every lifecycle here, start and stop tolerate stop-before-start and
  * a double stop.
  */
 public final class Maintenance {
@@ -25,14 +28,14 @@ public final class Maintenance {
     private static final Logger LOG = Logger.getLogger(Maintenance.class.getName());
 
     /**
-     * @param interval       delay between reaper, reconciler and schedule ticker runs; also bounds how long an expired
-     *                       lease waits, and how late a schedule's slot fires
+     * @param interval       delay between reaper, reconciler, effect retention and schedule ticker runs; also bounds how
+     *                       long an expired lease waits, and how late a schedule's slot fires
      * @param reapBatch      jobs reaped per script call (a run repeats calls up to {@link Reaper#MAX_CALLS_PER_RUN} times)
      * @param retention      bounds on finished jobs
      * @param trimEvery      delay between retention runs
      * @param reconcileBatch jobs checked per scanned set, queue and run
-     * @param effectRetention how old an effect row of a finished job gets before it is deleted
-     *                        (also every {@code trimEvery}); never shorter than the idempotency window
+     * @param effectRetention how old an effect row of a finished job gets before it is deleted (a little older at most:
+     *                        {@link #effectRowLifetime}); never shorter than the idempotency window
      */
     public record Settings(Duration interval, int reapBatch, Retention retention, Duration trimEvery, int reconcileBatch,
             Duration effectRetention) {
@@ -48,14 +51,23 @@ public final class Maintenance {
         public Settings withEffectRetention(Duration age) {
             return new Settings(interval, reapBatch, retention, trimEvery, reconcileBatch, age);
         }
+
+        /** The longest an effect row of a finished job lives: its retention age, and until the effect retention reaches it. */
+        public Duration effectRowLifetime() {
+            return effectRetention.plus(EffectRetention.longestOverAge(interval, trimEvery));
+        }
     }
 
-    /** Effect rows read and, where their jobs are finished, deleted per batch. */
-    private static final int EFFECT_RETENTION_BATCH = 5_000;
+    /**
+     * Effect rows read and, where their jobs are finished, deleted per batch: small, so that each
+     * statement is short beside the workers' and the batch held in memory is small.
+     */
+    private static final int EFFECT_RETENTION_BATCH = 1_000;
 
     private final List<String> queues;
     private final List<MaintenanceDuty> duties;
     private final MaintenanceListener listener;
+    private final Map<MaintenanceDuty, ChangeTally> tallies = new IdentityHashMap<>();
     /** Guarded by this. */
     private final List<ScheduledFuture<?>> schedules = new ArrayList<>();
     private boolean stopped;
@@ -67,8 +79,10 @@ public final class Maintenance {
                 new Reaper(queue, settings.interval(), settings.reapBatch()),
                 new RetentionTrimmer(queue, settings.trimEvery(), settings.retention()),
                 new Reconciler(queue, effects, settings.interval(), settings.reconcileBatch()),
-                new EffectRetention(queue, effects, settings.trimEvery(), settings.effectRetention(), EFFECT_RETENTION_BATCH),
+                new EffectRetention(queue, effects, settings.interval(), settings.trimEvery(), settings.effectRetention(),
+                        EFFECT_RETENTION_BATCH),
                 new ScheduleTicker(queue, settings.interval()));
+        duties.forEach(duty -> tallies.put(duty, new ChangeTally()));
     }
 
     /** Schedules every duty on {@code timers}, the first run of each one interval from now. */
@@ -122,11 +136,11 @@ public final class Maintenance {
 
     private void runLogged(MaintenanceDuty duty) {
         try {
-            Pass pass = run(duty);
-            if (pass.changes() > 0) {
-                LOG.log(Level.INFO, "maintenance: the {0} made {1} changes ({2} expired leases back to pending, {3} dead-lettered, "
-                        + "{4} finished jobs trimmed, {5} completed by the reconciler, {6} old effect rows deleted, {7} jobs of recurring "
-                        + "schedules made)",
+            Pass pass = tallies.get(duty).add(run(duty), System.nanoTime());
+            if (pass != null) {
+                LOG.log(Level.INFO, "maintenance: the {0} made {1} changes since its last report ({2} expired leases back to "
+                        + "pending, {3} dead-lettered, {4} finished jobs trimmed, {5} completed by the reconciler, {6} old effect rows "
+                        + "deleted, {7} jobs of recurring schedules made)",
                         new Object[] {duty.name(), pass.changes(), pass.reapedToPending(), pass.reapedToDead(), pass.trimmed(),
                                 pass.reconciled(), pass.effectRowsDeleted(), pass.scheduledJobs()});
             }

@@ -139,6 +139,49 @@ class MaintenanceDutiesTest {
         assertThat(engine.ledger().entries()).isEqualTo(1);
     }
 
+    @Test
+    void oldEffectRowsGoWithinSecondsOfPassingTheirAgeNotATrimPeriodLater() throws Exception {
+        insertOldRowsOfJobsValkeyNoLongerHolds(2_500);
+        Maintenance.Settings settings = Maintenance.Settings.DEFAULT.withEffectRetention(Duration.ofMinutes(1));
+        assertThat(settings.trimEvery()).isEqualTo(Duration.ofSeconds(30));
+
+        engine.assembly.startMaintenance(List.of(engine.queueName), settings);
+
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (effectRows() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(effectRows()).as("rows left 10 s after maintenance started, with runs every %s", settings.interval()).isZero();
+    }
+
+    @Test
+    void aRowKeptWhileItsJobWasHeldGoesOnceTheWalkStartsOverAfterTheJobCompleted() throws Exception {
+        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        ClaimedJob claimed = engine.queue.claim(engine.queueName, Duration.ofSeconds(30), 1, "w").get(0);
+        applyEffect(claimed);
+        insertOldRowsOfJobsValkeyNoLongerHolds(5);
+        engine.jdbi.useHandle(h -> h.createUpdate("UPDATE echomq.effect SET applied_at = now() - interval '2 hours' "
+                + "WHERE queue = :q AND job_id = :id").bind("q", engine.queueName).bind("id", Long.parseLong(job.id())).execute());
+        Duration rewalkEvery = Duration.ofMillis(200);
+        EffectRetention retention = new EffectRetention(engine.queue, engine.effects, Duration.ofSeconds(30), rewalkEvery,
+                Duration.ofMinutes(1), 2);
+        assertThat(retention.runOnce(engine.queueName).effectRowsDeleted()).isEqualTo(5);
+        assertThat(hasEffectRow(job.id())).as("the active job's row").isTrue();
+
+        engine.queue.complete(claimed.lease());
+        Thread.sleep(rewalkEvery.toMillis() * 2);
+
+        assertThat(retention.runOnce(engine.queueName).effectRowsDeleted()).isEqualTo(1);
+        assertThat(effectRows()).isZero();
+    }
+
+    /** Rows an hour old, of job ids 1 to {@code count} with creation times no job of the queue has. */
+    private void insertOldRowsOfJobsValkeyNoLongerHolds(int count) {
+        engine.jdbi.useHandle(h -> h.createUpdate("INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt, applied_at) "
+                + "SELECT :q, 1000000 + g, 1000 + g, 1, now() - interval '1 hour' FROM generate_series(1, :n) g")
+                .bind("q", engine.queueName).bind("n", count).execute());
+    }
+
     private int effectRows() {
         return engine.jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM echomq.effect WHERE queue = :q")
                 .bind("q", engine.queueName).mapTo(Integer.class).one());
@@ -173,7 +216,7 @@ class MaintenanceDutiesTest {
         List<Enqueued> jobs = fourAppliedJobs();
         Thread.sleep(20);
         // The duty alone: in a whole pass the reconciler would first complete the dead job.
-        EffectRetention retention = new EffectRetention(engine.queue, engine.effects, Duration.ofSeconds(30), Duration.ofMillis(10), 100);
+        EffectRetention retention = new EffectRetention(engine.queue, engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMillis(10), 100);
 
         int deleted = retention.runOnce(engine.queueName).effectRowsDeleted();
 
@@ -199,7 +242,7 @@ class MaintenanceDutiesTest {
         // Oldest first: jobs 4 and 3 (kept), then 2 and 1 (finished); a batch of two must step over the kept ones.
         engine.jdbi.useHandle(h -> h.createUpdate("UPDATE echomq.effect SET applied_at = now() - interval '1 hour' * job_id "
                 + "WHERE queue = :q").bind("q", engine.queueName).execute());
-        EffectRetention retention = new EffectRetention(engine.queue, engine.effects, Duration.ofSeconds(30), Duration.ofMinutes(1), 2);
+        EffectRetention retention = new EffectRetention(engine.queue, engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(1), 2);
 
         Pass first = retention.runOnce(engine.queueName);
 
@@ -212,7 +255,7 @@ class MaintenanceDutiesTest {
         // 25 batches of rows of jobs Valkey no longer holds: a run of the old duty deleted 10 batches.
         engine.jdbi.useHandle(h -> h.createUpdate("INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt, applied_at) "
                 + "SELECT :q, g, 1000 + g, 1, now() - interval '1 hour' FROM generate_series(1, 2500) g").bind("q", engine.queueName).execute());
-        EffectRetention retention = new EffectRetention(engine.queue, engine.effects, Duration.ofSeconds(30), Duration.ofMinutes(1), 100);
+        EffectRetention retention = new EffectRetention(engine.queue, engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(1), 100);
 
         assertThat(retention.runOnce(engine.queueName).effectRowsDeleted()).isEqualTo(2_500);
         assertThat(effectRows()).isZero();
