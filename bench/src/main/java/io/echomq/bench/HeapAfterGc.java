@@ -5,12 +5,14 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import javax.management.ListenerNotFoundException;
 import javax.management.Notification;
@@ -35,15 +37,18 @@ final class HeapAfterGc implements NotificationListener, AutoCloseable {
     private final List<NotificationEmitter> collectors;
     private final Set<String> heapPools;
     private final BlockingQueue<Long> afterRequestedCollections = new LinkedBlockingQueue<>();
+    private final Consumer<Duration> eachCollection;
 
-    private HeapAfterGc() {
+    private HeapAfterGc(Consumer<Duration> eachCollection) {
+        this.eachCollection = eachCollection;
         this.collectors = ManagementFactory.getGarbageCollectorMXBeans().stream().map(NotificationEmitter.class::cast).toList();
         this.heapPools = ManagementFactory.getMemoryPoolMXBeans().stream().filter(p -> p.getType() == MemoryType.HEAP)
                 .map(MemoryPoolMXBean::getName).collect(Collectors.toSet());
     }
 
-    static HeapAfterGc listening() {
-        HeapAfterGc heap = new HeapAfterGc();
+    /** Listens to this JVM's collections; {@code eachCollection} is told how long each one took, the requested ones too. */
+    static HeapAfterGc listening(Consumer<Duration> eachCollection) {
+        HeapAfterGc heap = new HeapAfterGc(eachCollection);
         heap.collectors.forEach(c -> c.addNotificationListener(heap,
                 n -> GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType()), null));
         return heap;
@@ -63,6 +68,7 @@ final class HeapAfterGc implements NotificationListener, AutoCloseable {
     @Override
     public void handleNotification(Notification notification, Object handback) {
         GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData());
+        eachCollection.accept(Duration.ofMillis(info.getGcInfo().getDuration()));
         if (REQUESTED.equals(info.getGcCause())) {
             afterRequestedCollections.add(heapUsed(info.getGcInfo().getMemoryUsageAfterGc()));
         }

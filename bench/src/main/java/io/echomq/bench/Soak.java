@@ -11,6 +11,7 @@ import io.echomq.engine.EngineThreads;
 import io.echomq.handler.JobHandler;
 import io.echomq.maintenance.Maintenance;
 import io.echomq.maintenance.MaintenanceListener;
+import io.echomq.maintenance.Pass;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
@@ -75,7 +76,7 @@ final class Soak {
             double rate = given > 0 ? given : calibratedHalfRate(mode);
             System.err.printf(Locale.ROOT, "soak: %s at %.0f jobs/s for %d minutes%n", name(mode), rate, minutes);
             String file = "soak-" + name(mode);
-            List<Sample> samples = soak(mode, rate, minutes, out.resolve(file + "-seconds.csv"));
+            List<Sample> samples = soak(mode, rate, minutes, out.resolve(file + "-seconds.csv"), out.resolve(file + "-maintenance.csv"));
             writeCsv(out.resolve(file + ".csv"), samples);
             SoakChart.write(out.resolve(file + ".png"), name(mode) + " at " + Math.round(rate) + " jobs/s", samples);
             section.append(report(mode, rate, minutes, samples, file));
@@ -105,7 +106,7 @@ final class Soak {
         return best / 2;
     }
 
-    private List<Sample> soak(OurWorker.Mode mode, double rate, int minutes, Path secondsCsv) throws Exception {
+    private List<Sample> soak(OurWorker.Mode mode, double rate, int minutes, Path secondsCsv, Path maintenanceCsv) throws Exception {
         String queueName = "soak-" + name(mode) + "-" + ProcessHandle.current().pid();
         AtomicReference<ConcurrentLinkedQueue<Long>> latencies = new AtomicReference<>(new ConcurrentLinkedQueue<>());
         AtomicReference<SoakSeconds> bySecond = new AtomicReference<>();
@@ -123,7 +124,12 @@ final class Soak {
         ExecutorService runners = Executors.newCachedThreadPool();
         List<Sample> samples = new ArrayList<>();
         try (RedisClient redis = servers.newRedis(); HikariDataSource pool = servers.pool(queueName, CONCURRENCY + 4);
-                HeapAfterGc heap = HeapAfterGc.listening()) {
+                HeapAfterGc heap = HeapAfterGc.listening(took -> {
+                    SoakSeconds perSecond = bySecond.get();
+                    if (perSecond != null) {
+                        perSecond.collection(took);
+                    }
+                })) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             Jdbi jdbi = Jdbi.create(pool);
             SoakSeconds seconds = new SoakSeconds(name(mode), rate, jdbi);
@@ -131,7 +137,12 @@ final class Soak {
             EffectSettings effects = new EffectSettings(EffectSettings.DEFAULT.lockTimeout(), EffectSettings.DEFAULT.idleInTransactionTimeout(),
                     EFFECT_WINDOW);
             EngineAssembly engine = new EngineAssembly(queue, new EffectStore(jdbi, effects), new EngineThreads(runners, timers), "soak",
-                    timing, MaintenanceListener.NONE);
+                    timing, new MaintenanceListener() {
+                        @Override
+                        public void ran(String duty, String queue, Pass pass, Duration took) {
+                            seconds.maintenanceRan(duty, pass.changes(), took);
+                        }
+                    });
             engine.startWorker(queueName, handler(mode), WorkerSettings.DEFAULT.withConcurrency(CONCURRENCY).withBatchSize(batchSize));
             engine.startMaintenance(List.of(queueName), MAINTENANCE);
             Thread producer = new Thread(() -> OpenLoop.run(queue, queueName, rate, Integer.MAX_VALUE, 0, Duration.ofMinutes(minutes)),
@@ -143,16 +154,17 @@ final class Soak {
                 long due = start + SAMPLE_EVERY.toNanos() * minute;
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
                 Percentiles latency = Percentiles.of(latencies.getAndSet(new ConcurrentLinkedQueue<>()));
+                long sampling = System.nanoTime();
                 samples.add(sample(minute, redis, queue, queueName, jdbi, heap, latency));
                 Sample s = samples.get(samples.size() - 1);
                 System.err.printf(Locale.ROOT, "soak: %s minute %d: valkey %.1f MB, completed kept %d, effect rows %d (%.1f MB), "
-                        + "heap after GC %.1f MB, %d jobs, p50 %.1f ms, p99 %.1f ms%n", name(mode), minute, s.valkeyBytes() / 1e6,
-                        s.completedKept(), s.effectRows(), s.effectTableBytes() / 1e6, s.heapAfterGcBytes() / 1e6, s.jobsDone(),
-                        s.p50Millis(), s.p99Millis());
+                        + "heap after GC %.1f MB, %d jobs, p50 %.1f ms, p99 %.1f ms (sampled in %.0f ms)%n", name(mode), minute,
+                        s.valkeyBytes() / 1e6, s.completedKept(), s.effectRows(), s.effectTableBytes() / 1e6, s.heapAfterGcBytes() / 1e6,
+                        s.jobsDone(), s.p50Millis(), s.p99Millis(), (System.nanoTime() - sampling) / 1e6);
             }
             producer.join();
             seconds.close();
-            seconds.writeCsv(secondsCsv);
+            seconds.writeCsv(secondsCsv, maintenanceCsv);
             engine.stop(Duration.ofSeconds(30));
             LedgerSummary ledger = LedgerSummary.of(jdbi, queueName);
             if (ledger.duplicates() != 0) {
@@ -189,14 +201,9 @@ final class Soak {
                 latency.count(), latency.p50Millis(), latency.p99Millis());
     }
 
-    /**
-     * The most effect rows the table may hold at {@code rate}: a row lives its retention age, then
-     * waits up to one interval for the next retention run, and up to that run's budget (half its
-     * interval) before its batch is reached.
-     */
+    /** The most effect rows the table may hold at {@code rate}: each lives at most the maintenance's effect-row lifetime. */
     static long effectRowBound(double rate) {
-        Duration every = MAINTENANCE.trimEvery();
-        return Math.round(rate * MAINTENANCE.effectRetention().plus(every).plus(every.dividedBy(2)).toMillis() / 1000.0);
+        return Math.round(rate * MAINTENANCE.effectRowLifetime().toMillis() / 1000.0);
     }
 
     private static void writeCsv(Path csv, List<Sample> samples) throws IOException {

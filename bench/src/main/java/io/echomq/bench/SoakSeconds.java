@@ -3,11 +3,14 @@ package io.echomq.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -17,9 +20,11 @@ import org.jdbi.v3.core.Jdbi;
 
 /**
  * The soak second by second, so that a minute's p99 can be traced to the seconds it came from:
- * how many effects committed in each second and the worst latency among them, beside what
- * PostgreSQL's checkpoints did in it (checkpoints begun, buffers they wrote, and the full-page
- * images the WAL took, which follow each checkpoint and make commits slower). For a second in
+ * how many effects committed in each second and the worst latency among them, beside what else
+ * ran in it: this JVM's garbage collections (their time in the second), PostgreSQL's checkpoints
+ * (checkpoints begun, buffers they wrote, and the full-page images the WAL took, which follow
+ * each checkpoint and make commits slower), the tables (auto)vacuum was working on at its end,
+ * and, in a file of their own, the maintenance runs with their start and end. For a second in
  * which fewer than half the offered jobs took effect, it also reports what the engine's threads
  * and PostgreSQL's sessions were doing at its end: a stall names its cause while it happens,
  * which a minute's figures cannot.
@@ -27,7 +32,11 @@ import org.jdbi.v3.core.Jdbi;
 final class SoakSeconds implements AutoCloseable {
 
     /** One second of the run. */
-    record Second(int second, long effects, double worstMillis, Checkpointing checkpointing) {
+    record Second(int second, long effects, double worstMillis, double gcMillis, Checkpointing checkpointing, String vacuuming) {
+    }
+
+    /** One run of a maintenance duty, in seconds of the soak. */
+    record MaintenanceRun(String duty, double startSecond, double endSecond, int changes) {
     }
 
     /** PostgreSQL's checkpoint counters, cumulative as read, or per second as recorded. */
@@ -53,6 +62,9 @@ final class SoakSeconds implements AutoCloseable {
     private final Jdbi jdbi;
     private final AtomicLong effects = new AtomicLong();
     private final AtomicLong worstNanos = new AtomicLong();
+    private final AtomicLong gcNanos = new AtomicLong();
+    private final Queue<MaintenanceRun> maintenanceRuns = new ConcurrentLinkedQueue<>();
+    private volatile long startNanos;
     /** Written by the ticker only; read after {@link #close()}. */
     private final List<Second> seconds = new ArrayList<>();
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -70,6 +82,7 @@ final class SoakSeconds implements AutoCloseable {
     }
 
     void start() {
+        startNanos = System.nanoTime();
         lastCheckpointing = checkpointing();
         ticker.scheduleAtFixedRate(this::tick, 1, 1, TimeUnit.SECONDS);
     }
@@ -80,9 +93,21 @@ final class SoakSeconds implements AutoCloseable {
         worstNanos.accumulateAndGet(latencyNanos, Math::max);
     }
 
+    /** A garbage collection of this JVM took {@code took}; counted in the second it is reported in. */
+    void collection(Duration took) {
+        gcNanos.addAndGet(took.toNanos());
+    }
+
+    /** A run of a maintenance duty ended now, after {@code took}, having made {@code changes}. */
+    void maintenanceRan(String duty, int changes, Duration took) {
+        double end = (System.nanoTime() - startNanos) / 1e9;
+        maintenanceRuns.add(new MaintenanceRun(duty, end - took.toNanos() / 1e9, end, changes));
+    }
+
     private void tick() {
         Checkpointing now = checkpointing();
-        Second second = new Second(seconds.size() + 1, effects.getAndSet(0), worstNanos.getAndSet(0) / 1e6, now.since(lastCheckpointing));
+        Second second = new Second(seconds.size() + 1, effects.getAndSet(0), worstNanos.getAndSet(0) / 1e6, gcNanos.getAndSet(0) / 1e6,
+                now.since(lastCheckpointing), vacuuming());
         lastCheckpointing = now;
         seconds.add(second);
         if ((second.effects() < rate / 2 || second.worstMillis() > SLOW_MILLIS) && stallReports < MAX_STALL_REPORTS) {
@@ -122,6 +147,17 @@ final class SoakSeconds implements AutoCloseable {
         }
     }
 
+    /** The tables a (auto)vacuum of this database is working on, space-separated; empty if none. */
+    private String vacuuming() {
+        try {
+            return jdbi.withHandle(h -> h.createQuery("""
+                    SELECT coalesce(string_agg(relid::regclass::text, ' '), '') FROM pg_stat_progress_vacuum
+                    WHERE datname = current_database()""").mapTo(String.class).one());
+        } catch (RuntimeException e) {
+            return "?";
+        }
+    }
+
     /** What each busy session and background process of the database waits on (idle ones left out), and the start of its statement. */
     private String postgresSessions() {
         try {
@@ -155,12 +191,18 @@ final class SoakSeconds implements AutoCloseable {
         ticker.awaitTermination(5, TimeUnit.SECONDS);
     }
 
-    /** Writes the seconds as CSV; call after {@link #close()}. */
-    void writeCsv(Path csv) throws IOException {
+    /** Writes the seconds, and the maintenance runs beside them, as CSV; call after {@link #close()}. */
+    void writeCsv(Path secondsCsv, Path maintenanceCsv) throws IOException {
         List<String> lines = new ArrayList<>();
-        lines.add("second,effects,worst_ms,checkpoints_begun,checkpoint_buffers_written,wal_full_page_images");
-        seconds.forEach(s -> lines.add(String.format(Locale.ROOT, "%d,%d,%.1f,%d,%d,%d", s.second(), s.effects(), s.worstMillis(),
-                s.checkpointing().begun(), s.checkpointing().buffersWritten(), s.checkpointing().fullPageImages())));
-        Files.write(csv, lines);
+        lines.add("second,effects,worst_ms,gc_ms,checkpoints_begun,checkpoint_buffers_written,wal_full_page_images,vacuuming");
+        seconds.forEach(s -> lines.add(String.format(Locale.ROOT, "%d,%d,%.1f,%.1f,%d,%d,%d,%s", s.second(), s.effects(), s.worstMillis(),
+                s.gcMillis(), s.checkpointing().begun(), s.checkpointing().buffersWritten(), s.checkpointing().fullPageImages(),
+                s.vacuuming())));
+        Files.write(secondsCsv, lines);
+        List<String> runs = new ArrayList<>();
+        runs.add("duty,start_second,end_second,changes");
+        maintenanceRuns.forEach(r -> runs.add(String.format(Locale.ROOT, "%s,%.3f,%.3f,%d", r.duty(), r.startSecond(), r.endSecond(),
+                r.changes())));
+        Files.write(maintenanceCsv, runs);
     }
 }

@@ -28,8 +28,8 @@ final class SoakVerdict {
         lines.add(flat("Valkey used_memory", settled, Sample::valkeyBytes));
         lines.add(flat("completed set", settled, Sample::completedKept));
         long mostRows = settled.stream().mapToLong(Sample::effectRows).max().orElse(0);
-        lines.add(String.format(Locale.ROOT, "- effect rows: at most %,d after minute %d, against the retention bound rate × (age + interval + "
-                + "run budget) = %,d: %s", mostRows, Soak.SETTLING_MINUTES, effectRowBound, mostRows <= effectRowBound ? "**within**" : "**over**"));
+        lines.add(String.format(Locale.ROOT, "- effect rows: at most %,d after minute %d, against the retention bound rate × (age + the longest "
+                + "a finished job's row waits past it) = %,d: %s", mostRows, Soak.SETTLING_MINUTES, effectRowBound, mostRows <= effectRowBound ? "**within**" : "**over**"));
         lines.add(flat("effect table bytes", settled, Sample::effectTableBytes));
         lines.add(flat("heap after GC", settled, Sample::heapAfterGcBytes));
         double firstP99 = Stats.median(samples.subList(0, Soak.SETTLING_MINUTES).stream().map(Sample::p99Millis).toList());
