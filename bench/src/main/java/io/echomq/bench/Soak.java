@@ -132,7 +132,7 @@ final class Soak {
                 })) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             Jdbi jdbi = Jdbi.create(pool);
-            SoakSeconds seconds = new SoakSeconds(name(mode), rate, jdbi);
+            SoakSeconds seconds = new SoakSeconds(name(mode), rate, jdbi, secondsCsv, maintenanceCsv);
             bySecond.set(seconds);
             EffectSettings effects = new EffectSettings(EffectSettings.DEFAULT.lockTimeout(), EffectSettings.DEFAULT.idleInTransactionTimeout(),
                     EFFECT_WINDOW);
@@ -164,7 +164,6 @@ final class Soak {
             }
             producer.join();
             seconds.close();
-            seconds.writeCsv(secondsCsv, maintenanceCsv);
             engine.stop(Duration.ofSeconds(30));
             LedgerSummary ledger = LedgerSummary.of(jdbi, queueName);
             if (ledger.duplicates() != 0) {
