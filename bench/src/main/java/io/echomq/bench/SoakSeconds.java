@@ -33,7 +33,6 @@ final class SoakSeconds implements AutoCloseable {
     record Second(int second, long effects, double worstMillis, double gcMillis, Checkpointing checkpointing, String vacuuming) {
     }
 
-
     /** PostgreSQL's checkpoint counters, cumulative as read, or per second as recorded. */
     record Checkpointing(long begun, long buffersWritten, long fullPageImages) {
 
@@ -63,8 +62,10 @@ final class SoakSeconds implements AutoCloseable {
      * the heap it measures (about 23 KB a minute, +0.5 MB in the 30-minute batched soak).
      */
     private final BufferedWriter secondsCsv;
-    /** Guarded by itself: maintenance threads write to it. */
+    /** Guarded by itself: maintenance threads write to it, and go on until the engine stops, after {@link #close()}. */
     private final BufferedWriter maintenanceCsv;
+    /** Set holding both writers' locks, read holding either. */
+    private boolean closed;
     private volatile long startNanos;
     /** Used by the ticker only. */
     private int secondsTicked;
@@ -87,8 +88,12 @@ final class SoakSeconds implements AutoCloseable {
         line(this.maintenanceCsv, "duty,start_second,end_second,changes");
     }
 
-    private static void line(BufferedWriter csv, String line) {
+    /** Appends a line; after {@link #close()}, none. */
+    private void line(BufferedWriter csv, String line) {
         synchronized (csv) {
+            if (closed) {
+                return;
+            }
             try {
                 csv.write(line);
                 csv.newLine();
@@ -209,9 +214,12 @@ final class SoakSeconds implements AutoCloseable {
     public void close() throws InterruptedException, IOException {
         ticker.shutdown();
         ticker.awaitTermination(5, TimeUnit.SECONDS);
-        synchronized (maintenanceCsv) {
-            maintenanceCsv.close();
+        synchronized (secondsCsv) {
+            synchronized (maintenanceCsv) {
+                closed = true;
+                maintenanceCsv.close();
+                secondsCsv.close();
+            }
         }
-        secondsCsv.close();
     }
 }
