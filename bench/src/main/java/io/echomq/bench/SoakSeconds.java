@@ -21,16 +21,18 @@ import org.jdbi.v3.core.Jdbi;
  * how many effects committed in each second and the worst latency among them, beside what else
  * ran in it: this JVM's garbage collections (their time in the second), PostgreSQL's checkpoints
  * (checkpoints begun, buffers they wrote, and the full-page images the WAL took, which follow
- * each checkpoint and make commits slower), the tables (auto)vacuum was working on at its end,
- * and, in a file of their own, the maintenance runs with their start and end. For a second in
- * which fewer than half the offered jobs took effect, it also reports what the engine's threads
- * and PostgreSQL's sessions were doing at its end: a stall names its cause while it happens,
- * which a minute's figures cannot.
+ * each checkpoint and make commits slower), where the machine's CPU went ({@link MachineCpu}: this
+ * JVM, PostgreSQL, Valkey, anything else, and time stolen by the hypervisor), the tables
+ * (auto)vacuum was working on at its end, and, in a file of their own, the maintenance runs with
+ * their start and end. For a second in which fewer than half the offered jobs took effect, it
+ * also reports what the engine's threads and PostgreSQL's sessions were doing at its end: a
+ * stall names its cause while it happens, which a minute's figures cannot.
  */
 final class SoakSeconds implements AutoCloseable {
 
     /** One second of the run. */
-    record Second(int second, long effects, double worstMillis, double gcMillis, Checkpointing checkpointing, String vacuuming) {
+    record Second(int second, long effects, double worstMillis, double gcMillis, Checkpointing checkpointing, MachineCpu.Spent cpu,
+            String vacuuming) {
     }
 
     /** PostgreSQL's checkpoint counters, cumulative as read, or per second as recorded. */
@@ -76,6 +78,8 @@ final class SoakSeconds implements AutoCloseable {
     });
     private int stallReports;
     private Checkpointing lastCheckpointing = Checkpointing.UNREAD;
+    /** Used by the ticker only (and by {@link #start()} before it). */
+    private final MachineCpu cpu = new MachineCpu();
 
     /** Writes the seconds to {@code secondsCsv} and the maintenance runs to {@code maintenanceCsv}. */
     SoakSeconds(String mode, double rate, Jdbi jdbi, Path secondsCsv, Path maintenanceCsv) throws IOException {
@@ -84,7 +88,8 @@ final class SoakSeconds implements AutoCloseable {
         this.jdbi = jdbi;
         this.secondsCsv = Files.newBufferedWriter(secondsCsv);
         this.maintenanceCsv = Files.newBufferedWriter(maintenanceCsv);
-        line(this.secondsCsv, "second,effects,worst_ms,gc_ms,checkpoints_begun,checkpoint_buffers_written,wal_full_page_images,vacuuming");
+        line(this.secondsCsv, "second,effects,worst_ms,gc_ms,checkpoints_begun,checkpoint_buffers_written,wal_full_page_images,"
+                + "cpu_bench_ms,cpu_postgres_ms,cpu_valkey_ms,cpu_other_ms,cpu_steal_ms,cpu_iowait_ms,vacuuming");
         line(this.maintenanceCsv, "duty,start_second,end_second,changes");
     }
 
@@ -106,6 +111,7 @@ final class SoakSeconds implements AutoCloseable {
     void start() {
         startNanos = System.nanoTime();
         lastCheckpointing = checkpointing();
+        cpu.sinceLast();
         ticker.scheduleAtFixedRate(this::tick, 1, 1, TimeUnit.SECONDS);
     }
 
@@ -129,11 +135,14 @@ final class SoakSeconds implements AutoCloseable {
     private void tick() {
         Checkpointing now = checkpointing();
         Second second = new Second(++secondsTicked, effects.getAndSet(0), worstNanos.getAndSet(0) / 1e6, gcNanos.getAndSet(0) / 1e6,
-                now.since(lastCheckpointing), vacuuming());
+                now.since(lastCheckpointing), cpu.sinceLast(), vacuuming());
         lastCheckpointing = now;
-        line(secondsCsv, String.format(Locale.ROOT, "%d,%d,%.1f,%.1f,%d,%d,%d,%s", second.second(), second.effects(),
-                second.worstMillis(), second.gcMillis(), second.checkpointing().begun(), second.checkpointing().buffersWritten(),
-                second.checkpointing().fullPageImages(), second.vacuuming()));
+        MachineCpu.Spent spent = second.cpu();
+        line(secondsCsv, String.format(Locale.ROOT, "%d,%d,%.1f,%.1f,%d,%d,%d,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%s", second.second(),
+                second.effects(), second.worstMillis(), second.gcMillis(), second.checkpointing().begun(),
+                second.checkpointing().buffersWritten(), second.checkpointing().fullPageImages(), spent.benchMillis(),
+                spent.postgresMillis(), spent.valkeyMillis(), spent.otherMillis(), spent.stealMillis(), spent.ioWaitMillis(),
+                second.vacuuming()));
         if ((second.effects() < rate / 2 || second.worstMillis() > SLOW_MILLIS) && stallReports < MAX_STALL_REPORTS) {
             stallReports++;
             System.err.printf(Locale.ROOT, "soak: %s second %d: %d effects against %.0f offered, worst %.0f ms%n%s%n  postgres: %s%n"
