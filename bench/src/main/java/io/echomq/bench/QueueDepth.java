@@ -101,29 +101,20 @@ final class QueueDepth {
         String queueName = "memory-" + ProcessHandle.current().pid();
         try (RedisClient redis = servers.newRedis()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
-            long empty = usedMemory(redis);
+            long empty = ValkeyMemory.used(redis);
             Workload.preload(queue, queueName, jobs);
-            long pending = usedMemory(redis);
+            long pending = ValkeyMemory.used(redis);
             List<Lease> finished = List.of();
             do {
                 finished = queue.completeAndClaim(queueName, finished, Duration.ofMinutes(10), QueueClient.MAX_CLAIM_JOBS, "memory")
                         .claimed().stream().map(ClaimedJob::lease).toList();
             } while (!finished.isEmpty());
-            long completed = usedMemory(redis);
+            long completed = ValkeyMemory.used(redis);
             // The key layout is the README's published one; the bench reads it as an operator would.
             String firstJob = "echomq:{" + queueName + "}:job:1";
             long hash = redis.memoryUsage(firstJob);
             long history = redis.memoryUsage(firstJob + ":log");
             return new JobMemory(jobs, (pending - empty) / (double) jobs, (completed - empty) / (double) jobs, hash, history);
         }
-    }
-
-    static long usedMemory(RedisClient redis) {
-        for (String line : redis.info("memory").split("\r?\n")) {
-            if (line.startsWith("used_memory:")) {
-                return Long.parseLong(line.substring("used_memory:".length()).trim());
-            }
-        }
-        throw new IllegalStateException("INFO memory has no used_memory");
     }
 }

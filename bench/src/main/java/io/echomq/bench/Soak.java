@@ -55,8 +55,12 @@ final class Soak {
     static final int SETTLING_MINUTES = 5;
 
     /** One minute of the run. */
-    record Sample(int minute, long valkeyBytes, long completedKept, long effectRows, long effectTableBytes, long heapAfterGcBytes,
+    record Sample(int minute, ValkeyMemory valkey, long completedKept, long effectRows, long effectTableBytes, long heapAfterGcBytes,
             int jobsDone, double p50Millis, double p99Millis) {
+
+        long valkeyBytes() {
+            return valkey.usedBytes();
+        }
     }
 
     private final Servers servers;
@@ -78,6 +82,7 @@ final class Soak {
             String file = "soak-" + name(mode);
             List<Sample> samples = soak(mode, rate, minutes, out.resolve(file + "-seconds.csv"), out.resolve(file + "-maintenance.csv"));
             writeCsv(out.resolve(file + ".csv"), samples);
+            Files.write(out.resolve(file + "-valkey.csv"), valkeyLines(samples));
             SoakChart.write(out.resolve(file + ".png"), name(mode) + " at " + Math.round(rate) + " jobs/s", samples);
             section.append(report(mode, rate, minutes, samples, file));
         }
@@ -157,9 +162,10 @@ final class Soak {
                 long sampling = System.nanoTime();
                 samples.add(sample(minute, redis, queue, queueName, jdbi, heap, latency));
                 Sample s = samples.get(samples.size() - 1);
-                System.err.printf(Locale.ROOT, "soak: %s minute %d: valkey %.1f MB, completed kept %d, effect rows %d (%.1f MB), "
-                        + "heap after GC %.1f MB, %d jobs, p50 %.1f ms, p99 %.1f ms (sampled in %.0f ms)%n", name(mode), minute,
-                        s.valkeyBytes() / 1e6, s.completedKept(), s.effectRows(), s.effectTableBytes() / 1e6, s.heapAfterGcBytes() / 1e6,
+                System.err.printf(Locale.ROOT, "soak: %s minute %d: valkey %.1f MB (data %.1f, clients %.1f, other overhead %.1f, "
+                        + "%d keys), completed kept %d, effect rows %d (%.1f MB), heap after GC %.1f MB, %d jobs, p50 %.1f ms, "
+                        + "p99 %.1f ms (sampled in %.0f ms)%n", name(mode), minute, s.valkeyBytes() / 1e6, s.valkey().datasetBytes() / 1e6,
+                        s.valkey().clientBytes() / 1e6, s.valkey().otherOverheadBytes() / 1e6, s.valkey().keys(), s.completedKept(), s.effectRows(), s.effectTableBytes() / 1e6, s.heapAfterGcBytes() / 1e6,
                         s.jobsDone(), s.p50Millis(), s.p99Millis(), (System.nanoTime() - sampling) / 1e6);
             }
             producer.join();
@@ -196,7 +202,7 @@ final class Soak {
         long effectRows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM echomq.effect WHERE queue = :q")
                 .bind("q", queueName).mapTo(Long.class).one());
         long effectBytes = jdbi.withHandle(h -> h.createQuery("SELECT pg_total_relation_size('echomq.effect')").mapTo(Long.class).one());
-        return new Sample(minute, QueueDepth.usedMemory(redis), queue.stats(queueName).completed(), effectRows, effectBytes, heap.measure(),
+        return new Sample(minute, ValkeyMemory.of(redis), queue.stats(queueName).completed(), effectRows, effectBytes, heap.measure(),
                 latency.count(), latency.p50Millis(), latency.p99Millis());
     }
 
@@ -213,6 +219,12 @@ final class Soak {
                     s.effectRows(), s.effectTableBytes(), s.heapAfterGcBytes(), s.jobsDone(), s.p50Millis(), s.p99Millis()));
         }
         Files.write(csv, lines);
+    }
+
+    private static List<String> valkeyLines(List<Sample> samples) {
+        List<String> lines = new ArrayList<>(List.of(ValkeyMemory.CSV_HEADER));
+        samples.forEach(s -> lines.add(s.valkey().csvLine(s.minute())));
+        return lines;
     }
 
     /** The section of one mode: the samples, and the verdict against the flatness targets. */
