@@ -42,7 +42,7 @@ final class OpenLoop {
             maxLateNanos = Math.max(maxLateNanos, now - firstDueAt);
             List<NewJob> burst = new ArrayList<>(due - sent);
             for (int i = sent; i < due && burst.size() < QueueClient.MAX_BATCH_JOBS; i++) {
-                burst.add(NewJob.of(i < untimed ? Workload.charge(i) : Workload.timedCharge(i, System.nanoTime())));
+                burst.add(NewJob.of(i < untimed ? Workload.charge(i) : Workload.timedCharge(i)));
             }
             if (burst.size() == 1) {
                 queue.enqueue(queueName, burst.get(0));

@@ -16,6 +16,8 @@ final class Workload {
 
     static final int ACCOUNTS = 1_000;
     private static final Pattern SENT = Pattern.compile("\"sentNanos\":(\\d+)");
+    private static final long STAMP_ORIGIN = System.nanoTime();
+    private static final long STAMP_BASE = 1_000_000_000_000_000L;
 
     private Workload() {
     }
@@ -29,21 +31,28 @@ final class Workload {
         return json(chargeOf(i), "");
     }
 
-    /** A charge that carries the moment it was sent (this JVM's nanoTime), for latency. */
-    static String timedCharge(int i, long sentNanos) {
-        return json(chargeOf(i), ",\"sentNanos\":" + sentNanos);
+    /**
+     * A charge that carries the moment it is sent, for latency: this JVM's nanoTime, as an
+     * offset from {@link #STAMP_ORIGIN} plus {@link #STAMP_BASE}, so the stamp has 16 digits
+     * for 104 days. A raw nanoTime counts from the machine's boot and gains a digit as it runs:
+     * the payload crossed Valkey's 64-byte compact-hash limit in the middle of a soak, and every
+     * retained job's hash grew by about 700 bytes at once.
+     */
+    static String timedCharge(int i) {
+        return json(chargeOf(i), ",\"sentNanos\":" + (System.nanoTime() - STAMP_ORIGIN + STAMP_BASE));
     }
 
     private static String json(Charge charge, String extra) {
         return "{\"account\":\"" + charge.account() + "\",\"amountCents\":" + charge.amountCents() + extra + "}";
     }
 
+    /** The nanoTime at which {@link #timedCharge} made {@code payload}. */
     static long sentNanos(String payload) {
         Matcher m = SENT.matcher(payload);
         if (!m.find()) {
             throw new IllegalArgumentException("payload without sentNanos: " + payload);
         }
-        return Long.parseLong(m.group(1));
+        return Long.parseLong(m.group(1)) - STAMP_BASE + STAMP_ORIGIN;
     }
 
     /** Submits {@code jobs} charges in batches of the most one call takes. */
