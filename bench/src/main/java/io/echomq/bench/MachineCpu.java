@@ -28,7 +28,7 @@ final class MachineCpu {
 
     private enum Owner { BENCH, POSTGRES, VALKEY, OTHER }
 
-    /** Linux's USER_HZ, the unit of every time in {@code /proc}; 100 on every architecture Linux runs Java on. */
+    /** Linux's USER_HZ, the unit of every time in {@code /proc}; 100 on x86 and ARM. */
     private static final double MILLIS_PER_TICK = 10;
     private static final Path PROC = Path.of("/proc");
     private static final long SELF = ProcessHandle.current().pid();
@@ -43,7 +43,7 @@ final class MachineCpu {
             long[] machine = machineTicks();
             Map<Long, Long> ticksByPid = new HashMap<>();
             double[] byOwner = new double[Owner.values().length];
-            try (DirectoryStream<Path> processes = Files.newDirectoryStream(PROC, p -> p.getFileName().toString().chars().allMatch(Character::isDigit))) {
+            try (DirectoryStream<Path> processes = Files.newDirectoryStream(PROC, MachineCpu::isProcess)) {
                 for (Path process : processes) {
                     readProcess(process, ticksByPid, byOwner);
                 }
@@ -61,7 +61,12 @@ final class MachineCpu {
         double busy = ticks(machine, lastMachine, 0, 1, 2, 5, 6) * MILLIS_PER_TICK;
         double ours = byOwner[Owner.BENCH.ordinal()] + byOwner[Owner.POSTGRES.ordinal()] + byOwner[Owner.VALKEY.ordinal()];
         return new Spent(byOwner[Owner.BENCH.ordinal()], byOwner[Owner.POSTGRES.ordinal()], byOwner[Owner.VALKEY.ordinal()],
-                Math.max(0, busy - ours), ticks(machine, lastMachine, 7) * MILLIS_PER_TICK, ticks(machine, lastMachine, 4) * MILLIS_PER_TICK);
+                Math.max(0, busy - ours), ticks(machine, lastMachine, 7) * MILLIS_PER_TICK,
+                ticks(machine, lastMachine, 4) * MILLIS_PER_TICK);
+    }
+
+    private static boolean isProcess(Path entry) {
+        return entry.getFileName().toString().chars().allMatch(Character::isDigit);
     }
 
     private static long ticks(long[] now, long[] before, int... columns) {

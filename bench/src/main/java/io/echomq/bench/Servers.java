@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
 import redis.clients.jedis.RedisClient;
@@ -98,13 +99,8 @@ final class Servers {
     }
 
     private double valkeyCpuNow() {
-        double seconds = 0;
-        for (String line : cpuProbe.info("cpu").split("\r?\n")) {
-            if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
-                seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).strip());
-            }
-        }
-        return seconds;
+        Map<String, String> cpu = ValkeyInfo.fields(cpuProbe.info("cpu"));
+        return Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"));
     }
 
     DataSource simpleDataSource() {

@@ -165,8 +165,9 @@ final class Soak {
                 System.err.printf(Locale.ROOT, "soak: %s minute %d: valkey %.1f MB (data %.1f, clients %.1f, other overhead %.1f, "
                         + "%d keys), completed kept %d, effect rows %d (%.1f MB), heap after GC %.1f MB, %d jobs, p50 %.1f ms, "
                         + "p99 %.1f ms (sampled in %.0f ms)%n", name(mode), minute, s.valkeyBytes() / 1e6, s.valkey().datasetBytes() / 1e6,
-                        s.valkey().clientBytes() / 1e6, s.valkey().otherOverheadBytes() / 1e6, s.valkey().keys(), s.completedKept(), s.effectRows(), s.effectTableBytes() / 1e6, s.heapAfterGcBytes() / 1e6,
-                        s.jobsDone(), s.p50Millis(), s.p99Millis(), (System.nanoTime() - sampling) / 1e6);
+                        s.valkey().clientBytes() / 1e6, s.valkey().otherOverheadBytes() / 1e6, s.valkey().keys(), s.completedKept(),
+                        s.effectRows(), s.effectTableBytes() / 1e6, s.heapAfterGcBytes() / 1e6, s.jobsDone(), s.p50Millis(),
+                        s.p99Millis(), (System.nanoTime() - sampling) / 1e6);
             }
             producer.join();
             seconds.close();
