@@ -108,6 +108,20 @@ final class SoakSeconds implements AutoCloseable {
         }
     }
 
+    /** Hands what is buffered to the file, once a second, so the trace can be read while the soak runs. */
+    private void flush(BufferedWriter csv) {
+        synchronized (csv) {
+            if (closed) {
+                return;
+            }
+            try {
+                csv.flush();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
     void start() {
         startNanos = System.nanoTime();
         lastCheckpointing = checkpointing();
@@ -143,6 +157,8 @@ final class SoakSeconds implements AutoCloseable {
                 second.checkpointing().buffersWritten(), second.checkpointing().fullPageImages(), spent.benchMillis(),
                 spent.postgresMillis(), spent.valkeyMillis(), spent.otherMillis(), spent.stealMillis(), spent.ioWaitMillis(),
                 second.vacuuming()));
+        flush(secondsCsv);
+        flush(maintenanceCsv);
         if ((second.effects() < rate / 2 || second.worstMillis() > SLOW_MILLIS) && stallReports < MAX_STALL_REPORTS) {
             stallReports++;
             System.err.printf(Locale.ROOT, "soak: %s second %d: %d effects against %.0f offered, worst %.0f ms%n%s%n  postgres: %s%n"
