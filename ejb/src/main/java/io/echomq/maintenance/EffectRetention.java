@@ -113,6 +113,6 @@ final class EffectRetention implements MaintenanceDuty {
             }
         }
         walks.put(queueName, walk);
-        return new Pass(0, 0, 0, 0, deleted, 0);
+        return Pass.effectRowsDeleted(deleted);
     }
 }

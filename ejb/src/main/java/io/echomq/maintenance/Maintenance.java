@@ -139,10 +139,10 @@ public final class Maintenance {
             Pass pass = tallies.get(duty).add(run(duty), System.nanoTime());
             if (pass != null) {
                 LOG.log(Level.INFO, "maintenance: the {0} made {1} changes since its last report ({2} expired leases back to "
-                        + "pending, {3} dead-lettered, {4} finished jobs trimmed, {5} completed by the reconciler, {6} old effect rows "
-                        + "deleted, {7} jobs of recurring schedules made)",
-                        new Object[] {duty.name(), pass.changes(), pass.reapedToPending(), pass.reapedToDead(), pass.trimmed(),
-                                pass.reconciled(), pass.effectRowsDeleted(), pass.scheduledJobs()});
+                        + "pending, {3} dead-lettered, {4} cancelled as requested, {5} finished jobs trimmed, {6} completed by the reconciler, "
+                        + "{7} old effect rows deleted, {8} jobs of recurring schedules made)",
+                        new Object[] {duty.name(), pass.changes(), pass.reapedToPending(), pass.reapedToDead(), pass.reapedToCancelled(),
+                                pass.trimmed(), pass.reconciled(), pass.effectRowsDeleted(), pass.scheduledJobs()});
             }
         } catch (RuntimeException | Error e) {
             // A scheduled task that throws is never run again: nothing may escape.

@@ -5,8 +5,8 @@ import io.echomq.queue.ReapResult;
 import java.time.Duration;
 
 /**
- * Returns expired leases to pending, or dead-letters jobs whose attempts are spent: the
- * recovery that makes delivery at-least-once. The one way a job leaves the active state
+ * Returns expired leases to pending, dead-letters jobs whose attempts are spent, and cancels
+ * jobs whose cancel was requested: the recovery that makes delivery at-least-once. The one way a job leaves the active state
  * without its worker.
  */
 final class Reaper implements MaintenanceDuty {
@@ -38,14 +38,16 @@ final class Reaper implements MaintenanceDuty {
     public Pass runOnce(String queueName) {
         int toPending = 0;
         int toDead = 0;
+        int toCancelled = 0;
         for (int call = 0; call < MAX_CALLS_PER_RUN; call++) {
             ReapResult reaped = queue.reap(queueName, batch);
             toPending += reaped.toPending();
             toDead += reaped.toDead();
+            toCancelled += reaped.toCancelled();
             if (reaped.total() < batch) {
                 break;
             }
         }
-        return new Pass(toPending, toDead, 0, 0, 0, 0);
+        return Pass.reaped(toPending, toDead, toCancelled);
     }
 }

@@ -72,7 +72,7 @@ final class Reconciler implements MaintenanceDuty {
                 }
             }
         }
-        return new Pass(0, 0, 0, completed, 0, 0);
+        return Pass.reconciled(completed);
     }
 
     /** Completes the job unless it moved on meanwhile; the script refuses a job of another creation time. */

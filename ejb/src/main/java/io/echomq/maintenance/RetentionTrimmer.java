@@ -29,6 +29,6 @@ final class RetentionTrimmer implements MaintenanceDuty {
 
     @Override
     public Pass runOnce(String queueName) {
-        return new Pass(0, 0, queue.trim(queueName, retention).total(), 0, 0, 0);
+        return Pass.trimmed(queue.trim(queueName, retention).total());
     }
 }

@@ -45,6 +45,6 @@ final class ScheduleTicker implements MaintenanceDuty {
             LOG.log(Level.INFO, "schedules on queue ''{0}'': {1} slots skipped (paused, or missed as the misfire policy says)",
                     new Object[] {queueName, tick.skipped()});
         }
-        return new Pass(0, 0, 0, 0, 0, tick.fired());
+        return Pass.scheduled(tick.fired());
     }
 }

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 class ChangeTallyTest {
 
     private static final long SECOND = 1_000_000_000L;
-    private static final Pass TEN_ROWS = new Pass(0, 0, 0, 0, 10, 0);
+    private static final Pass TEN_ROWS = Pass.effectRowsDeleted(10);
 
     @Test
     void theFirstChangeIsReportedAtOnceAndTheNextMinutesChangesInOneLine() {

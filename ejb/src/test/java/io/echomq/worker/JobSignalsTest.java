@@ -106,6 +106,39 @@ class JobSignalsTest {
         assertThat(engine.ledger().entries()).as("invariant 6: its effect committed, so it ends completed").isEqualTo(1);
     }
 
+    /**
+     * The heartbeat that would tell the handler comes every 10 s; the attempt fails long before
+     * it. The request must not be lost: the job ends cancelled, and its retry never applies the
+     * effect the operator cancelled.
+     */
+    @Test
+    void anAttemptThatFailsBeforeItsHandlerLearnsOfTheCancelEndsTheJobCancelledNotRetried() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch fail = new CountDownLatch(1);
+        LedgerChargeHandler charge = new LedgerChargeHandler();
+        JobHandler handler = job -> {
+            if (job.attempt() == 1) {
+                started.countDown();
+                fail.await(20, TimeUnit.SECONDS);
+                throw new IllegalStateException("the payment provider timed out");
+            }
+            charge.handle(job);
+        };
+        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
+        engine.startWorker("w1", handler, slowHeartbeat(), FaultInjector.NONE);
+        assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(engine.queue.cancel(engine.queueName, job.id())).isInstanceOf(ManualTransition.CancelRequested.class);
+        fail.countDown();
+
+        await("finished", PATIENCE, () -> job(job.id()).state().isFinished());
+        assertThat(job(job.id()).state()).isEqualTo(JobState.CANCELLED);
+        assertThat(job(job.id()).attempts()).as("not run again").isEqualTo(1);
+        assertThat(engine.ledger().entries()).as("the cancelled effect never applied").isZero();
+        assertThat(engine.queue.history(engine.queueName, job.id())).extracting(JobEvent::event)
+                .contains("cancel-requested", "cancelled").doesNotContain("retried", "completed");
+    }
+
     @Test
     void stoppingWithoutARequestIsAnOrdinaryFailureAndTheJobIsRetried() {
         JobHandler handler = job -> {

@@ -32,6 +32,7 @@ local prefix, id, token, created, reason = ARGV[1], ARGV[2], ARGV[3], ARGV[4], A
 -- #include log_event
 -- #include fence
 -- #include leave_active
+-- #include cancel_active
 
 local rejected, fields = fence(prefix, id, job, token, created, 'stop', 'cancel_requested', 'worker', 'lane')
 if rejected then
@@ -41,10 +42,6 @@ if not fields[4] then
   return {'NOT_REQUESTED'}
 end
 local now = now_ms()
-rcall('ZREM', active, id)
-leave_active(prefix, fields[6], {id})
-rcall('ZADD', cancelled, now, id)
-rcall('HSET', job, 'state', 'cancelled', 'finished_at', now, 'last_error', reason)
-rcall('HDEL', job, 'lease_until')
-log_event(prefix, id, now, 'cancelled', token, fields[5], nil, 'stopped by its handler on request: ' .. reason)
+cancel_active(prefix, active, cancelled, job, id, fields[6], now, token, fields[5], reason,
+  'stopped by its handler on request: ' .. reason)
 return {'OK', now}

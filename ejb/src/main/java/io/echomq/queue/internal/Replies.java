@@ -104,14 +104,15 @@ public final class Replies {
         return switch (text(r.get(0))) {
             case "RETRY" -> new RetryOutcome.Scheduled(lease, state(r.get(1)), millis(r.get(2)));
             case "DEAD" -> new RetryOutcome.DeadLettered(lease, number(r.get(1)));
+            case "CANCELLED" -> new RetryOutcome.Cancelled(lease, millis(r.get(1)));
             default -> rejected(lease, r, "retry");
         };
     }
 
     public static ReapResult reaped(String queue, Object reply) {
         List<Object> r = list(reply, "reap");
-        List<String> ids = r.subList(2, r.size()).stream().map(Replies::text).toList();
-        return new ReapResult(queue, (int) number(r.get(0)), (int) number(r.get(1)), ids);
+        List<String> ids = r.subList(3, r.size()).stream().map(Replies::text).toList();
+        return new ReapResult(queue, (int) number(r.get(0)), (int) number(r.get(1)), (int) number(r.get(2)), ids);
     }
 
     public static ManualTransition moved(String queue, String jobId, JobState to, Object reply, String refusal) {

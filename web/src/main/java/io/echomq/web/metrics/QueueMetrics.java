@@ -6,6 +6,7 @@ import io.echomq.maintenance.Pass;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.OutboxGauge;
 import io.echomq.queue.RetryOutcome;
+import io.echomq.queue.StopOutcome;
 import io.echomq.worker.WorkerListener;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -113,9 +114,17 @@ public class QueueMetrics implements WorkerListener, MaintenanceListener {
 
     @Override
     public void retried(ClaimedJob job, RetryOutcome outcome, String error) {
-        String name = outcome instanceof RetryOutcome.DeadLettered ? "echomq.jobs.dead" : "echomq.jobs.retried";
+        String name = outcome instanceof RetryOutcome.DeadLettered ? "echomq.jobs.dead"
+                : outcome instanceof RetryOutcome.Cancelled ? "echomq.jobs.cancelled" : "echomq.jobs.retried";
         registry.counter(name, "queue", job.lease().queue()).increment();
         throughput.failed(job.lease().queue());
+    }
+
+    @Override
+    public void stopped(ClaimedJob job, StopOutcome outcome) {
+        if (outcome instanceof StopOutcome.Stopped) {
+            registry.counter("echomq.jobs.cancelled", "queue", job.lease().queue()).increment();
+        }
     }
 
     /*

@@ -1,7 +1,9 @@
 --[[
   retry: a failed attempt. Records the error and schedules the next attempt after a backoff
   computed on the server clock, or dead-letters the job when its attempts are spent (or the
-  failure is permanent).
+  failure is permanent). A job whose cancel was requested ends cancelled instead: its attempt
+  failed without committing, and the request must not be lost to a retry that the heartbeat
+  never had the chance to report (a worker learns of a request only from a heartbeat).
 
   A contended attempt (its effect key was held by another transaction, most likely an earlier
   attempt's zombie, so it wrote nothing and never ran the handler) does not spend the job's
@@ -20,6 +22,7 @@
     KEYS[3] delayed   echomq:{q}:delayed
     KEYS[4] dead      echomq:{q}:dead      zset id -> time of death (for retention)
     KEYS[5] ring      echomq:{q}:lanes
+    KEYS[6] cancelled echomq:{q}:cancelled zset id -> time cancelled (for retention)
     ARGV[1] prefix    echomq:{q}:
     ARGV[2] job id
     ARGV[3] token
@@ -33,12 +36,13 @@
   Output:
     {'RETRY', state, due_at}            state 'delayed' (due_at in ms) or 'pending'
     {'DEAD', attempts}
+    {'CANCELLED', finished_at}          its cancel was requested: the attempt ended it
     {'NOT_FOUND'}                       no such job, or a job of another creation time
     {'STALE_TOKEN', state, attempts}
     {'NOT_ACTIVE', state, attempts}
 ]]
 local rcall = redis.call
-local job, active, delayed, dead, ring = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local job, active, delayed, dead, ring, cancelled = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local prefix, id, token, created, err = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local base_ms, cap_ms, kind = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
 
@@ -47,13 +51,19 @@ local base_ms, cap_ms, kind = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
 -- #include log_event
 -- #include fence
 -- #include leave_active
+-- #include cancel_active
 
-local rejected, fenced = fence(prefix, id, job, token, created, 'retry', 'lane')
+local rejected, fenced = fence(prefix, id, job, token, created, 'retry', 'lane', 'cancel_requested')
 if rejected then
   return rejected
 end
 local now = now_ms()
 local attempts = tonumber(token)
+if fenced[5] then
+  cancel_active(prefix, active, cancelled, job, id, fenced[4], now, token, rcall('HGET', job, 'worker'), err,
+    'its cancel was requested and its attempt failed: ' .. err)
+  return {'CANCELLED', now}
+end
 local fields = rcall('HMGET', job, 'max_attempts', 'retry_budget', 'contended_refunds')
 local max_attempts = tonumber(fields[1])
 if kind == 'contended' then
