@@ -20,6 +20,13 @@ final class RequestChecks {
             "must be 1 to 64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit";
 
     static final int MAX_IDEMPOTENCY_KEY_CHARS = 255;
+    /**
+     * The idempotency keys of recurring jobs: schedule-fire-6 enqueues each slot under
+     * {@code schedule:<name>:<slot ms>}. A submission that took one would make the slot's firing
+     * a duplicate of the submitter's job (and the effect store would skip the schedule's handler
+     * for it), so a submitter could replace an admin's recurring job: no submission may use it.
+     */
+    static final String SCHEDULE_KEY_PREFIX = "schedule:";
     static final int MAX_WORKER_ID_CHARS = 200;
     static final Duration MIN_LEASE = Duration.ofMillis(10);
     static final Duration MAX_LEASE = Duration.ofHours(24);
@@ -64,7 +71,12 @@ final class RequestChecks {
     }
 
     static String idempotencyKey(String key) {
-        return key("idempotencyKey", key);
+        key("idempotencyKey", key);
+        if (key.startsWith(SCHEDULE_KEY_PREFIX)) {
+            throw new InvalidRequestException("idempotencyKey",
+                    "must not start with '" + SCHEDULE_KEY_PREFIX + "': that prefix is reserved for the jobs of recurring schedules");
+        }
+        return key;
     }
 
     /** A dedupe key becomes part of a Valkey key (after the queue's hash tag): the idempotency key's rule. */

@@ -7,7 +7,8 @@
 
   Invariant: exactly one job per slot: each fired slot's job is enqueued (as enqueue does, with
   enqueue_one) under the slot's own idempotency key 'schedule:<name>:<slot ms>', so even a
-  slot planned twice makes one job; a slot is fired only once due on the server clock (TIME
+  slot planned twice makes one job (the client refuses that prefix in every submission, so no
+  submitted job can take a slot: RequestChecks.SCHEDULE_KEY_PREFIX); a slot is fired only once due on the server clock (TIME
   here, never the caller's: a plan made on a clock ahead of the server's is refused); a slot is
   skipped only when it came due while the schedule was paused or is later than the misfire
   grace, and no more late slots fire than the misfire policy allows. A refused or stale call

@@ -488,6 +488,32 @@ class ApiE2eIT {
                     .as("its jobs stay").isEqualTo(200);
         }
 
+        /**
+         * A submitter who may not define schedules must not be able to replace one: a job posted
+         * under the idempotency key of a schedule's next slot would make that slot's firing a
+         * duplicate of the submitter's job, and the admin's payload would never run.
+         */
+        @Test
+        void aSubmitterCannotTakeTheNextSlotOfARecurringJob() throws Exception {
+            E2eHttp.Response created = app.admin.put(SCHEDULES + "/takeover-target",
+                    "{\"intervalMs\": 2000, \"payload\": {\"report\": \"admin\"}, \"misfire\": \"skip\"}");
+            assertThat(created.status()).as("%s", created).isEqualTo(201);
+            long nextSlot = java.time.Instant.parse(awaitSchedule("takeover-target", s -> s.containsKey("nextSlot"))
+                    .getString("nextSlot")).toEpochMilli();
+
+            E2eHttp.Response taken = app.submitter.post("/api/queues/" + QUEUE + "/jobs", "{\"payload\": {\"report\": \"submitter\"}, \"runAt\": " + nextSlot + "}",
+                    Map.of("Idempotency-Key", "schedule:takeover-target:" + nextSlot));
+
+            assertRefused(taken, 400, "idempotencyKey");
+            JsonObject fired = awaitSchedule("takeover-target", s -> s.containsKey("lastSlot")
+                    && java.time.Instant.parse(s.getString("lastSlot")).toEpochMilli() >= nextSlot);
+            assertThat(fired.getJsonArray("history").stream().map(JsonObject.class::cast).map(e -> e.getString("event")))
+                    .as("the slot fired the schedule's own job").contains("fired").doesNotContain("duplicate");
+            JsonObject job = json(app.submitter.get("/api/queues/" + QUEUE + "/jobs/" + fired.getString("lastJob")));
+            assertThat(job.getJsonObject("payload").getString("report")).isEqualTo("admin");
+            assertThat(app.admin.delete(SCHEDULES + "/takeover-target").status()).isEqualTo(200);
+        }
+
         @Test
         void anUnchangedDefinitionChangesNothingAndAChangedOneReplacesIt() {
             String daily = "{\"cron\": \"30 4 * * *\", \"zone\": \"UTC\"}";
