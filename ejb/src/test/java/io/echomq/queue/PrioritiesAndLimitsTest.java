@@ -259,6 +259,39 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
             assertThat(lanes(awaitClaim(10))).containsExactly("a", "a");
         }
 
+        /**
+         * A rate limit far above the load must not make its start logs grow with the limit: a busy
+         * lane's log never expires, so one trimmed only when it could stand in the way would
+         * head for the limit's maximum (10^5 here) and then be trimmed in one long command inside
+         * a claim. 5,000 starts in 5 s, paced on the server clock at 1,000 a second, against a
+         * 1-second window: each log holds about one window of starts.
+         */
+        @Test
+        void startLogsHoldAboutOneWindowOfStartsHoweverHighTheLimit() {
+            client.setLimits(queue, QueueLimits.NONE.withRate(100_000, Duration.ofSeconds(1))
+                    .withLaneRate(100_000, Duration.ofSeconds(1)));
+            List<NewJob> jobs = new ArrayList<>();
+            for (int i = 0; i < 5_000; i++) {
+                jobs.add(NewJob.of("{}").inLane("hot"));
+            }
+            for (int from = 0; from < jobs.size(); from += 500) {
+                client.enqueueBatch(queue, jobs.subList(from, from + 500));
+            }
+            int perCall = 50;
+            int started = 0;
+            long largestLog = 0;
+            while (started < jobs.size()) {
+                long next = serverNowMs() + 50;   // never faster than 1,000 a second, even after a slow call
+                started += claim(perCall).size();
+                awaitServerTime(next);
+                largestLog = Math.max(largestLog, Math.max(redis.zcard(keys.prefix() + "started:hot"), redis.zcard(keys.prefix() + "started")));
+            }
+
+            assertThat(started).isEqualTo(5_000);
+            assertThat(largestLog).as("a window's starts (1,000 a second) and one call's, not every start")
+                    .isBetween(900L, 1_000L + 2L * perCall);
+        }
+
         /** Claims until something is claimed: the window frees a place on the server clock, within a second. */
         private List<ClaimedJob> awaitClaim(int max) {
             long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();

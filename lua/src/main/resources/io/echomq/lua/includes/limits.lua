@@ -33,9 +33,9 @@ end
 
 -- How many starts of a log count against a limit of max per window, for a caller that would
 -- start up to wanted: the starts inside the window (now - window, now], or, when even counting
--- the older ones leaves room for wanted, that count. Older starts are dropped only when they
--- could stand in the way, which spares the claim a command while a limit is far off; a log never
--- holds more than max + one call's starts either way.
+-- the older ones leaves room for wanted, that count. Starts that left the window since the last
+-- log_starts are dropped here only when they could stand in the way, which spares the claim a
+-- command while a limit is far off.
 local function starts_in_window(log, now, window, max, wanted)
   local count = redis.call('ZCARD', log)
   if max - count < wanted then
@@ -96,9 +96,14 @@ local function lane_allowance(prefix, active, lane, now, limits, verify, wanted)
   return allowance, nil
 end
 
--- Records the starts of one call: id:token members, so every claim is its own entry; the log
--- expires a window after its last start, so a limit removed leaves nothing behind.
+-- Records the starts of one call: id:token members, so every claim is its own entry. Starts
+-- that left the window go first, so a log holds the starts of one window (plus one call's),
+-- however high the limit: a busy lane's log never expires, and a log trimmed only when full
+-- would grow towards the limit's maximum and then be trimmed in one long command inside a
+-- claim. Each start is removed once, so the trim costs a claim no more than its own starts.
+-- The log expires a window after its last start, so a limit removed leaves nothing behind.
 local function log_starts(log, now, window, members)
+  redis.call('ZREMRANGEBYSCORE', log, '-inf', now - window)
   local args = {}
   for _, member in ipairs(members) do
     args[#args + 1] = now
