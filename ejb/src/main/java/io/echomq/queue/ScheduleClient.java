@@ -5,10 +5,14 @@ import io.echomq.queue.internal.Replies;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisClusterOperationException;
@@ -26,8 +30,8 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  */
 public final class ScheduleClient {
 
-    /** Schedules of one queue read per tick at most. */
-    public static final int MAX_DUE_PER_TICK = 100;
+    /** Due schedules read at a time; a tick reads pages until none is left. */
+    static final int DUE_PER_PAGE = 100;
 
     /** What a put did. */
     public enum PutResult {
@@ -148,55 +152,87 @@ public final class ScheduleClient {
     }
 
     /**
-     * One tick over the queue's schedules, as every server's maintenance runs it: reads the server
-     * time and the due schedules, plans each, and fires it. Schedules another server fired first
-     * count as raced; nothing fires twice.
+     * One tick over the queue's schedules, as every server's maintenance runs it: fires every
+     * schedule due, a page at a time, each page planned at the server time read with it (so
+     * lateness is judged when a schedule is reached, not when the tick began). Each server takes a
+     * page in its own random order, so servers ticking together spread over it instead of racing
+     * for the same schedules. Schedules another server fired first count as raced; nothing fires
+     * twice. A schedule that cannot be fired here (a problem) is not tried again in the same tick.
      */
     public Tick tick(String queue) {
-        Due due = due(queue, MAX_DUE_PER_TICK);
-        if (due.names().isEmpty()) {
-            return Tick.NOTHING;
-        }
         QueueKeys keys = new QueueKeys(queue);
-        int fired = 0;
-        long skipped = 0;
-        int raced = 0;
-        List<String> problems = new ArrayList<>();
-        for (String name : due.names()) {
-            Optional<ScheduleView> found = read(keys, name, false);
-            if (found.isEmpty() || found.get().paused()) {
-                raced++;
-                continue;
+        Set<String> handled = new HashSet<>();
+        Set<String> stillDue = new HashSet<>();
+        TickTally tally = new TickTally();
+        while (true) {
+            // Schedules this tick could not fire stay due and come first: ask past them.
+            Due due = due(queue, DUE_PER_PAGE + stillDue.size());
+            List<String> page = new ArrayList<>(due.names());
+            page.removeAll(handled);
+            if (page.isEmpty()) {
+                return tally.tick();
             }
-            ScheduleView view = found.get();
-            Schedule definition = view.definition();
-            FiringPlan plan;
-            try {
-                plan = FiringPlan.plan(definition.slots(), definition.misfire(), definition.misfireLimit(),
-                        definition.misfireGrace().toMillis(), view.nextSlotMs(), view.anchor().toEpochMilli(),
-                        view.resumedAt().map(i -> OptionalLong.of(i.toEpochMilli())).orElse(OptionalLong.empty()), due.nowMs());
-            } catch (InvalidRequestException e) {
-                problems.add("schedule '" + name + "' cannot be planned here: " + e.getMessage());
-                continue;
-            }
-            if (plan.nothingDue(view.nextSlotMs())) {
-                continue;
-            }
-            if (plan.nextSlotMs() == ScheduleSlots.NO_SLOT) {
-                problems.add("schedule '" + name + "' has no slot after " + due.nowMs() + " ms: it fires no more");
-                continue;
-            }
-            ScheduleFiring result = fire(queue, name, view.version(), view.nextSlotMs(), plan);
-            switch (result.status()) {
-                case FIRED -> {
-                    fired += result.fired().size();
-                    skipped += result.skipped();
+            Collections.shuffle(page, ThreadLocalRandom.current());
+            for (String name : page) {
+                handled.add(name);
+                if (!fireDue(queue, keys, name, due.nowMs(), tally)) {
+                    stillDue.add(name);
                 }
-                case STALE, PAUSED, NOT_FOUND, NOT_DUE -> raced++;
-                case REFUSED -> problems.add("schedule '" + name + "': the plan was refused: " + result.detail().orElse(""));
             }
         }
-        return new Tick(fired, skipped, raced, List.copyOf(problems));
+    }
+
+    /** Plans and fires one due schedule; false when it could not, so that it is still due. */
+    private boolean fireDue(String queue, QueueKeys keys, String name, long nowMs, TickTally tally) {
+        Optional<ScheduleView> found = read(keys, name, false);
+        if (found.isEmpty() || found.get().paused()) {
+            tally.raced++;
+            return true;
+        }
+        ScheduleView view = found.get();
+        Schedule definition = view.definition();
+        FiringPlan plan;
+        try {
+            plan = FiringPlan.plan(definition.slots(), definition.misfire(), definition.misfireLimit(),
+                    definition.misfireGrace().toMillis(), view.nextSlotMs(), view.anchor().toEpochMilli(),
+                    view.resumedAt().map(i -> OptionalLong.of(i.toEpochMilli())).orElse(OptionalLong.empty()), nowMs);
+        } catch (InvalidRequestException e) {
+            tally.problems.add("schedule '" + name + "' cannot be planned here: " + e.getMessage());
+            return false;
+        }
+        if (plan.nothingDue(view.nextSlotMs())) {
+            return true;
+        }
+        if (plan.nextSlotMs() == ScheduleSlots.NO_SLOT) {
+            tally.problems.add("schedule '" + name + "' has no slot after " + nowMs + " ms: it fires no more");
+            return false;
+        }
+        ScheduleFiring result = fire(queue, name, view.version(), view.nextSlotMs(), plan);
+        switch (result.status()) {
+            case FIRED -> {
+                tally.fired += result.fired().size();
+                tally.skipped += result.skipped();
+            }
+            case STALE, PAUSED, NOT_FOUND, NOT_DUE -> tally.raced++;
+            case REFUSED -> {
+                tally.problems.add("schedule '" + name + "': the plan was refused: " + result.detail().orElse(""));
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** What a tick has done so far; used by the thread that ticks. */
+    private static final class TickTally {
+        int fired;
+        long skipped;
+        int raced;
+        final List<String> problems = new ArrayList<>();
+
+        Tick tick() {
+            return fired == 0 && skipped == 0 && raced == 0 && problems.isEmpty() ? Tick.NOTHING
+                    : new Tick(fired, skipped, raced, List.copyOf(problems));
+        }
     }
 
     private Optional<ScheduleView> read(QueueKeys keys, String name, boolean withHistory) {
