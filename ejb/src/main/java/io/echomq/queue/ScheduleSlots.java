@@ -63,7 +63,10 @@ public sealed interface ScheduleSlots {
         } catch (IllegalArgumentException e) {
             throw new InvalidRequestException("cron", "is not a valid cron expression: " + e.getMessage());
         }
-        Cronned slots = new Cronned(ExecutionTime.forCron(cron), zoneId);
+        String[] parts = text.split(" ");
+        int minute = fields == 6 ? 1 : 0;
+        boolean byElapsedTime = parts[minute].startsWith("*") || parts[minute + 1].startsWith("*");
+        Cronned slots = new Cronned(ExecutionTime.forCron(cron), zoneId, byElapsedTime);
         if (slots.next(0) == NO_SLOT && slots.next(System.currentTimeMillis()) == NO_SLOT) {
             throw new InvalidRequestException("cron", "never matches: '" + text + "'");
         }
@@ -99,19 +102,63 @@ public sealed interface ScheduleSlots {
         }
     }
 
-    /** The times a cron expression matches in its zone (daylight-saving gaps and repeats as cron-utils resolves them). */
+    /**
+     * The times a cron expression matches in its zone. Where daylight saving changes the clocks,
+     * the rule is cron's (Vixie cron, as Linux distributions ship it):
+     * <ul>
+     * <li>clocks go forward: a local time that does not exist that night does not fire (as
+     *     cron-utils resolves it);</li>
+     * <li>clocks go back: an expression at fixed minutes and hours fires once per wall-clock time,
+     *     at the first of the two instants that show it ({@code 30 2 * * *} runs once on the
+     *     night of the change); one whose minute or hour field is a wildcard ({@code *},
+     *     {@code *}{@code /n}) runs by elapsed time and fires in both (an hourly report runs
+     *     every hour of a 25-hour day).</li>
+     * </ul>
+     */
     final class Cronned implements ScheduleSlots {
+
+        /** More instances in a row than a repeated hour holds (3,600 seconds), so a search always ends. */
+        private static final int MOST_REPEATED_IN_A_ROW = 4_000;
 
         private final ExecutionTime times;
         private final ZoneId zone;
+        private final boolean byElapsedTime;
 
-        Cronned(ExecutionTime times, ZoneId zone) {
+        Cronned(ExecutionTime times, ZoneId zone, boolean byElapsedTime) {
             this.times = times;
             this.zone = zone;
+            this.byElapsedTime = byElapsedTime;
         }
 
         @Override
         public long next(long afterMs) {
+            long slot = matchAfter(afterMs);
+            for (int guard = 0; slot != NO_SLOT && isRepeatedWallClockTime(slot) && guard < MOST_REPEATED_IN_A_ROW; guard++) {
+                slot = matchAfter(slot);
+            }
+            return slot;
+        }
+
+        @Override
+        public long previous(long beforeMs) {
+            long slot = matchBefore(beforeMs);
+            for (int guard = 0; slot != Long.MIN_VALUE && isRepeatedWallClockTime(slot) && guard < MOST_REPEATED_IN_A_ROW; guard++) {
+                slot = matchBefore(slot);
+            }
+            return slot;
+        }
+
+        /** The second instant showing a local time that occurs twice (the clocks went back), for a fixed-time expression. */
+        private boolean isRepeatedWallClockTime(long ms) {
+            if (byElapsedTime) {
+                return false;
+            }
+            ZonedDateTime local = ZonedDateTime.ofInstant(Instant.ofEpochMilli(ms), zone);
+            return !local.withEarlierOffsetAtOverlap().toInstant().equals(local.toInstant());
+        }
+
+        /** The first match of the expression strictly after {@code afterMs}, repeated wall-clock times included. */
+        private long matchAfter(long afterMs) {
             long at = afterMs;
             // cron-utils works in whole seconds: step on until the answer is really after afterMs.
             for (int guard = 0; guard < 4; guard++) {
@@ -128,8 +175,8 @@ public sealed interface ScheduleSlots {
             return NO_SLOT;
         }
 
-        @Override
-        public long previous(long beforeMs) {
+        /** The last match of the expression strictly before {@code beforeMs}, repeated wall-clock times included. */
+        private long matchBefore(long beforeMs) {
             Optional<ZonedDateTime> p = times.lastExecution(at(beforeMs));
             if (p.isEmpty()) {
                 return Long.MIN_VALUE;
@@ -143,7 +190,7 @@ public sealed interface ScheduleSlots {
                 ms = earlier.get().toInstant().toEpochMilli();
             }
             // And never one short: a slot between the answer and beforeMs (a truncated second) is the previous one.
-            for (long n = next(ms); n < beforeMs; n = next(ms)) {
+            for (long n = matchAfter(ms); n < beforeMs; n = matchAfter(ms)) {
                 ms = n;
             }
             return ms < beforeMs ? ms : Long.MIN_VALUE;

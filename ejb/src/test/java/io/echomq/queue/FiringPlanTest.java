@@ -44,6 +44,55 @@ class FiringPlanTest {
         assertThat(everySecond.count(10_000, 12_000, 100)).isEqualTo(3);
     }
 
+    private static final ZoneId PARIS = ZoneId.of("Europe/Paris");
+
+    /** Every slot of {@code slots} in [from, to), as local times in Paris with their offsets. */
+    private static List<String> slotsBetween(ScheduleSlots slots, ZonedDateTime from, ZonedDateTime to) {
+        List<String> out = new java.util.ArrayList<>();
+        for (long s = slots.next(from.toInstant().toEpochMilli() - 1); s < to.toInstant().toEpochMilli(); s = slots.next(s)) {
+            out.add(Instant.ofEpochMilli(s).atZone(PARIS).toOffsetDateTime().toString());
+        }
+        return out;
+    }
+
+    /** Clocks go back at 03:00 CEST on 2026-10-25 in Paris: 02:00 to 02:59 happen twice. */
+    @Test
+    void whenClocksGoBackAFixedTimeFiresOnceAtItsFirstInstantAndAWildcardFiresInBoth() {
+        ZonedDateTime saturday = ZonedDateTime.of(2026, 10, 24, 12, 0, 0, 0, PARIS);
+        ZonedDateTime monday = ZonedDateTime.of(2026, 10, 26, 12, 0, 0, 0, PARIS);
+        ScheduleSlots nightly = ScheduleSlots.cron("30 2 * * *", "Europe/Paris");
+
+        assertThat(slotsBetween(nightly, saturday, monday)).containsExactly("2026-10-25T02:30+02:00", "2026-10-26T02:30+01:00");
+        long second = ZonedDateTime.of(2026, 10, 25, 2, 30, 0, 0, PARIS).withLaterOffsetAtOverlap().toInstant().toEpochMilli();
+        assertThat(Instant.ofEpochMilli(nightly.previous(second + 3_600_000)).atZone(PARIS).toOffsetDateTime().toString())
+                .as("previous agrees with next").isEqualTo("2026-10-25T02:30+02:00");
+        assertThat(nightly.count(saturday.toInstant().toEpochMilli(), monday.toInstant().toEpochMilli(), 100)).isEqualTo(2);
+        long afterTheFirst = ZonedDateTime.of(2026, 10, 25, 2, 45, 0, 0, PARIS).withEarlierOffsetAtOverlap().toInstant().toEpochMilli();
+        assertThat(Instant.ofEpochMilli(nightly.next(afterTheFirst)).atZone(PARIS).toOffsetDateTime().toString())
+                .as("planned from within the repeated hour, after the first 02:30").isEqualTo("2026-10-26T02:30+01:00");
+
+        ScheduleSlots halfHourly = ScheduleSlots.cron("*/30 * * * *", "Europe/Paris");
+        ZonedDateTime from = ZonedDateTime.of(2026, 10, 25, 1, 45, 0, 0, PARIS);
+        assertThat(slotsBetween(halfHourly, from, from.plusHours(3))).as("runs by elapsed time: every half hour of the day")
+                .containsExactly("2026-10-25T02:00+02:00", "2026-10-25T02:30+02:00", "2026-10-25T02:00+01:00",
+                        "2026-10-25T02:30+01:00", "2026-10-25T03:00+01:00", "2026-10-25T03:30+01:00");
+        ScheduleSlots hourly = ScheduleSlots.cron("0 * * * *", "Europe/Paris");
+        assertThat(slotsBetween(hourly, saturday.plusHours(12), saturday.plusHours(37))).as("a 25-hour day").hasSize(25);
+    }
+
+    /** Clocks go forward at 02:00 CET on 2026-03-29 in Paris: 02:00 to 02:59 do not exist. */
+    @Test
+    void whenClocksGoForwardATimeThatDoesNotExistThatNightDoesNotFire() {
+        ZonedDateTime saturday = ZonedDateTime.of(2026, 3, 28, 12, 0, 0, 0, PARIS);
+        ScheduleSlots nightly = ScheduleSlots.cron("30 2 * * *", "Europe/Paris");
+        assertThat(slotsBetween(nightly, saturday, saturday.plusDays(2))).containsExactly("2026-03-30T02:30+02:00");
+
+        ScheduleSlots halfHourly = ScheduleSlots.cron("*/30 * * * *", "Europe/Paris");
+        ZonedDateTime from = ZonedDateTime.of(2026, 3, 29, 1, 15, 0, 0, PARIS);
+        assertThat(slotsBetween(halfHourly, from, from.plusHours(2))).containsExactly(
+                "2026-03-29T01:30+01:00", "2026-03-29T03:00+02:00", "2026-03-29T03:30+02:00", "2026-03-29T04:00+02:00");
+    }
+
     @Test
     void badDefinitionsNameTheirField() {
         assertThatThrownBy(() -> ScheduleSlots.cron("61 * * * *", "UTC")).isInstanceOf(InvalidRequestException.class)
