@@ -1,5 +1,6 @@
 package io.echomq.queue;
 
+import static io.echomq.testkit.property.Draw.weight;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.queue.internal.QueueKeys;
@@ -10,16 +11,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import io.echomq.testkit.property.Draw;
+import io.echomq.testkit.property.SequenceProperty;
+import io.echomq.testkit.property.SequenceProperty.Scenario;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterProperty;
-import net.jqwik.api.lifecycle.BeforeProperty;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -36,12 +35,15 @@ import redis.clients.jedis.UnifiedJedis;
  *       the fired count is the number of jobs;</li>
  *   <li>a rogue plan is refused or found stale, never carried out.</li>
  * </ul>
+ * Each of the 60 sequences (a schedule's definition, then 5 to 30 steps, drawn from a seed:
+ * {@link SequenceProperty}) runs on a schedule of its own; a failure prints its seed and its
+ * shortest failing prefix.
  */
 class SchedulePropertyTest {
 
     private static final int SERVERS = 3;
+    private static final int SEQUENCES = 60;
     private static final AtomicInteger QUEUES = new AtomicInteger();
-    private static final AtomicLong SEQUENCES = new AtomicLong();
     private static final AtomicLong FIRES = new AtomicLong();
     private static final AtomicLong JOBS = new AtomicLong();
     private static final AtomicLong REFUSED = new AtomicLong();
@@ -53,9 +55,8 @@ class SchedulePropertyTest {
         return RealServices.valkey().newClient();
     }
 
-    @BeforeProperty
+    @BeforeEach
     void connect() {
-        SEQUENCES.set(0);
         FIRES.set(0);
         JOBS.set(0);
         REFUSED.set(0);
@@ -63,53 +64,61 @@ class SchedulePropertyTest {
         schedules = QueueClient.connect(redis, QueueSettings.DEFAULT).schedules();
     }
 
-    @AfterProperty
-    void report() {
-        System.out.printf("%s: sequences=%d fire_calls=%d jobs=%d rogue_refused=%d duplicates=0%n", getClass().getSimpleName(),
-                SEQUENCES.get(), FIRES.get(), JOBS.get(), REFUSED.get());
+    @AfterEach
+    void disconnect() {
         redis.close();
     }
 
-    @Property(tries = 60)
-    void oneJobPerSlotNeverEarlyNoneLost(@ForAll("definitions") Definition definition, @ForAll("scenarios") List<Action> actions)
-            throws InterruptedException {
-        SEQUENCES.incrementAndGet();
+    @Test
+    void oneJobPerSlotNeverEarlyNoneLost() {
+        SequenceProperty property = SequenceProperty.of(getClass(), SEQUENCES);
+        try {
+            property.check(draw -> new Scenario<>(definition(draw), scenario(draw)), SchedulePropertyTest::freshSchedule);
+        } finally {
+            System.out.printf("%s: sequences=%d fire_calls=%d jobs=%d rogue_refused=%d duplicates=0%n", getClass().getSimpleName(),
+                    property.sequences(), FIRES.get(), JOBS.get(), REFUSED.get());
+        }
+    }
+
+    /** A schedule of the definition on a queue of its own, created through the API. */
+    static Run freshSchedule(Definition definition) {
         String queue = "sched-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
         Schedule schedule = Schedule.every(queue, "s", Duration.ofMillis(definition.intervalMs), "{}")
                 .withMisfire(definition.misfire, definition.limit).withMisfireGrace(Duration.ofMillis(definition.graceMs));
         assertThat(schedules.put(schedule, "api")).isEqualTo(ScheduleClient.PutResult.CREATED);
-        Run run = new Run(queue, schedule);
-        for (Action action : actions) {
-            action.applyTo(run);
-            run.check();
-        }
-        redis.del(new QueueKeys(queue).schedule("s"));
+        return new Run(queue, schedule);
     }
 
     record Definition(long intervalMs, long graceMs, Misfire misfire, int limit) {
     }
 
-    @Provide
-    Arbitrary<Definition> definitions() {
-        return Combinators.combine(Arbitraries.of(15L, 40L), Arbitraries.of(20L, 60L, 500L), Arbitraries.of(Misfire.class),
-                Arbitraries.integers().between(1, 3)).as(Definition::new);
+    static Definition definition(Draw draw) {
+        return new Definition(draw.pick(15L, 40L), draw.pick(20L, 60L, 500L), draw.pick(Misfire.values()), draw.between(1, 3));
     }
 
-    @Provide
-    Arbitrary<List<Action>> scenarios() {
-        Arbitrary<Integer> server = Arbitraries.integers().between(0, SERVERS - 1);
-        Arbitrary<Action> tick = Combinators.combine(server, Arbitraries.of(0L, 0L, 0L, -150L, -30L, 30L, 150L, 5_000L),
-                Arbitraries.of(false, false, true)).as(Tick::new);
-        Arbitrary<Action> rogue = Combinators.combine(server, Arbitraries.of(Rogue.Kind.class)).as(Rogue::new);
-        Arbitrary<Action> pause = Arbitraries.of(true, false).map(SetPaused::new);
-        Arbitrary<Action> sleep = Arbitraries.of(0, 5, 20, 60, 150).map(Sleep::new);
-        return Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(8, tick), net.jqwik.api.Tuple.of(2, rogue), net.jqwik.api.Tuple.of(1, pause),
-                net.jqwik.api.Tuple.of(5, sleep)).list().ofMinSize(5).ofMaxSize(30);
+    static List<Action> scenario(Draw draw) {
+        return draw.listOf(5, 30, SchedulePropertyTest::action);
     }
 
-    /** One try's schedule and what the simulated servers last read of it. */
-    static final class Run {
+    static Action action(Draw draw) {
+        return draw.weighted(weight(8, SchedulePropertyTest::tick), weight(2, SchedulePropertyTest::rogue),
+                weight(1, d -> new SetPaused(d.pick(true, false))), weight(5, d -> new Sleep(d.pick(0, 5, 20, 60, 150))));
+    }
+
+    static int server(Draw draw) {
+        return draw.between(0, SERVERS - 1);
+    }
+
+    static Action tick(Draw draw) {
+        return new Tick(server(draw), draw.pick(0L, 0L, 0L, -150L, -30L, 30L, 150L, 5_000L), draw.pick(false, false, true));
+    }
+
+    static Action rogue(Draw draw) {
+        return new Rogue(server(draw), draw.pick(Rogue.Kind.values()));
+    }
+
+    /** One sequence's schedule and what the simulated servers last read of it. */
+    static final class Run implements SequenceProperty.Subject<Action> {
         final String queue;
         final Schedule schedule;
         final ScheduleSlots slots;
@@ -122,6 +131,17 @@ class SchedulePropertyTest {
             this.schedule = schedule;
             this.slots = schedule.slots();
             this.keys = new QueueKeys(queue);
+        }
+
+        @Override
+        public void apply(Action action) throws InterruptedException {
+            action.applyTo(this);
+            check();
+        }
+
+        @Override
+        public void close() {
+            redis.del(keys.schedule("s"));
         }
 
         ScheduleView view() {

@@ -1,5 +1,6 @@
 package io.echomq.queue;
 
+import static io.echomq.testkit.property.Draw.weight;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.queue.internal.QueueKeys;
@@ -14,15 +15,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterProperty;
-import net.jqwik.api.lifecycle.BeforeProperty;
+import io.echomq.testkit.property.Draw;
+import io.echomq.testkit.property.SequenceProperty;
+import io.echomq.testkit.property.SequenceProperty.Scenario;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -71,17 +69,17 @@ import redis.clients.jedis.resps.Tuple;
  *       debounce key has at most one job waiting out its window (delayed, never claimed, due in
  *       the server's future, not moved by an operator).</li>
  * </ul>
- * The summary line counts the tries that broke an invariant (or met a failing script); the
- * property fails on the first, so a green run prints {@code violations=0} because none happened.
+ * Each of the 1,000 sequences (5 to 30 steps, drawn from a seed: {@link SequenceProperty}) runs on
+ * a queue of its own. The summary line counts the sequences that broke an invariant (or met a
+ * failing script); the property stops at the first, so a green run prints {@code violations=0}
+ * because none happened. A failure prints its seed and its shortest failing prefix.
  */
 class StateMachinePropertyTest {
 
     private static final List<String> LANES = List.of("a", "b", "c");
     private static final int WORKERS = 3;
+    private static final int SEQUENCES = 1_000;
     private static final AtomicInteger QUEUES = new AtomicInteger();
-    private static final AtomicLong SEQUENCES = new AtomicLong();
-    private static final AtomicLong OPERATIONS = new AtomicLong();
-    private static final AtomicLong VIOLATIONS = new AtomicLong();
     /** A small completed bound, so that complete and complete-claim trim as they settle. */
     private static final Retention SETTLE_RETENTION = new Retention(2, Duration.ofDays(1), 100, Duration.ofDays(1), 100);
 
@@ -94,90 +92,118 @@ class StateMachinePropertyTest {
         return RealServices.valkey().newClient();
     }
 
-    @BeforeProperty
+    @BeforeEach
     void connect() {
-        SEQUENCES.set(0);
-        OPERATIONS.set(0);
-        VIOLATIONS.set(0);
         redis = connectToServer();
         client = QueueClient.connect(redis, QueueSettings.DEFAULT.withRetention(SETTLE_RETENTION));
     }
 
-    @AfterProperty
-    void report() {
-        System.out.printf("%s: sequences=%d operations=%d violations=%d%n", getClass().getSimpleName(),
-                SEQUENCES.get(), OPERATIONS.get(), VIOLATIONS.get());
+    @AfterEach
+    void disconnect() {
         redis.close();
     }
 
-    @Property(tries = 1000)
-    void invariantsHoldAfterEveryStep(@ForAll("scenarios") List<Action> actions) {
-        Run run = new Run("prop-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet());
-        SEQUENCES.incrementAndGet();
+    @Test
+    void invariantsHoldAfterEveryStep() {
+        SequenceProperty property = SequenceProperty.of(getClass(), SEQUENCES);
         try {
-            for (Action action : actions) {
-                action.applyTo(run);
-                run.checkInvariants(action);
-                OPERATIONS.incrementAndGet();
-            }
-        } catch (AssertionError | RuntimeException violation) {
-            // A broken invariant, or a script that failed where the model expects an answer.
-            VIOLATIONS.incrementAndGet();
-            throw violation;
+            property.check(draw -> Scenario.of(scenario(draw)),
+                    none -> new Run("prop-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet()));
+        } finally {
+            System.out.printf("%s: sequences=%d operations=%d violations=%d%n", getClass().getSimpleName(),
+                    property.sequences(), property.operations(), property.violations());
         }
     }
 
-    @Provide
-    Arbitrary<List<Action>> scenarios() {
-        Arbitrary<Integer> worker = Arbitraries.integers().between(0, WORKERS - 1);
-        Arbitrary<Integer> pick = Arbitraries.integers().between(0, 20);
-        Arbitrary<Enqueue> enqueue = Combinators.combine(
-                Arbitraries.of(LANES), Arbitraries.of(0, 0, 0, 15), Arbitraries.integers().between(1, 3),
-                Arbitraries.of("", "", "k1", "k2", "k3"), Arbitraries.of(4, 4, 0, 9, 6))
-                .as((lane, delay, max, key, priority) -> new Enqueue(lane, delay, max, key, priority));
-        Arbitrary<Action> enqueueBatch = enqueue.list().ofMinSize(1).ofMaxSize(4).map(EnqueueBatch::new);
-        Arbitrary<Action> completeClaim = Combinators.combine(worker, Arbitraries.integers().between(0, 7),
-                Arbitraries.integers().between(0, 3), Arbitraries.of(10, 25, 10_000)).as(CompleteClaim::new);
-        Arbitrary<Action> claim = Combinators.combine(worker, Arbitraries.integers().between(1, 3), Arbitraries.of(10, 25, 10_000))
-                .as(Claim::new);
-        Arbitrary<Action> extend = Arbitraries.oneOf(Combinators.combine(worker, pick, Arbitraries.of(10, 10_000)).as(Extend::new),
-                Combinators.combine(worker, pick, Arbitraries.integers().between(0, 100)).as(ReportProgress::new));
-        Arbitrary<Action> complete = Arbitraries.oneOf(Combinators.combine(worker, pick).as(Complete::new),
-                Combinators.combine(worker, pick).as(Stop::new));
-        Arbitrary<Action> fail = Combinators.combine(worker, pick, Arbitraries.of(0, 10),
-                Arbitraries.of(FailureKind.RETRYABLE, FailureKind.RETRYABLE, FailureKind.PERMANENT, FailureKind.CONTENDED)).as(Fail::new);
-        Arbitrary<Action> operator = Arbitraries.oneOf(
-                pick.map(Cancel::new), pick.map(Requeue::new), pick.map(Reconcile::new), pick.map(Remove::new), Arbitraries.just(new Trim()),
-                Arbitraries.of(true, false).map(Pause::new));
-        Arbitrary<Action> limits = Arbitraries.of(QueueLimits.NONE, QueueLimits.NONE.withMaxActive(2), QueueLimits.NONE.withLaneMaxActive(1),
+    static List<Action> scenario(Draw draw) {
+        return draw.listOf(5, 30, StateMachinePropertyTest::action);
+    }
+
+    static Action action(Draw draw) {
+        return draw.weighted(weight(4, StateMachinePropertyTest::enqueue), weight(2, StateMachinePropertyTest::enqueueBatch),
+                weight(3, StateMachinePropertyTest::claim), weight(4, StateMachinePropertyTest::completeClaim),
+                weight(2, StateMachinePropertyTest::extend), weight(3, StateMachinePropertyTest::complete),
+                weight(3, StateMachinePropertyTest::fail), weight(2, StateMachinePropertyTest::operator),
+                weight(3, StateMachinePropertyTest::time), weight(1, StateMachinePropertyTest::enqueueAt),
+                weight(2, StateMachinePropertyTest::due), weight(1, StateMachinePropertyTest::limits),
+                weight(4, StateMachinePropertyTest::dedupe), weight(1, StateMachinePropertyTest::dedupeBatch));
+    }
+
+    static int worker(Draw draw) {
+        return draw.between(0, WORKERS - 1);
+    }
+
+    /** Which of the known jobs, or of a worker's leases, a step picks (modulo their number). */
+    static int pick(Draw draw) {
+        return draw.between(0, 20);
+    }
+
+    static Enqueue enqueue(Draw draw) {
+        return new Enqueue(draw.pick(LANES), draw.pick(0, 0, 0, 15), draw.between(1, 3), draw.pick("", "", "k1", "k2", "k3"),
+                draw.pick(4, 4, 0, 9, 6));
+    }
+
+    static Action enqueueBatch(Draw draw) {
+        return new EnqueueBatch(draw.listOf(1, 4, StateMachinePropertyTest::enqueue));
+    }
+
+    static Action claim(Draw draw) {
+        return new Claim(worker(draw), draw.between(1, 3), draw.pick(10, 25, 10_000));
+    }
+
+    static Action completeClaim(Draw draw) {
+        return new CompleteClaim(worker(draw), draw.between(0, 7), draw.between(0, 3), draw.pick(10, 25, 10_000));
+    }
+
+    static Action extend(Draw draw) {
+        return draw.oneOf(d -> new Extend(worker(d), pick(d), d.pick(10, 10_000)),
+                d -> new ReportProgress(worker(d), pick(d), d.between(0, 100)));
+    }
+
+    static Action complete(Draw draw) {
+        return draw.oneOf(d -> new Complete(worker(d), pick(d)), d -> new Stop(worker(d), pick(d)));
+    }
+
+    static Action fail(Draw draw) {
+        return new Fail(worker(draw), pick(draw), draw.pick(0, 10),
+                draw.pick(FailureKind.RETRYABLE, FailureKind.RETRYABLE, FailureKind.PERMANENT, FailureKind.CONTENDED));
+    }
+
+    static Action operator(Draw draw) {
+        return draw.oneOf(d -> new Cancel(pick(d)), d -> new Requeue(pick(d)), d -> new Reconcile(pick(d)), d -> new Remove(pick(d)),
+                d -> new Trim(), d -> new Pause(d.pick(true, false)));
+    }
+
+    static Action limits(Draw draw) {
+        return new SetLimits(draw.pick(QueueLimits.NONE, QueueLimits.NONE.withMaxActive(2), QueueLimits.NONE.withLaneMaxActive(1),
                 QueueLimits.NONE.withLaneMaxActive(2).withMaxActive(3), QueueLimits.NONE.withRate(3, Duration.ofMillis(40)),
                 QueueLimits.NONE.withLaneRate(1, Duration.ofMillis(25)),
-                QueueLimits.NONE.withLaneMaxActive(1).withLaneRate(2, Duration.ofMillis(30)).withRate(4, Duration.ofMillis(20)))
-                .map(SetLimits::new);
-        Arbitrary<Action> enqueueAt = Combinators.combine(Arbitraries.of(LANES), Arbitraries.of(-1_000, 0, 15, 60_000))
-                .as(EnqueueAt::new);
-        Arbitrary<Action> due = Arbitraries.oneOf(pick.map(Promote::new),
-                Combinators.combine(pick, Arbitraries.of(-1_000, 15, 60_000)).as(RescheduleAt::new),
-                Combinators.combine(pick, Arbitraries.of(0, 15, 60_000)).as(RescheduleIn::new));
-        Arbitrary<Action> dedupe = Arbitraries.oneOf(
-                Combinators.combine(Arbitraries.of("t1", "t2"), Arbitraries.of(20, 10_000), Arbitraries.of(LANES),
-                        Arbitraries.of("", "", "", "k1", "k4")).as((key, window, lane, idem) ->
-                        new DedupeSubmit(key, Dedupe.Mode.THROTTLE, window, lane, idem)),
-                Combinators.combine(Arbitraries.of("d1", "d2"), Arbitraries.of(20, 10_000), Arbitraries.of(LANES),
-                        Arbitraries.of("", "", "", "k1", "k4")).as((key, window, lane, idem) ->
-                        new DedupeSubmit(key, Dedupe.Mode.DEBOUNCE, window, lane, idem)));
-        Arbitrary<Action> dedupeBatch = dedupe.map(DedupeSubmit.class::cast).list().ofMinSize(2).ofMaxSize(4)
-                .map(DedupeBatch::new);
-        Arbitrary<Action> time = Arbitraries.oneOf(Arbitraries.just(new Reap()), Arbitraries.of(1, 5, 15, 30).map(Sleep::new));
-        return Arbitraries.frequencyOf(
-                        net.jqwik.api.Tuple.of(4, enqueue), net.jqwik.api.Tuple.of(2, enqueueBatch),
-                        net.jqwik.api.Tuple.of(3, claim), net.jqwik.api.Tuple.of(4, completeClaim),
-                        net.jqwik.api.Tuple.of(2, extend), net.jqwik.api.Tuple.of(3, complete),
-                        net.jqwik.api.Tuple.of(3, fail), net.jqwik.api.Tuple.of(2, operator),
-                        net.jqwik.api.Tuple.of(3, time), net.jqwik.api.Tuple.of(1, enqueueAt),
-                        net.jqwik.api.Tuple.of(2, due), net.jqwik.api.Tuple.of(1, limits), net.jqwik.api.Tuple.of(4, dedupe),
-                        net.jqwik.api.Tuple.of(1, dedupeBatch))
-                .list().ofMinSize(5).ofMaxSize(30);
+                QueueLimits.NONE.withLaneMaxActive(1).withLaneRate(2, Duration.ofMillis(30)).withRate(4, Duration.ofMillis(20))));
+    }
+
+    static Action enqueueAt(Draw draw) {
+        return new EnqueueAt(draw.pick(LANES), draw.pick(-1_000, 0, 15, 60_000));
+    }
+
+    static Action due(Draw draw) {
+        return draw.oneOf(d -> new Promote(pick(d)), d -> new RescheduleAt(pick(d), d.pick(-1_000, 15, 60_000)),
+                d -> new RescheduleIn(pick(d), d.pick(0, 15, 60_000)));
+    }
+
+    /** Throttle keys t1, t2 and debounce keys d1, d2, so that a key has one mode. */
+    static DedupeSubmit dedupe(Draw draw) {
+        return draw.oneOf(d -> new DedupeSubmit(d.pick("t1", "t2"), Dedupe.Mode.THROTTLE, d.pick(20, 10_000), d.pick(LANES),
+                        d.pick("", "", "", "k1", "k4")),
+                d -> new DedupeSubmit(d.pick("d1", "d2"), Dedupe.Mode.DEBOUNCE, d.pick(20, 10_000), d.pick(LANES),
+                        d.pick("", "", "", "k1", "k4")));
+    }
+
+    static Action dedupeBatch(Draw draw) {
+        return new DedupeBatch(draw.listOf(2, 4, StateMachinePropertyTest::dedupe));
+    }
+
+    static Action time(Draw draw) {
+        return draw.oneOf(d -> new Reap(), d -> new Sleep(d.pick(1, 5, 15, 30)));
     }
 
     /** One step of a scenario. */
@@ -601,7 +627,7 @@ class StateMachinePropertyTest {
     }
 
     /** The model of one scenario: what the queue must hold, and what each worker holds. */
-    static final class Run {
+    static final class Run implements SequenceProperty.Subject<Action> {
         final String queue;
         final QueueKeys keys;
         final Set<String> jobs = new LinkedHashSet<>();
@@ -625,6 +651,12 @@ class StateMachinePropertyTest {
             for (int i = 0; i < WORKERS; i++) {
                 leases.add(new ArrayList<>());
             }
+        }
+
+        @Override
+        public void apply(Action action) {
+            action.applyTo(this);
+            checkInvariants(action);
         }
 
         /**

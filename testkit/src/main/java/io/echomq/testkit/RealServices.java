@@ -17,17 +17,18 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * }</pre>
  *
  * <p>Each server starts when a test first asks for it (a class that needs only Valkey never starts
- * PostgreSQL) and is shared by every test class of the run, and by jqwik properties through
- * {@link #valkey()} and {@link #postgres()}; the servers stop when the test JVM exits. Where the servers come from is
+ * PostgreSQL) and is shared by every test class of the run, and by code that takes no parameters
+ * from JUnit through {@link #valkey()} and {@link #postgres()}; the servers stop when the test JVM exits. Where the servers come from is
  * described on {@code ServiceDiscovery} and logged once per server to stderr. If none can be had,
  * the test fails with {@link ServiceUnavailableException}; it is never skipped.
  */
 public final class RealServices implements ParameterResolver {
 
     /*
-     * One holder per JVM, not per JUnit engine: jqwik properties run in the same JVM but
-     * outside Jupiter's extension model, and must see the same servers. They stop when the
-     * JVM exits (a run killed hard is cleaned up by the next one, see LeftoverServers).
+     * One holder per JVM, not per extension context: code that Jupiter does not hand
+     * parameters to (static helpers, the steps of property sequences) must see the same
+     * servers. They stop when the JVM exits (a run killed hard is cleaned up by the next one,
+     * see LeftoverServers).
      */
     private static final LazyService<StartedValkey> VALKEY = new LazyService<>("Valkey", ServiceDiscovery::valkey);
     private static final LazyService<StartedPostgres> POSTGRES = new LazyService<>("PostgreSQL", ServiceDiscovery::postgres);
@@ -38,7 +39,7 @@ public final class RealServices implements ParameterResolver {
     }
 
     /**
-     * The run's Valkey, for code that cannot take parameters from JUnit (jqwik properties,
+     * The run's Valkey, for code that cannot take parameters from JUnit (property sequences,
      * static helpers). Starts it on first use.
      *
      * @throws ServiceUnavailableException when no server can be had (the test fails)
