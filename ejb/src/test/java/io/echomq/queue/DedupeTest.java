@@ -210,6 +210,30 @@ class DedupeTest extends RealQueueTest {
         assertThat(client.enqueue(queue, NewJob.of("x").withIdempotencyKey("plain")).outcome()).isEqualTo(Outcome.DUPLICATE);
     }
 
+    /**
+     * A client whose debounced submission replaced the waiting job, and who retries it with the
+     * same idempotency key after the job ran (its answer was lost), must not make a second job.
+     */
+    @Test
+    void theIdempotencyKeyOfAReplacingSubmissionNamesTheJobUntilTheJobIsDeleted() {
+        Enqueued made = client.enqueue(queue, NewJob.of("v1").withIdempotencyKey("first").withDedupe(Dedupe.debounce("d", LONG)));
+        Enqueued replacing = client.enqueue(queue, NewJob.of("v2").withIdempotencyKey("retried").withDedupe(Dedupe.debounce("d", LONG)));
+        assertThat(replacing.outcome()).isEqualTo(Outcome.REPLACED);
+        client.reschedule(queue, made.id(), Duration.ZERO);
+        ClaimedJob ran = client.claim(queue, LEASE, 1, "w").get(0);
+        assertThat(client.complete(ran.lease())).isInstanceOf(Settlement.Completed.class);
+
+        Enqueued retried = client.enqueue(queue, NewJob.of("v2").withIdempotencyKey("retried").withDedupe(Dedupe.debounce("d", LONG)));
+
+        assertThat(retried.outcome()).isEqualTo(Outcome.DUPLICATE);
+        assertThat(retried.id()).isEqualTo(made.id());
+        assertThat(client.stats(queue).total()).as("no second job").isEqualTo(1);
+        assertThat(job(made.id()).idempotencyKey()).as("the job keeps its own key").contains("first");
+
+        assertThat(client.remove(queue, made.id())).isInstanceOf(ManualTransition.Removed.class);
+        assertThat(redis.hgetAll(keys.idempotency())).as("both keys released with the job").isEmpty();
+    }
+
     @Test
     void aKeyMeantForOneModeIsJudgedByEachSubmissionsOwn() {
         Enqueued debounced = debounced("v1", "k", LONG);

@@ -35,6 +35,7 @@ local keep_count, max_age = tonumber(ARGV[5]), tonumber(ARGV[6])
 -- #include integer_text
 -- #include log_event
 -- #include fence
+-- #include release_idempotency_keys
 -- #include trim_finished
 -- #include leave_active
 -- #include complete_jobs

@@ -45,6 +45,7 @@ local acks = tonumber(ARGV[8])
 -- #include push_pending
 -- #include log_event
 -- #include fence
+-- #include release_idempotency_keys
 -- #include trim_finished
 -- #include leave_active
 -- #include complete_jobs

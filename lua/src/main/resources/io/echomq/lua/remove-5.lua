@@ -3,7 +3,7 @@
   the operator's way to clear the dead-letter set without waiting for retention.
 
   Invariant: only finished jobs are ever deleted (no worker holds them and none ever will);
-  the job's idempotency key is released with it.
+  the job's idempotency keys are released with it.
 
   Input:
     KEYS[1] job        echomq:{q}:job:<id>
@@ -23,8 +23,9 @@ local rcall = redis.call
 local job, completed, dead, cancelled, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local prefix, id = ARGV[1], ARGV[2]
 
-local fields = rcall('HMGET', job, 'state', 'idem')
-local state, idem_key = fields[1], fields[2]
+-- #include release_idempotency_keys
+
+local state = rcall('HGET', job, 'state')
 if not state then
   return {'NOT_FOUND'}
 end
@@ -33,8 +34,6 @@ if not finished[state] then
   return {'REFUSED', state}
 end
 rcall('ZREM', finished[state], id)
-if idem_key and rcall('HGET', idem, idem_key) == id then
-  rcall('HDEL', idem, idem_key)
-end
+release_idempotency_keys(idem, job, id)
 rcall('DEL', job, prefix .. 'job:' .. id .. ':log')
 return {'OK', state}

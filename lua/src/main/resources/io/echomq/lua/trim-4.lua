@@ -31,6 +31,7 @@ local dead_count, dead_age = tonumber(ARGV[4]), tonumber(ARGV[5])
 local budget = tonumber(ARGV[6])
 
 -- #include now_ms
+-- #include release_idempotency_keys
 -- #include trim_finished
 
 local now = now_ms()

@@ -14,8 +14,10 @@
 --               was deleted since: the window still holds);
 --   'debounce': the window's job, if it is still delayed and was never claimed, takes this
 --               submission's payload, lane, priority and max attempts, is due at now + window_ms, and the
---               window ends then (REPLACED). A replacing submission's idempotency key is not
---               recorded: the job keeps its own.
+--               window ends then (REPLACED). A replacing submission's idempotency key names the
+--               job from then on too (kept in 'idem_also', released with the job), so a client
+--               that retries it is answered DUPLICATE with the job instead of making another;
+--               the job keeps its own key ('idem', the one its effect is recorded under).
 -- Otherwise a job is made as usual and the window opens on it: a debounced job is delayed by the
 -- window (the caller gives no delay or run-at time with it).
 local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, max_attempts, delay_ms, lane, idem_key, run_at,
@@ -60,6 +62,11 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, 
         end
         redis.call('ZADD', delayed, due, held_id)
         redis.call('SET', window_key, held_id .. ':' .. due, 'PXAT', due)
+        if idem_key ~= '' then
+          redis.call('HSET', idem, idem_key, held_id)
+          local also = redis.call('HGET', held_job, 'idem_also')
+          redis.call('HSET', held_job, 'idem_also', also and (also .. string.char(31) .. idem_key) or idem_key)
+        end
         log_event(prefix, held_id, now_text, 'replaced', '0', nil, nil,
           'by a debounced submission (key ' .. dedupe_key .. '); lane ' .. lane .. ', delayed until ' .. due
           .. ' (was ' .. tostring(f[3]) .. ')')
