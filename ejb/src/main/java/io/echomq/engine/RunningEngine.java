@@ -5,6 +5,7 @@ import io.echomq.effect.Migrations;
 import io.echomq.handler.HandlerSchema;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.LimitsSource;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.Schedule;
 import io.echomq.queue.ScheduleClient;
@@ -67,13 +68,20 @@ public final class RunningEngine implements AutoCloseable {
             }
             for (String queue : queues) {
                 config.limitsFor(queue).ifPresent(limits -> {
-                    connections.queue().setLimits(queue, limits);
-                    LOG.info("EchoMQ queue '" + queue + "': limits " + limits + " from configuration");
+                    if (connections.queue().applyConfiguredLimits(queue, limits)) {
+                        LOG.info("EchoMQ queue '" + queue + "': limits " + limits + " from configuration");
+                    } else if (connections.queue().limitsSource(queue).orElse(LimitsSource.CONFIG) == LimitsSource.API) {
+                        LOG.info("EchoMQ queue '" + queue + "': limits set over the API stand (the configured limits " + limits
+                                + " were applied before; they apply again when the configuration changes)");
+                    }
                 });
             }
             for (Schedule schedule : config.schedules()) {
                 ScheduleClient.PutResult put = connections.queue().schedules().put(schedule, "config");
-                if (put != ScheduleClient.PutResult.UNCHANGED) {
+                if (put == ScheduleClient.PutResult.KEPT) {
+                    LOG.info("EchoMQ schedule '" + schedule.name() + "' on queue '" + schedule.queue() + "': changed or removed "
+                            + "over the API since configuration set it; that change stands until the configuration changes");
+                } else if (put != ScheduleClient.PutResult.UNCHANGED) {
                     LOG.info("EchoMQ schedule '" + schedule.name() + "' on queue '" + schedule.queue() + "': " + put
                             + " from configuration");
                 }

@@ -469,6 +469,30 @@ public final class QueueClient {
      * @throws InvalidRequestException naming the field at fault
      */
     public QueueLimits setLimits(String queue, QueueLimits limits) {
+        setLimits(queue, limits, LimitsSource.API);
+        return limits;
+    }
+
+    /**
+     * Sets the limits a server's configuration declares for the queue, unless configuration
+     * applied these very limits before: then limits set over the API since stand (an admin's
+     * change during an incident survives a restart) until the configuration itself changes.
+     * Returns true when the limits were applied.
+     *
+     * @throws InvalidRequestException naming the field at fault
+     */
+    public boolean applyConfiguredLimits(String queue, QueueLimits limits) {
+        return !"KEPT".equals(setLimits(queue, limits, LimitsSource.CONFIG));
+    }
+
+    /** Where the queue's limits in force came from; empty when none were ever set. */
+    public Optional<LimitsSource> limitsSource(String queue) {
+        QueueKeys keys = keysOf(queue);
+        return Optional.ofNullable(read(() -> redis.hget(keys.meta(), "limits_source"))).map(LimitsSource::of);
+    }
+
+    /** Runs set-limits; answers its status (OK, or KEPT for configured limits applied before). */
+    private String setLimits(String queue, QueueLimits limits, LimitsSource source) {
         QueueKeys keys = keysOf(queue);
         Objects.requireNonNull(limits, "limits").check();
         List<String> args = List.of(keys.prefix(),
@@ -477,9 +501,9 @@ public final class QueueClient {
                 limits.rate().map(r -> Long.toString(r.window().toMillis())).orElse(""),
                 limits.laneMaxActive().map(String::valueOf).orElse(""),
                 limits.laneRate().map(r -> Integer.toString(r.starts())).orElse(""),
-                limits.laneRate().map(r -> Long.toString(r.window().toMillis())).orElse(""));
-        scripts.run(Script.SET_LIMITS, keys, null, args);
-        return limits;
+                limits.laneRate().map(r -> Long.toString(r.window().toMillis())).orElse(""),
+                source.wireName());
+        return Replies.limitsSet(scripts.run(Script.SET_LIMITS, keys, null, args));
     }
 
     /** The queue's caps and rate limits as the claim reads them now. */

@@ -35,7 +35,9 @@ public final class ScheduleClient {
 
     /** What a put did. */
     public enum PutResult {
-        CREATED, REPLACED, UNCHANGED
+        CREATED, REPLACED, UNCHANGED,
+        /** From configuration only: configuration applied this definition before, and a change made over the API since stands. */
+        KEPT
     }
 
     /** The server time and the schedules of a queue due at it, earliest first. */
@@ -65,7 +67,10 @@ public final class ScheduleClient {
     /**
      * Creates the schedule or replaces its definition; an equal definition changes nothing (so
      * every server may put its configured schedules at each start). A replaced definition's first
-     * slot is the first after now (server clock); its state and paused flag carry over.
+     * slot is the first after now (server clock); its state and paused flag carry over. The last
+     * change wins: a definition from configuration is applied only when it differs from the one
+     * configuration applied last, so a change (or removal) made over the API stands until the
+     * configuration itself changes ({@link PutResult#KEPT}).
      *
      * @param source {@code config} or {@code api}, shown with the schedule
      * @throws InvalidRequestException naming the field at fault

@@ -3,6 +3,12 @@
   equal to the stored one (same fingerprint) changes nothing, so every server may upsert the
   schedules of its configuration at each start without disturbing the firing.
 
+  Which source wins: the last change. A definition from configuration is applied when it
+  differs from the one configuration last applied ('config_fingerprint'), whatever the stored
+  definition is: a change made over the API since stands until the configuration itself
+  changes (KEPT), and a server restarting with an unchanged configuration changes nothing. A
+  definition from the API replaces the stored one whenever it differs.
+
   Invariant: a new or replaced definition starts from the server clock: its first slot is the
   first one after the anchor (TIME here), so a replaced definition never fires a slot of the
   time before it; the version grows, which refuses every firing planned on the old definition
@@ -30,15 +36,23 @@
     {'CREATED', version}
     {'REPLACED', version}    the old definition's firings planned elsewhere are refused from now
     {'UNCHANGED', version}   the stored definition is this one
+    {'KEPT', version}        (configuration only) configuration applied this definition before; the
+                             stored one, set over the API since, stands
 ]]
 local rcall = redis.call
 local schedule, index = KEYS[1], KEYS[2]
-local name, fingerprint = ARGV[1], ARGV[2]
+local name, fingerprint, source = ARGV[1], ARGV[2], ARGV[13]
 
 -- #include now_ms
 -- #include integer_text
 
-local stored = rcall('HMGET', schedule, 'fingerprint', 'version', 'paused')
+local stored = rcall('HMGET', schedule, 'fingerprint', 'version', 'paused', 'config_fingerprint')
+if source == 'config' and stored[4] == fingerprint and stored[1] ~= fingerprint then
+  return {'KEPT', tonumber(stored[2])}
+end
+if source == 'config' then
+  rcall('HSET', schedule, 'config_fingerprint', fingerprint)
+end
 if stored[1] == fingerprint then
   return {'UNCHANGED', tonumber(stored[2])}
 end

@@ -9,6 +9,12 @@
   active jobs is rebuilt from the active set (it is not kept while no lane cap is set), so jobs
   already running count against the new cap.
 
+  Which source wins: the last change. Limits from configuration are applied when they differ
+  from the ones configuration applied last ('limits_config'), whatever the queue has now: limits
+  an admin set over the API since (during an incident, say) stand until the configuration itself
+  changes (KEPT), and a server restarting with an unchanged configuration changes nothing.
+  'limits_source' says where the limits in force came from.
+
   Input:
     KEYS[1] meta      echomq:{q}:meta     hash; the limits are its fields
     KEYS[2] active    echomq:{q}:active   zset id -> lease deadline
@@ -21,15 +27,28 @@
     ARGV[5] max active jobs per lane ('' = no cap)
     ARGV[6] max jobs started per window, per lane ('' = no rate limit)
     ARGV[7] the lanes' window in ms ('' when ARGV[6] is '')
+    ARGV[8] source    'config' or 'api'
 
   Output:
     {'OK', rebuilt}   rebuilt: how many active jobs were counted into their lanes' sets (0 unless
                       a lane cap was set where there was none)
+    {'KEPT', source}  (configuration only) configuration applied these limits before: nothing
+                      changed; source is where the limits in force came from
 ]]
 local rcall = redis.call
 local meta, active, held, ring = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local prefix = ARGV[1]
+local prefix, source = ARGV[1], ARGV[8]
 local fields = {'max_active', 'rate_max', 'rate_window_ms', 'lane_max_active', 'lane_rate_max', 'lane_rate_window_ms'}
+
+if source == 'config' then
+  local configured = table.concat({ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]}, ',')
+  local applied = rcall('HMGET', meta, 'limits_config', 'limits_source')
+  if applied[1] == configured then
+    return {'KEPT', applied[2] or 'config'}
+  end
+  rcall('HSET', meta, 'limits_config', configured)
+end
+rcall('HSET', meta, 'limits_source', source)
 
 local had_lane_cap = rcall('HEXISTS', meta, 'lane_max_active') == 1
 for i, field in ipairs(fields) do

@@ -182,11 +182,20 @@ public final class Replies {
         return number(list(reply, "set-paused").get(1)) == 1;
     }
 
-    /** {@code schedule-put}: CREATED, REPLACED or UNCHANGED. */
+    /** {@code set-limits}: OK, or KEPT for configured limits applied before. */
+    public static String limitsSet(Object reply) {
+        String status = text(list(reply, "set-limits").get(0));
+        return switch (status) {
+            case "OK", "KEPT" -> status;
+            default -> throw unexpected("set-limits", reply);
+        };
+    }
+
+    /** {@code schedule-put}: CREATED, REPLACED, UNCHANGED or KEPT. */
     public static String schedulePut(Object reply) {
         String status = text(list(reply, "schedule-put").get(0));
         return switch (status) {
-            case "CREATED", "REPLACED", "UNCHANGED" -> status;
+            case "CREATED", "REPLACED", "UNCHANGED", "KEPT" -> status;
             default -> throw unexpected("schedule-put", reply);
         };
     }
