@@ -1,7 +1,7 @@
 package io.echomq.standalone;
 
-import static io.echomq.worker.RecordingListener.await;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.echomq.demo.LedgerSummary;
 import io.echomq.demo.LedgerChargeHandler;
@@ -88,7 +88,7 @@ class StandaloneWorkerTest {
     private static JobView runToCompletion(QueueClient queue, String queueName, String key) {
         Enqueued job = queue.enqueue(queueName, NewJob.of(CHARGE).withIdempotencyKey(key));
         assertThat(job.replayed()).as("Valkey knows no job with key " + key).isFalse();
-        await("job " + job.id() + " completed", DEADLINE,
+        await("job " + job.id() + " completed").atMost(DEADLINE).until(
                 () -> queue.job(queueName, job.id()).map(view -> view.state() == JobState.COMPLETED).orElse(false));
         JobView view = queue.job(queueName, job.id()).orElseThrow();
         queue.remove(queueName, job.id());
