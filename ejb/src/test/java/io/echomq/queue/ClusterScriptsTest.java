@@ -135,8 +135,8 @@ class ClusterScriptsTest {
         assertThat(lapsing).extracting(ClaimedJob::payload).containsExactly("e", "h");
         ServerClock.of(redis, queue).awaitPast(lapsing.get(1).leaseUntil());                         // on the clock of the queue's master
         ReapResult reaped = client.reap(queue, 10);                                                    // reap
-        assertThat(reaped.toPending()).isEqualTo(1);
-        assertThat(reaped.toDead()).isEqualTo(1);
+        assertThat(reaped.toPending()).as("leases reaped back to pending").isEqualTo(1);
+        assertThat(reaped.toDead()).as("leases of a last attempt reaped to dead").isEqualTo(1);
         assertThat(reaped.jobIds()).containsExactlyInAnyOrder(lapsing.get(0).id(), lastAttempt);
         assertThat(client.job(queue, lastAttempt).orElseThrow().state()).isEqualTo(JobState.DEAD);
         ClaimedJob again = client.claim(queue, Duration.ofSeconds(30), 1, "w2").get(0);
