@@ -500,7 +500,7 @@ class StateMachineTest extends RealQueueTest {
 
             ReapResult reaped = client.reap(queue, 100);
 
-            assertThat(reaped).isEqualTo(new ReapResult(queue, 1, 0, List.of(first.id())));
+            assertThat(reaped).isEqualTo(new ReapResult(queue, 1, 0, 0, List.of(first.id())));
             JobView view = client.job(queue, first.id()).orElseThrow();
             assertThat(view.state()).isEqualTo(JobState.PENDING);
             assertThat(view.leaseUntil()).isEmpty();
@@ -536,7 +536,7 @@ class StateMachineTest extends RealQueueTest {
             ClaimedJob job = claimOne(SHORT_LEASE);
             awaitServerTimePast(job.leaseUntil());
 
-            assertThat(client.reap(queue, 100)).isEqualTo(new ReapResult(queue, 0, 1, List.of(job.id())));
+            assertThat(client.reap(queue, 100)).isEqualTo(new ReapResult(queue, 0, 1, 0, List.of(job.id())));
             assertThat(stateOf(job.id())).isEqualTo(JobState.DEAD);
             assertThat(redis.zscore(keys.dead(), job.id())).isNotNull();
             assertThat(client.stats(queue).active()).isZero();

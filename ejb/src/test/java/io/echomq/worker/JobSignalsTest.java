@@ -131,7 +131,7 @@ class JobSignalsTest {
         assertThat(engine.queue.cancel(engine.queueName, job.id())).isInstanceOf(ManualTransition.CancelRequested.class);
         fail.countDown();
 
-        await("finished", PATIENCE, () -> job(job.id()).state().isFinished());
+        await("finished").atMost(PATIENCE).until(() -> job(job.id()).state().isFinished());
         assertThat(job(job.id()).state()).isEqualTo(JobState.CANCELLED);
         assertThat(job(job.id()).attempts()).as("not run again").isEqualTo(1);
         assertThat(engine.ledger().entries()).as("the cancelled effect never applied").isZero();
