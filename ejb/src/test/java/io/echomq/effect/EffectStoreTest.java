@@ -239,19 +239,19 @@ class EffectStoreTest {
 
     @Test
     void zombieAndSuccessorRacingProduceOneEffect() throws Exception {
-        CountDownLatch zombieHoldsTheKey = new CountDownLatch(1);
+        CompletableFuture<Integer> zombieHoldsTheKey = new CompletableFuture<>();
         CountDownLatch letZombieCommit = new CountDownLatch(1);
         CompletableFuture<EffectOutcome> zombie = CompletableFuture.supplyAsync(() -> store.apply(attempt(1), tx -> {
             charge(tx, attempt(1));
-            zombieHoldsTheKey.countDown();
+            zombieHoldsTheKey.complete(LockWaits.backendOf(tx));
             assertThat(letZombieCommit.await(10, TimeUnit.SECONDS)).isTrue();
         }));
-        assertThat(zombieHoldsTheKey.await(10, TimeUnit.SECONDS)).isTrue();
+        int zombieBackend = zombieHoldsTheKey.get(10, TimeUnit.SECONDS);
 
         EffectStore patient = new EffectStore(jdbi, new EffectSettings(Duration.ofSeconds(10), Duration.ofSeconds(30), WINDOW));
         CompletableFuture<EffectOutcome> successor = CompletableFuture.supplyAsync(
                 () -> patient.apply(attempt(2), tx -> charge(tx, attempt(2))));
-        Thread.sleep(200);
+        LockWaits.assertWaitsOnAnEffectKey(LockWaits.awaitBlockedBy(jdbi, zombieBackend));
         assertThat(successor).as("the successor waits on the zombie's key").isNotDone();
         letZombieCommit.countDown();
 
@@ -264,19 +264,20 @@ class EffectStoreTest {
 
     @Test
     void successorAppliesWhenTheZombieRollsBack() throws Exception {
-        CountDownLatch zombieHoldsTheKey = new CountDownLatch(1);
+        CompletableFuture<Integer> zombieHoldsTheKey = new CompletableFuture<>();
         CountDownLatch letZombieFail = new CountDownLatch(1);
         CompletableFuture<EffectOutcome> zombie = CompletableFuture.supplyAsync(() -> store.apply(attempt(1), tx -> {
             charge(tx, attempt(1));
-            zombieHoldsTheKey.countDown();
+            zombieHoldsTheKey.complete(LockWaits.backendOf(tx));
             letZombieFail.await(10, TimeUnit.SECONDS);
             throw new IllegalStateException("zombie dies");
         }));
-        assertThat(zombieHoldsTheKey.await(10, TimeUnit.SECONDS)).isTrue();
+        int zombieBackend = zombieHoldsTheKey.get(10, TimeUnit.SECONDS);
         EffectStore patient = new EffectStore(jdbi, new EffectSettings(Duration.ofSeconds(10), Duration.ofSeconds(30), WINDOW));
         CompletableFuture<EffectOutcome> successor = CompletableFuture.supplyAsync(
                 () -> patient.apply(attempt(2), tx -> charge(tx, attempt(2))));
-        Thread.sleep(200);
+        LockWaits.assertWaitsOnAnEffectKey(LockWaits.awaitBlockedBy(jdbi, zombieBackend));
+        assertThat(successor).as("the successor waits on the zombie's key").isNotDone();
         letZombieFail.countDown();
 
         assertThatThrownBy(() -> zombie.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(EffectFailedException.class);
@@ -389,18 +390,18 @@ class EffectStoreTest {
     void twoJobsWithOneIdempotencyKeyRacingProduceOneEffect() throws Exception {
         Lease first = keyedAttempt(1);
         Lease resubmitted = keyedJob(1_000, 1);
-        CountDownLatch firstHoldsTheKey = new CountDownLatch(1);
+        CompletableFuture<Integer> firstHoldsTheKey = new CompletableFuture<>();
         CountDownLatch letFirstCommit = new CountDownLatch(1);
         CompletableFuture<EffectOutcome> running = CompletableFuture.supplyAsync(() -> store.apply(first, tx -> {
             charge(tx, first);
-            firstHoldsTheKey.countDown();
+            firstHoldsTheKey.complete(LockWaits.backendOf(tx));
             assertThat(letFirstCommit.await(10, TimeUnit.SECONDS)).isTrue();
         }));
-        assertThat(firstHoldsTheKey.await(10, TimeUnit.SECONDS)).isTrue();
+        int firstBackend = firstHoldsTheKey.get(10, TimeUnit.SECONDS);
 
         EffectStore patient = new EffectStore(jdbi, new EffectSettings(Duration.ofSeconds(10), Duration.ofSeconds(30), WINDOW));
         CompletableFuture<EffectOutcome> second = CompletableFuture.supplyAsync(() -> patient.apply(resubmitted, tx -> charge(tx, resubmitted)));
-        Thread.sleep(200);
+        LockWaits.assertWaitsOnAnEffectKey(LockWaits.awaitBlockedBy(jdbi, firstBackend));
         assertThat(second).as("the second job waits on the key the first holds").isNotDone();
         letFirstCommit.countDown();
 

@@ -1,6 +1,7 @@
 package io.echomq.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.echomq.demo.Charge;
 import io.echomq.demo.LedgerChargeHandler;
@@ -10,6 +11,7 @@ import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.Retention;
+import io.echomq.queue.ServerClock;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
@@ -53,9 +55,13 @@ class MaintenanceDutiesTest {
         return claimed;
     }
 
-    private void reapAll() throws InterruptedException {
-        Thread.sleep(SHORT_LEASE.toMillis() * 3);
-        assertThat(engine.queue.reap(engine.queueName, 100).toDead()).isPositive();
+    private void reapAll(List<ClaimedJob> leased) {
+        leased.forEach(job -> serverClock().awaitPast(job.leaseUntil()));
+        assertThat(engine.queue.reap(engine.queueName, 100).toDead()).isEqualTo(leased.size());
+    }
+
+    private ServerClock serverClock() {
+        return ServerClock.of(engine.redis, engine.queueName);
     }
 
     private void applyEffect(ClaimedJob job) {
@@ -73,8 +79,8 @@ class MaintenanceDutiesTest {
         // A key of the wrong type makes every script on that queue fail, as a corrupted queue would.
         engine.redis.set("echomq:{" + broken + "}:active", "not a sorted set");
         Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
-        engine.queue.claim(engine.queueName, SHORT_LEASE, 1, "gone");
-        Thread.sleep(SHORT_LEASE.toMillis() * 3);
+        ClaimedJob gone = engine.queue.claim(engine.queueName, SHORT_LEASE, 1, "gone").get(0);
+        serverClock().awaitPast(gone.leaseUntil());
         List<String> failures = new CopyOnWriteArrayList<>();
         Maintenance maintenance = new Maintenance(engine.queue, engine.effects, List.of(broken, engine.queueName),
                 Maintenance.Settings.DEFAULT, new MaintenanceListener() {
@@ -102,7 +108,7 @@ class MaintenanceDutiesTest {
         // The first page (ids 1 and 2) holds nothing to reconcile; the effects of 3 and 4 committed.
         applyEffect(claimed.get(2));
         applyEffect(claimed.get(3));
-        reapAll();
+        reapAll(claimed);
         Maintenance maintenance = engine.assembly.maintenance(List.of(engine.queueName), reconcilingInPagesOf(2));
 
         int reconciled = 0;
@@ -126,8 +132,7 @@ class MaintenanceDutiesTest {
         assertThat(engine.queue.remove(engine.queueName, first.id())).isInstanceOf(io.echomq.queue.ManualTransition.Removed.class);
         Enqueued again = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withIdempotencyKey("order-7").withMaxAttempts(1));
         assertThat(again.id()).isNotEqualTo(first.id());
-        deadTogether(List.of(again));
-        reapAll();
+        reapAll(deadTogether(List.of(again)));
         assertThat(state(again.id())).isEqualTo(JobState.DEAD);
 
         Pass pass = engine.maintenanceNotStarted().runOnce();
@@ -147,11 +152,8 @@ class MaintenanceDutiesTest {
 
         engine.assembly.startMaintenance(List.of(engine.queueName), settings);
 
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (effectRows() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        assertThat(effectRows()).as("rows left 10 s after maintenance started, with runs every %s", settings.interval()).isZero();
+        await("every old effect row deleted").atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(effectRows()).as("rows left, with maintenance running every %s", settings.interval()).isZero());
     }
 
     @Test
@@ -182,6 +184,15 @@ class MaintenanceDutiesTest {
                 .bind("q", engine.queueName).bind("n", count).execute());
     }
 
+    /** Returns once every effect row of the queue is older than {@code age} on PostgreSQL's clock, the one retention reads. */
+    private void awaitEffectRowsOlderThan(Duration age) {
+        await("the effect rows older than " + age.toMillis() + " ms on PostgreSQL's clock").atMost(Duration.ofSeconds(10))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+                .until(() -> engine.jdbi.withHandle(h -> h.createQuery("SELECT max(applied_at) <= now() - make_interval(secs => :ageMs / 1000.0) "
+                        + "FROM echomq.effect WHERE queue = :q").bind("q", engine.queueName).bind("ageMs", age.toMillis())
+                        .mapTo(Boolean.class).one()));
+    }
+
     private int effectRows() {
         return engine.jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM echomq.effect WHERE queue = :q")
                 .bind("q", engine.queueName).mapTo(Integer.class).one());
@@ -204,8 +215,8 @@ class MaintenanceDutiesTest {
         engine.queue.complete(claimed.get(0).lease());
         engine.queue.complete(claimed.get(1).lease());
         engine.queue.remove(engine.queueName, jobs.get(1).id());
-        Thread.sleep(SHORT_LEASE.toMillis() * 3);
-        engine.queue.reap(engine.queueName, 100);
+        claimed.subList(2, 4).forEach(job -> serverClock().awaitPast(job.leaseUntil()));
+        assertThat(engine.queue.reap(engine.queueName, 100).jobIds()).containsExactlyInAnyOrder(jobs.get(2).id(), jobs.get(3).id());
         assertThat(state(jobs.get(2).id())).isEqualTo(JobState.DEAD);
         assertThat(state(jobs.get(3).id())).isEqualTo(JobState.PENDING);
         return jobs;
@@ -214,7 +225,7 @@ class MaintenanceDutiesTest {
     @Test
     void oldEffectRowsOfFinishedJobsGoWhileUnfinishedJobsKeepTheirs() throws Exception {
         List<Enqueued> jobs = fourAppliedJobs();
-        Thread.sleep(20);
+        awaitEffectRowsOlderThan(Duration.ofMillis(10));
         // The duty alone: in a whole pass the reconciler would first complete the dead job.
         EffectRetention retention = new EffectRetention(engine.queue, engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMillis(10), 100);
 

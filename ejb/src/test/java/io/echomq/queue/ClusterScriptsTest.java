@@ -129,9 +129,26 @@ class ClusterScriptsTest {
         assertThat(client.stop(running.lease(), "stopped")).isInstanceOf(StopOutcome.Stopped.class);  // stop
         assertThat(client.reconcile(queue, claimed.get(1).id(), claimed.get(1).lease().jobCreatedMs(), "seen")).isInstanceOf(ManualTransition.Moved.class); // reconcile
         assertThat(client.remove(queue, claimed.get(0).id())).isInstanceOf(ManualTransition.Removed.class);          // remove
-        client.claim(queue, Duration.ofMillis(100), 1, "w2");
-        client.reap(queue, 10);                                                                        // reap
-        client.trim(queue, new Retention(0, Duration.ZERO, 0, Duration.ZERO, 100));                   // trim
+        // "e" has been pending all along; "h" gets one attempt: their lapsed leases take both ways out of reap.
+        String lastAttempt = client.enqueue(queue, NewJob.of("h").withMaxAttempts(1)).id();
+        List<ClaimedJob> lapsing = client.claim(queue, Duration.ofMillis(100), 10, "w2");
+        assertThat(lapsing).extracting(ClaimedJob::payload).containsExactly("e", "h");
+        ServerClock.of(redis, queue).awaitPast(lapsing.get(1).leaseUntil());                         // on the clock of the queue's master
+        ReapResult reaped = client.reap(queue, 10);                                                    // reap
+        assertThat(reaped.toPending()).as("leases reaped back to pending").isEqualTo(1);
+        assertThat(reaped.toDead()).as("leases of a last attempt reaped to dead").isEqualTo(1);
+        assertThat(reaped.jobIds()).containsExactlyInAnyOrder(lapsing.get(0).id(), lastAttempt);
+        assertThat(client.job(queue, lastAttempt).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        ClaimedJob again = client.claim(queue, Duration.ofSeconds(30), 1, "w2").get(0);
+        assertThat(again.id()).isEqualTo(lapsing.get(0).id());
+        assertThat(again.attempt()).isEqualTo(2);
+        client.complete(again.lease());
+        assertThat(client.trim(queue, new Retention(0, Duration.ZERO, 0, Duration.ZERO, 100)))          // trim
+                .isEqualTo(new TrimResult(queue, 3, 1, 1));
+        for (String finished : List.of(claimed.get(1).id(), claimed.get(2).id(), running.id(), delayed, again.id(), lastAttempt)) {
+            assertThat(client.job(queue, finished)).as("finished job %s trimmed", finished).isEmpty();
+        }
+        assertThat(client.stats(queue).total()).isZero();
         QueueLimits limits = QueueLimits.NONE.withLaneMaxActive(1).withRate(100, Duration.ofSeconds(1));
         assertThat(client.setLimits(queue, limits)).isEqualTo(limits);                                // set-limits
         client.enqueueBatch(queue, List.of(NewJob.of("f").inLane("capped"), NewJob.of("g").inLane("capped")));

@@ -2,6 +2,7 @@ package io.echomq.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -294,14 +295,8 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
 
         /** Claims until something is claimed: the window frees a place on the server clock, within a second. */
         private List<ClaimedJob> awaitClaim(int max) {
-            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            List<ClaimedJob> jobs = claim(max);
-            while (jobs.isEmpty()) {
-                assertThat(System.nanoTime()).as("the window frees a place").isLessThan(deadline);
-                sleep(Duration.ofMillis(20));
-                jobs = claim(max);
-            }
-            return jobs;
+            return await("the window frees a place").atMost(Duration.ofSeconds(5)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+                    .until(() -> claim(max), jobs -> !jobs.isEmpty());
         }
 
         @Test

@@ -1,12 +1,9 @@
 package io.echomq.queue;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
-import java.time.Duration;
-import java.util.List;
+import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,6 +22,8 @@ abstract class RealQueueTest {
 
     static RedisClient redis;
     static QueueClient client;
+    /** One server: every queue's scripts read this clock. */
+    private static ServerClock serverClock;
 
     String queue;
     QueueKeys keys;
@@ -33,6 +32,7 @@ abstract class RealQueueTest {
     static void connect(ValkeyService valkey) {
         redis = valkey.newClient();
         client = QueueClient.connect(redis, QueueSettings.DEFAULT);
+        serverClock = ServerClock.of(redis, "any-queue");
     }
 
     @AfterAll
@@ -46,28 +46,18 @@ abstract class RealQueueTest {
         keys = new QueueKeys(queue);
     }
 
-    /** The Valkey server's clock (TIME), in ms. */
+    /** The Valkey server's clock (TIME), in ms: the one the scripts read. */
     static long serverNowMs() {
-        List<?> time = (List<?>) redis.eval("return redis.call('TIME')");
-        return Long.parseLong(String.valueOf(time.get(0))) * 1000 + Long.parseLong(String.valueOf(time.get(1))) / 1000;
+        return serverClock.nowMs();
     }
 
-    /** For waits the server's clock cannot express (a lease that must expire, a window that must pass). */
-    static void sleep(Duration d) {
-        try {
-            Thread.sleep(d.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-    }
-
-    /** Polls the server's clock until it reaches {@code ms} (bounded: a stuck clock fails the test). */
+    /** Returns once the server's clock reads {@code ms} or later (a stuck clock fails the test). */
     static void awaitServerTime(long ms) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (serverNowMs() < ms) {
-            assertThat(System.nanoTime()).as("the server clock reaches " + ms).isLessThan(deadline);
-            Thread.onSpinWait();
-        }
+        serverClock.awaitReaching(ms);
+    }
+
+    /** Returns once {@code instant} (a lease deadline, a due time) lies in the past on the server's clock. */
+    static void awaitServerTimePast(Instant instant) {
+        serverClock.awaitPast(instant);
     }
 }

@@ -11,6 +11,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -20,9 +25,8 @@ class StateMachineTest extends RealQueueTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static final Duration SHORT_LEASE = Duration.ofMillis(40);
 
-    private Instant serverNow() {
-        List<?> time = (List<?>) redis.eval("return redis.call('TIME')");
-        return Instant.ofEpochSecond(Long.parseLong(String.valueOf(time.get(0))), Long.parseLong(String.valueOf(time.get(1))) * 1_000);
+    private static Instant serverNow() {
+        return Instant.ofEpochMilli(serverNowMs());
     }
 
     private ClaimedJob claimOne(Duration lease) {
@@ -33,6 +37,10 @@ class StateMachineTest extends RealQueueTest {
 
     private long createdMs(String id) {
         return client.job(queue, id).orElseThrow().createdAt().toEpochMilli();
+    }
+
+    private Instant finishedAt(String id) {
+        return client.job(queue, id).orElseThrow().finishedAt().orElseThrow();
     }
 
     private JobState stateOf(String id) {
@@ -72,7 +80,7 @@ class StateMachineTest extends RealQueueTest {
             assertThat(Duration.between(before, due)).isBetween(Duration.ofMillis(290), Duration.ofMillis(400));
             assertThat(client.claim(queue, LEASE, 1, "w")).isEmpty();
 
-            sleep(Duration.ofMillis(350));
+            awaitServerTimePast(due);
             assertThat(client.claim(queue, LEASE, 1, "w")).extracting(ClaimedJob::id).containsExactly(job.id());
         }
 
@@ -115,7 +123,7 @@ class StateMachineTest extends RealQueueTest {
             redis.del(keys.job(lost.id()), keys.history(lost.id()));
             redis.zrem(keys.active(), lost.id());
             redis.set(keys.seq(), "6");
-            sleep(Duration.ofMillis(5));   // B is created later on the server clock
+            awaitServerTimePast(Instant.ofEpochMilli(holderOfA.lease().jobCreatedMs()));   // B is created later on the server clock
             Enqueued reused = client.enqueue(queue, NewJob.of("B"));
             ClaimedJob holderOfB = claimOne(LEASE);
             assertThat(reused.id()).isEqualTo(lost.id()).isEqualTo("7");
@@ -371,12 +379,13 @@ class StateMachineTest extends RealQueueTest {
                 assertThat(s.state()).isEqualTo(JobState.DELAYED);
                 assertThat(Duration.between(before, s.dueAt())).isBetween(Duration.ofMillis(190), Duration.ofMillis(300));
             });
+            Instant due = ((RetryOutcome.Scheduled) outcome).dueAt();
             JobView view = client.job(queue, first.id()).orElseThrow();
             assertThat(view.state()).isEqualTo(JobState.DELAYED);
             assertThat(view.lastError()).contains("connection reset");
             assertThat(client.claim(queue, LEASE, 1, "w")).isEmpty();
 
-            sleep(Duration.ofMillis(260));
+            awaitServerTimePast(due);
             ClaimedJob second = claimOne(LEASE);
             assertThat(second.attempt()).isEqualTo(2);
             RetryOutcome doubled = client.retry(second.lease(), "again", backoff, FailureKind.RETRYABLE);
@@ -464,8 +473,8 @@ class StateMachineTest extends RealQueueTest {
 
         private Takeover leaseExpiresAndIsTakenOver() {
             ClaimedJob zombie = claimAfterEnqueue(SHORT_LEASE);
-            sleep(SHORT_LEASE.multipliedBy(2));
-            assertThat(client.reap(queue, 10).toPending()).isEqualTo(1);
+            awaitServerTimePast(zombie.leaseUntil());
+            assertThat(client.reap(queue, 10).jobIds()).containsExactly(zombie.id());
             ClaimedJob successor = claimOne(LEASE);
             assertThat(successor.attempt()).isEqualTo(2);
             return new Takeover(zombie, successor);
@@ -487,34 +496,50 @@ class StateMachineTest extends RealQueueTest {
         void expiredLeaseGoesBackToPendingAndCanBeClaimedAgain() {
             client.enqueue(queue, NewJob.of("x"));
             ClaimedJob first = claimOne(SHORT_LEASE);
-            sleep(SHORT_LEASE.multipliedBy(2));
+            awaitServerTimePast(first.leaseUntil());
 
             ReapResult reaped = client.reap(queue, 100);
 
-            assertThat(reaped.toPending()).isEqualTo(1);
-            assertThat(reaped.jobIds()).containsExactly(first.id());
+            assertThat(reaped).isEqualTo(new ReapResult(queue, 1, 0, 0, List.of(first.id())));
             JobView view = client.job(queue, first.id()).orElseThrow();
             assertThat(view.state()).isEqualTo(JobState.PENDING);
+            assertThat(view.leaseUntil()).isEmpty();
             assertThat(view.lastError()).hasValueSatisfying(e -> assertThat(e).contains("lease expired"));
+            assertThat(redis.zscore(keys.active(), first.id())).isNull();
+            assertThat(redis.zscore(keys.pending(QueueClient.DEFAULT_LANE), first.id())).isNotNull();
+            assertThat(client.history(queue, first.id())).extracting(JobEvent::event).containsExactly("enqueued", "claimed", "reaped");
             assertThat(claimOne(LEASE).attempt()).isEqualTo(2);
         }
 
         @Test
-        void liveLeasesAreLeftAlone() {
-            client.enqueue(queue, NewJob.of("x"));
-            claimOne(LEASE);
-            assertThat(client.reap(queue, 100).total()).isZero();
-            assertThat(client.stats(queue).active()).isEqualTo(1);
+        void onlyLeasesPastTheirDeadlineOnTheServerClockAreReaped() {
+            client.enqueue(queue, NewJob.of("expires"));
+            client.enqueue(queue, NewJob.of("lives"));
+            ClaimedJob expiring = claimOne(Duration.ofMillis(300));   // long enough to reap once before it lapses
+            ClaimedJob live = claimOne(LEASE);
+            assertThat(client.reap(queue, 100).total()).as("before any deadline").isZero();
+            awaitServerTimePast(expiring.leaseUntil());
+
+            assertThat(client.reap(queue, 100).jobIds()).containsExactly(expiring.id());
+
+            assertThat(stateOf(live.id())).isEqualTo(JobState.ACTIVE);
+            assertThat(redis.zscore(keys.active(), live.id())).isEqualTo((double) live.leaseUntil().toEpochMilli());
+            assertThat(client.complete(live.lease())).isInstanceOf(Settlement.Completed.class);
+            QueueStats stats = client.stats(queue);
+            assertThat(stats.pending()).isEqualTo(1);
+            assertThat(stats.active()).isZero();
         }
 
         @Test
         void expiredLeaseOfTheLastAttemptIsDeadLettered() {
             client.enqueue(queue, NewJob.of("x").withMaxAttempts(1));
             ClaimedJob job = claimOne(SHORT_LEASE);
-            sleep(SHORT_LEASE.multipliedBy(2));
+            awaitServerTimePast(job.leaseUntil());
 
-            assertThat(client.reap(queue, 100).toDead()).isEqualTo(1);
+            assertThat(client.reap(queue, 100)).isEqualTo(new ReapResult(queue, 0, 1, 0, List.of(job.id())));
             assertThat(stateOf(job.id())).isEqualTo(JobState.DEAD);
+            assertThat(redis.zscore(keys.dead(), job.id())).isNotNull();
+            assertThat(client.stats(queue).active()).isZero();
         }
 
         @Test
@@ -522,13 +547,17 @@ class StateMachineTest extends RealQueueTest {
             for (int i = 0; i < 5; i++) {
                 client.enqueue(queue, NewJob.of("x" + i));
             }
-            client.claim(queue, SHORT_LEASE, 5, "w");
-            sleep(SHORT_LEASE.multipliedBy(2));
+            List<ClaimedJob> claimed = client.claim(queue, SHORT_LEASE, 5, "w");
+            awaitServerTimePast(claimed.get(claimed.size() - 1).leaseUntil());
 
             assertThat(client.reap(queue, 2).total()).isEqualTo(2);
+            assertThat(client.stats(queue).active()).isEqualTo(3);
             assertThat(client.reap(queue, 2).total()).isEqualTo(2);
             assertThat(client.reap(queue, 2).total()).isEqualTo(1);
-            assertThat(client.stats(queue).pending()).isEqualTo(5);
+            assertThat(client.reap(queue, 2).total()).isZero();
+            QueueStats stats = client.stats(queue);
+            assertThat(stats.pending()).isEqualTo(5);
+            assertThat(stats.active()).isZero();
         }
     }
 
@@ -678,8 +707,8 @@ class StateMachineTest extends RealQueueTest {
         void historyTellsWhyAJobRanTwice() {
             Enqueued job = client.enqueue(queue, NewJob.of("x"));
             ClaimedJob zombie = claimOne(SHORT_LEASE);
-            sleep(SHORT_LEASE.multipliedBy(2));
-            client.reap(queue, 10);
+            awaitServerTimePast(zombie.leaseUntil());
+            assertThat(client.reap(queue, 10).jobIds()).containsExactly(zombie.id());
             ClaimedJob successor = claimOne(LEASE);
             client.extend(successor.lease(), LEASE);
             client.extend(successor.lease(), LEASE);
@@ -725,8 +754,9 @@ class StateMachineTest extends RealQueueTest {
     class Retention {
         @Test
         void finishedJobsBeyondTheCountAreDeletedOldestFirst() {
+            List<String> completed = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
-                client.enqueue(queue, NewJob.of("x" + i).withIdempotencyKey("key-" + i));
+                completed.add(client.enqueue(queue, NewJob.of("x" + i).withIdempotencyKey("key-" + i)).id());
                 client.complete(claimOne(LEASE).lease());
             }
             client.enqueue(queue, NewJob.of("still pending"));
@@ -734,8 +764,9 @@ class StateMachineTest extends RealQueueTest {
 
             TrimResult trimmed = client.trim(queue, keepTwo);
 
-            assertThat(trimmed.completed()).isEqualTo(3);
-            assertThat(redis.zrange(keys.completed(), 0, -1)).hasSize(2);
+            assertThat(trimmed).isEqualTo(new TrimResult(queue, 3, 0, 0));
+            assertThat(redis.zrange(keys.completed(), 0, -1)).containsExactlyInAnyOrderElementsOf(completed.subList(3, 5));
+            completed.subList(0, 3).forEach(gone -> assertThat(client.job(queue, gone)).as("job %s", gone).isEmpty());
             assertThat(client.stats(queue).pending()).isEqualTo(1);
             assertThat(redis.hlen(keys.idempotency())).as("keys of deleted jobs are released").isEqualTo(2);
             assertThat(client.enqueue(queue, NewJob.of("new").withIdempotencyKey("key-0")).replayed()).isFalse();
@@ -747,12 +778,15 @@ class StateMachineTest extends RealQueueTest {
             client.enqueue(queue, NewJob.of("x").withMaxAttempts(1));
             ClaimedJob job = claimOne(LEASE);
             client.retry(job.lease(), "fail", Backoff.NONE, FailureKind.RETRYABLE);
-            sleep(Duration.ofMillis(30));
-            io.echomq.queue.Retention young = new io.echomq.queue.Retention(100, Duration.ofDays(1), 100, Duration.ofMillis(10), 100);
+            Enqueued young = client.enqueue(queue, NewJob.of("y").withMaxAttempts(1));
+            Duration age = Duration.ofMillis(300);
+            io.echomq.queue.Retention tenMs = new io.echomq.queue.Retention(100, Duration.ofDays(1), 100, age, 100);
+            awaitServerTimePast(finishedAt(job.id()).plus(age));
+            client.retry(claimOne(LEASE).lease(), "fail", Backoff.NONE, FailureKind.RETRYABLE);
 
-            assertThat(client.trim(queue, young).dead()).isEqualTo(1);
+            assertThat(client.trim(queue, tenMs)).isEqualTo(new TrimResult(queue, 0, 0, 1));
             assertThat(client.job(queue, job.id())).isEmpty();
-            assertThat(client.stats(queue).total()).isZero();
+            assertThat(redis.zrange(keys.dead(), 0, -1)).as("the job that died within the age stays").containsExactly(young.id());
         }
 
         @Test
@@ -819,7 +853,7 @@ class StateMachineTest extends RealQueueTest {
                     new io.echomq.queue.Retention(100, Duration.ofMillis(20), 10, Duration.ofDays(1), 100)));
             Enqueued first = client.enqueue(queue, NewJob.of("old"));
             young.complete(claimOne(LEASE).lease());
-            sleep(Duration.ofMillis(40));
+            awaitServerTimePast(finishedAt(first.id()).plus(Duration.ofMillis(20)));
             Enqueued second = client.enqueue(queue, NewJob.of("new"));
 
             young.complete(claimOne(LEASE).lease());
@@ -939,18 +973,48 @@ class StateMachineTest extends RealQueueTest {
         }
 
         @Test
-        void anEvictingServerIsRefusedWhenTheSettingsSaySo() {
+        void anEvictingServerIsRefusedWhenTheSettingsSaySoAndOtherwiseWarnedAbout() {
             String original = redis.configGet("maxmemory-policy").get("maxmemory-policy");
+            List<LogRecord> logged = new CopyOnWriteArrayList<>();
+            Handler recorder = recordingHandler(logged);
+            Logger guardLog = Logger.getLogger(EvictionPolicyGuard.class.getName());
+            guardLog.addHandler(recorder);
             redis.configSet("maxmemory-policy", "allkeys-lru");
             try {
                 assertThatThrownBy(() -> QueueClient.connect(redis,
                         QueueSettings.DEFAULT.withEvictionPolicyCheck(EvictionPolicyCheck.REFUSE)))
                         .isInstanceOf(UnsafeServerException.class)
                         .hasMessageContaining("allkeys-lru").hasMessageContaining("noeviction");
-                assertThat(QueueClient.connect(redis, QueueSettings.DEFAULT)).as("WARN only warns").isNotNull();
+                assertThat(logged).as("REFUSE refuses without a warning").isEmpty();
+
+                QueueClient warned = QueueClient.connect(redis, QueueSettings.DEFAULT);
+
+                assertThat(logged).as("WARN warns").singleElement().satisfies(r -> {
+                    assertThat(r.getLevel()).isEqualTo(Level.WARNING);
+                    assertThat(r.getMessage()).contains("allkeys-lru").contains("noeviction");
+                });
+                assertThat(warned.enqueue(queue, NewJob.of("x")).state()).as("... and only warns").isEqualTo(JobState.PENDING);
             } finally {
                 redis.configSet("maxmemory-policy", original);
+                guardLog.removeHandler(recorder);
             }
+        }
+
+        private static Handler recordingHandler(List<LogRecord> into) {
+            return new Handler() {
+                @Override
+                public void publish(LogRecord record) {
+                    into.add(record);
+                }
+
+                @Override
+                public void flush() {
+                }
+
+                @Override
+                public void close() {
+                }
+            };
         }
 
         @Test

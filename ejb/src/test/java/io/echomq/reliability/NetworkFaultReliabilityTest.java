@@ -1,6 +1,7 @@
 package io.echomq.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
@@ -80,13 +81,14 @@ class NetworkFaultReliabilityTest {
         proxy.heal();
     }
 
-    private static void cutDuringCommit(FaultProxy proxy) throws InterruptedException {
+    private static void cutDuringCommit(FaultProxy proxy) {
         int before = proxy.markerCuts();
         proxy.cutAfterClientSends("COMMIT");
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (proxy.markerCuts() == before && System.nanoTime() < deadline) {
-            Thread.sleep(5);
+        try {
+            await("the proxy cuts a connection after a COMMIT").atMost(Duration.ofSeconds(30))
+                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5)).until(() -> proxy.markerCuts() > before);
+        } finally {
+            proxy.heal();
         }
-        proxy.heal();
     }
 }

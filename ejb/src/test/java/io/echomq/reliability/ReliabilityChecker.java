@@ -1,5 +1,8 @@
 package io.echomq.reliability;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import io.echomq.queue.JobEvent;
 import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
@@ -11,6 +14,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -67,24 +71,14 @@ public final class ReliabilityChecker {
      * Waits until nothing is left to work (no job pending, delayed or active) and at least
      * {@code finished} jobs are completed or dead; fails with the counts otherwise.
      */
-    public static void awaitDrained(QueueClient queue, String queueName, long finished, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            try {
-                QueueStats stats = queue.stats(queueName);
-                if (stats.completed() + stats.dead() >= finished && stats.pending() + stats.delayed() + stats.active() == 0) {
-                    return;
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("not drained within " + timeout + ": " + stats + " (expected " + finished + " finished)");
-                }
-            } catch (QueueUnavailableException outage) {
-                if (System.nanoTime() > deadline) {
-                    throw outage;
-                }
-            }
-            Thread.sleep(100);
-        }
+    public static void awaitDrained(QueueClient queue, String queueName, long finished, Duration timeout) {
+        await("queue " + queueName + " drained, " + finished + " jobs finished").atMost(timeout).pollInterval(Duration.ofMillis(100))
+                .ignoreException(QueueUnavailableException.class)
+                .untilAsserted(() -> {
+                    QueueStats stats = queue.stats(queueName);
+                    assertThat(stats.completed() + stats.dead()).as("jobs finished: %s", stats).isGreaterThanOrEqualTo(finished);
+                    assertThat(stats.pending() + stats.delayed() + stats.active()).as("jobs left to work: %s", stats).isZero();
+                });
     }
 
     /**
@@ -92,30 +86,17 @@ public final class ReliabilityChecker {
      * nothing left to work; call it right after the fault ends. A queue that cannot answer has
      * not recovered.
      */
-    public static long recoveryMs(QueueClient queue, String queueName, long faultStartedNanos, Duration timeout)
-            throws InterruptedException {
-        long before = -1;
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            Optional<QueueStats> stats = statsDuringOutage(queue, queueName);
-            if (stats.isPresent()) {
-                QueueStats now = stats.get();
-                boolean idle = now.pending() + now.delayed() + now.active() == 0;
-                if (before >= 0 && now.completed() > before || idle) {
-                    return (System.nanoTime() - faultStartedNanos) / 1_000_000;
-                }
-                before = before < 0 ? now.completed() : before;
-            }
-            Thread.sleep(10);
-        }
-        throw new AssertionError("no job completed within " + timeout + " of the fault ending");
-    }
-
-    private static Optional<QueueStats> statsDuringOutage(QueueClient queue, String queueName) {
-        try {
-            return Optional.of(queue.stats(queueName));
-        } catch (QueueUnavailableException unavailable) {
-            return Optional.empty();
-        }
+    public static long recoveryMs(QueueClient queue, String queueName, long faultStartedNanos, Duration timeout) {
+        AtomicLong completedWhenFirstAnswered = new AtomicLong(-1);
+        await("a job of " + queueName + " completed after the fault ended").atMost(timeout)
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+                .ignoreException(QueueUnavailableException.class)
+                .until(() -> {
+                    QueueStats now = queue.stats(queueName);
+                    boolean idle = now.pending() + now.delayed() + now.active() == 0;
+                    completedWhenFirstAnswered.compareAndSet(-1, now.completed());
+                    return idle || now.completed() > completedWhenFirstAnswered.get();
+                });
+        return (System.nanoTime() - faultStartedNanos) / 1_000_000;
     }
 }

@@ -1,5 +1,7 @@
 package io.echomq.reliability;
 
+import static org.awaitility.Awaitility.await;
+
 import io.echomq.standalone.StandaloneWorker;
 import io.echomq.testkit.PostgresService;
 import java.io.IOException;
@@ -124,15 +126,17 @@ public final class WorkerProcess implements AutoCloseable {
     }
 
     /** Waits until the output has a line containing {@code marker}. */
-    public void awaitLine(String marker, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (countLines(List.of(output), marker) == 0) {
-            if (System.nanoTime() > deadline || !process.isAlive()) {
-                throw new AssertionError("worker pid " + pid() + " printed no \"" + marker + "\" within " + timeout
-                        + (process.isAlive() ? "" : " (it exited)") + "; output in " + output);
-            }
-            Thread.sleep(20);
-        }
+    public void awaitLine(String marker, Duration timeout) {
+        await("worker pid " + pid() + " prints \"" + marker + "\" (output in " + output + ")").atMost(timeout)
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> {
+                    if (countLines(List.of(output), marker) > 0) {
+                        return true;
+                    }
+                    if (!process.isAlive()) {
+                        throw new AssertionError("worker pid " + pid() + " exited without printing \"" + marker + "\"; output in " + output);
+                    }
+                    return false;
+                });
     }
 
     /** Lines containing {@code marker} across several workers' outputs (e.g. {@code event=skipped}). */

@@ -1,6 +1,7 @@
 package io.echomq.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.echomq.effect.EffectSettings;
 import io.echomq.queue.JobEvent;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClient;
@@ -58,8 +60,8 @@ class ZombieWorkerReliabilityTest {
                 SubmissionLoad.burstPerSecond(queue, queueName, JOBS / FAULTS, acknowledged);
                 awaitSlowTransaction(jdbi, queue, queueName, acknowledged);
                 zombie.pause();
-                Thread.sleep(500);
-                heldTransactions += openTransactions(jdbi);
+                heldTransactions += await("the frozen zombie's transaction idles open").atMost(Duration.ofSeconds(10))
+                        .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> openTransactions(jdbi), n -> n > 0);
                 Thread.sleep(FROZEN.toMillis());
                 zombie.resume();
             }
@@ -84,20 +86,19 @@ class ZombieWorkerReliabilityTest {
      * it finishes, the zombie only after its idle wait), so while waiting one more job goes in
      * now and then, for whichever worker polls first.
      */
-    private static void awaitSlowTransaction(Jdbi jdbi, QueueClient queue, String queueName, List<String> acknowledged)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        long nextFeed = System.nanoTime() + FEED_INTERVAL.toNanos();
-        while (countActivity(jdbi, "state = 'active' AND query = '" + SlowLedgerHandler.SLOW_STATEMENT + "'") == 0) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the slow worker never held a transaction open");
-            }
-            if (System.nanoTime() - nextFeed >= 0) {
-                SubmissionLoad.burstPerSecond(queue, queueName, 1, acknowledged);
-                nextFeed += FEED_INTERVAL.toNanos();
-            }
-            Thread.sleep(5);
-        }
+    private static void awaitSlowTransaction(Jdbi jdbi, QueueClient queue, String queueName, List<String> acknowledged) {
+        AtomicLong nextFeed = new AtomicLong(System.nanoTime() + FEED_INTERVAL.toNanos());
+        await("the slow worker holds a transaction open").atMost(Duration.ofSeconds(30))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5)).until(() -> {
+                    if (countActivity(jdbi, "state = 'active' AND query = '" + SlowLedgerHandler.SLOW_STATEMENT + "'") > 0) {
+                        return true;
+                    }
+                    if (System.nanoTime() - nextFeed.get() >= 0) {
+                        SubmissionLoad.burstPerSecond(queue, queueName, 1, acknowledged);
+                        nextFeed.addAndGet(FEED_INTERVAL.toNanos());
+                    }
+                    return false;
+                });
     }
 
     /** Transactions left open by a client that stopped talking: the frozen zombie's. */

@@ -1,7 +1,7 @@
 package io.echomq.standalone;
 
-import static io.echomq.worker.RecordingListener.await;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.echomq.demo.LedgerSummary;
 import io.echomq.demo.LedgerChargeHandler;
@@ -12,6 +12,7 @@ import io.echomq.queue.JobView;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.queue.ServerClock;
 import io.echomq.reliability.WorkerProcess;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
@@ -53,8 +54,8 @@ class StandaloneWorkerTest {
 
             JobView first = runToCompletion(queue, queueName, "order-1");
             JobView insideWindow = runToCompletion(queue, queueName, "order-1");
-            // Let the key's window pass since the first job was created, as after a long outage.
-            Thread.sleep(Math.max(0, first.createdAt().plus(WINDOW).toEpochMilli() - System.currentTimeMillis()) + 200);
+            // Let the key's window pass since the first job was created (on the clock that stamps jobs), as after a long outage.
+            ServerClock.of(redis, queueName).awaitReaching(first.createdAt().plus(WINDOW).toEpochMilli());
             JobView afterWindow = runToCompletion(queue, queueName, "order-1");
 
             assertThat(insideWindow.createdAt()).isBefore(first.createdAt().plus(WINDOW));
@@ -88,7 +89,7 @@ class StandaloneWorkerTest {
     private static JobView runToCompletion(QueueClient queue, String queueName, String key) {
         Enqueued job = queue.enqueue(queueName, NewJob.of(CHARGE).withIdempotencyKey(key));
         assertThat(job.replayed()).as("Valkey knows no job with key " + key).isFalse();
-        await("job " + job.id() + " completed", DEADLINE,
+        await("job " + job.id() + " completed").atMost(DEADLINE).until(
                 () -> queue.job(queueName, job.id()).map(view -> view.state() == JobState.COMPLETED).orElse(false));
         JobView view = queue.job(queueName, job.id()).orElseThrow();
         queue.remove(queueName, job.id());

@@ -1,7 +1,7 @@
 package io.echomq.worker;
 
-import static io.echomq.worker.RecordingListener.await;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.demo.LedgerSummary;
@@ -78,7 +78,7 @@ class BatchedEffectProofTest {
     }
 
     private void awaitSettled(int count) {
-        await(count + " jobs settled", PATIENCE, () -> {
+        await(count + " jobs settled").atMost(PATIENCE).until(() -> {
             QueueStats stats = engine.queue.stats(engine.queueName);
             return stats.completed() + stats.dead() == count;
         });
@@ -106,7 +106,7 @@ class BatchedEffectProofTest {
         enqueueCharges(JOBS);
         engine.startWorker("w1", countedBatchCharge(), batchesOfTen(), FaultInjector.crashAt(point, 1));
 
-        await("all completed", PATIENCE, () -> engine.queue.stats(engine.queueName).completed() == JOBS);
+        await("all completed").atMost(PATIENCE).until(() -> engine.queue.stats(engine.queueName).completed() == JOBS);
 
         LedgerSummary ledger = engine.ledger();
         assertThat(ledger.distinctJobs()).as("nothing lost").isEqualTo(JOBS);
@@ -166,17 +166,17 @@ class BatchedEffectProofTest {
         ClaimedJob zombie = engine.queue.claim(engine.queueName, SHORT_LEASE, 1, "zombie").get(0);
         ZombieHoldingKey held = ZombieHoldingKey.holding(engine, zombie);
         engine.startMaintenance(Duration.ofMillis(50));
-        await("the zombie's job reaped", PATIENCE,
+        await("the zombie's job reaped").atMost(PATIENCE).until(
                 () -> engine.queue.job(engine.queueName, zombie.id()).map(j -> j.state() == JobState.PENDING).orElse(false));
 
         // The worker leases all five in one batch; the batch waits on the held key, then runs job by job.
         engine.startWorker("w1", countedBatchCharge(), batchesOfTen(), FaultInjector.NONE);
-        await("the other four completed", PATIENCE, () -> engine.queue.stats(engine.queueName).completed() >= 4);
+        await("the other four completed").atMost(PATIENCE).until(() -> engine.queue.stats(engine.queueName).completed() >= 4);
         assertThat(engine.ledger().distinctJobs()).as("neighbours committed while the key was held").isEqualTo(4);
         assertThat(engine.events.claims.get(0).id()).isEqualTo(zombie.id());
 
         held.letGo();
-        await("all completed", PATIENCE, () -> engine.queue.stats(engine.queueName).completed() == 5);
+        await("all completed").atMost(PATIENCE).until(() -> engine.queue.stats(engine.queueName).completed() == 5);
         assertThat(engine.ledger()).isEqualTo(new LedgerSummary(5, 5, 0, 500));
     }
 }

@@ -1,6 +1,7 @@
 package io.echomq.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.EffectSettings;
@@ -13,10 +14,10 @@ import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
-import io.echomq.queue.QueueStats;
 import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.reliability.ReliabilityChecker;
 import io.echomq.runtime.ValkeyEndpoint;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyCluster;
@@ -118,21 +119,19 @@ class ClusterFailoverTest {
             Thread submitting = new Thread(submitter::submitAll, "failover-submitter");
             long startedAt = System.nanoTime();
             submitting.start();
-            while (submitter.acknowledged.get() < JOBS / 3) {
-                Thread.sleep(5);
-            }
+            await("a third of the jobs acknowledged").atMost(DEADLINE).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+                    .until(() -> submitter.acknowledged.get() >= JOBS / 3);
             long acksPerSecond = submitter.acknowledged.get() * 1_000_000_000L / (System.nanoTime() - startedAt);
             int oldMaster = cluster.masterPortOf(slot);
             cluster.killHard(oldMaster);
             long killedAt = System.nanoTime();
             submitter.killedAt.set(killedAt);
-            while (cluster.masterPortOf(slot) == oldMaster && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            await("a replica of the killed master promoted").atMost(DEADLINE).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+                    .until(() -> cluster.masterPortOf(slot) != oldMaster);
             long promotedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
             cluster.restart(oldMaster);   // the operator brings the node back: it rejoins as the new master's replica
             submitting.join(DEADLINE.toMillis());
-            awaitDrained(queue, queueName, deadline);
+            ReliabilityChecker.awaitDrained(queue, queueName, 0, DEADLINE);
             engine.stop(Duration.ofSeconds(5));
 
             Map<String, Long> chargesPerAccount = chargesPerAccount(jdbi, queueName);
@@ -146,20 +145,6 @@ class ClusterFailoverTest {
         } finally {
             loops.shutdownNow();
             timers.shutdownNow();
-        }
-    }
-
-    private static void awaitDrained(QueueClient queue, String queueName, long deadline) throws InterruptedException {
-        while (System.nanoTime() < deadline) {
-            try {
-                QueueStats stats = queue.stats(queueName);
-                if (stats.pending() + stats.delayed() + stats.active() == 0) {
-                    return;
-                }
-            } catch (QueueUnavailableException e) {
-                // still failing over
-            }
-            Thread.sleep(100);
         }
     }
 

@@ -1,13 +1,14 @@
 package io.echomq.worker;
 
-import static io.echomq.worker.RecordingListener.await;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.demo.LedgerSummary;
 import io.echomq.effect.EffectOutcome;
 import io.echomq.effect.EffectRecord;
 import io.echomq.effect.EffectSettings;
+import io.echomq.effect.LockWaits;
 import io.echomq.handler.JobHandler;
 import io.echomq.api.PermanentJobFailure;
 import io.echomq.queue.JobIdentity;
@@ -20,11 +21,13 @@ import io.echomq.queue.JobView;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.Rejected;
 import io.echomq.queue.RetryOutcome;
+import io.echomq.queue.ServerClock;
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -87,9 +90,13 @@ class ExactlyOnceProofTest {
     }
 
     private JobView awaitState(String id, JobState state) {
-        await("job " + id + " " + state.wireName(), PATIENCE,
+        await("job " + id + " " + state.wireName()).atMost(PATIENCE).until(
                 () -> engine.queue.job(engine.queueName, id).map(j -> j.state() == state).orElse(false));
         return engine.queue.job(engine.queueName, id).orElseThrow();
+    }
+
+    private ServerClock serverClock() {
+        return ServerClock.of(engine.redis, engine.queueName);
     }
 
     private Optional<EffectRecord> effectOf(String id) {
@@ -102,15 +109,15 @@ class ExactlyOnceProofTest {
      * its effect must be applied, not skipped as the old one's.
      */
     @Test
-    void aNewJobGivenAnIdAgainAfterAFailoverIsAppliedNotSkipped() throws InterruptedException {
+    void aNewJobGivenAnIdAgainAfterAFailoverIsAppliedNotSkipped() {
         engine.startWorker("w1", countedCharge(), shortLeases(), FaultInjector.NONE);
         Enqueued first = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
-        awaitState(first.id(), JobState.COMPLETED);
+        Instant firstCreated = awaitState(first.id(), JobState.COMPLETED).createdAt();
 
         // What the promoted replica holds when the old primary's last writes never reached it.
         QueueKeys keys = new QueueKeys(engine.queueName);
         engine.redis.del(keys.job(first.id()), keys.history(first.id()), keys.completed(), keys.seq());
-        Thread.sleep(2); // creation times are milliseconds: two jobs minted in one would look alike
+        serverClock().awaitPast(firstCreated); // creation times are milliseconds: two jobs minted in one would look alike
         Enqueued second = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
         assertThat(second.id()).as("the id handed out again").isEqualTo(first.id());
 
@@ -129,7 +136,7 @@ class ExactlyOnceProofTest {
      * without running its handler.
      */
     @Test
-    void aResubmissionAfterAFailoverLostTheJobAndItsKeyIsNotAppliedAgain() throws InterruptedException {
+    void aResubmissionAfterAFailoverLostTheJobAndItsKeyIsNotAppliedAgain() {
         engine.startWorker("w1", countedCharge(), shortLeases(), FaultInjector.NONE);
         NewJob submission = NewJob.of(CHARGE).withIdempotencyKey("order-7");
         Enqueued first = engine.queue.enqueue(engine.queueName, submission);
@@ -137,7 +144,7 @@ class ExactlyOnceProofTest {
 
         QueueKeys keys = new QueueKeys(engine.queueName);
         engine.redis.del(keys.job(first.id()), keys.history(first.id()), keys.completed(), keys.seq(), keys.idempotency());
-        Thread.sleep(2); // creation times are milliseconds: two jobs minted in one would look alike
+        serverClock().awaitPast(Instant.ofEpochMilli(firstCreatedMs)); // creation times are milliseconds: two jobs minted in one would look alike
         Enqueued resubmitted = engine.queue.enqueue(engine.queueName, submission);
         assertThat(resubmitted.replayed()).as("Valkey no longer knows the key").isFalse();
 
@@ -213,23 +220,23 @@ class ExactlyOnceProofTest {
         Enqueued job = patient.queue.enqueue(patient.queueName, NewJob.of(CHARGE));
         // Worker A is paused mid-transaction: it holds the effect key and sends no heartbeat.
         ClaimedJob zombie = patient.queue.claim(patient.queueName, SHORT_LEASE, 1, "zombie").get(0);
-        CountDownLatch zombieHoldsKey = new CountDownLatch(1);
+        CompletableFuture<Integer> zombieHoldsKey = new CompletableFuture<>();
         CountDownLatch resumeZombie = new CountDownLatch(1);
         CompletableFuture<EffectOutcome> zombieEffect = CompletableFuture.supplyAsync(() -> patient.effects.apply(zombie.lease(), tx -> {
             handlerRuns.incrementAndGet();
             LedgerChargeHandler.charge(tx, patient.queueName, zombie.id(), zombie.attempt(),
                     new io.echomq.demo.Charge("acct-1", 500));
-            zombieHoldsKey.countDown();
+            zombieHoldsKey.complete(LockWaits.backendOf(tx));
             resumeZombie.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
         }));
-        assertThat(zombieHoldsKey.await(10, TimeUnit.SECONDS)).isTrue();
+        int zombieBackend = zombieHoldsKey.get(10, TimeUnit.SECONDS);
 
         // Its lease expires; the reaper returns the job; worker B takes attempt 2 and waits on the key.
         patient.startMaintenance(Duration.ofMillis(50));
         patient.startWorker("successor", countedCharge(), shortLeases(), FaultInjector.NONE);
-        await("successor claims attempt 2", PATIENCE, () -> !patient.events.claims.isEmpty());
+        await("successor claims attempt 2").atMost(PATIENCE).until(() -> !patient.events.claims.isEmpty());
         assertThat(patient.events.claims.get(0).attempt()).isEqualTo(2);
-        Thread.sleep(SHORT_LEASE.toMillis());
+        LockWaits.assertWaitsOnAnEffectKey(LockWaits.awaitBlockedBy(patient.jdbi, zombieBackend));
         assertThat(patient.events.effects).as("the successor is blocked on the zombie's key").isEmpty();
 
         resumeZombie.countDown();
@@ -258,7 +265,7 @@ class ExactlyOnceProofTest {
         patient.startWorker("successor", countedCharge(), shortLeases().withBackoff(new Backoff(Duration.ofSeconds(2),
                 Duration.ofSeconds(2))), FaultInjector.NONE);
 
-        await("the successor's attempt 2 meets the held key", PATIENCE, () -> !patient.events.errors.isEmpty());
+        await("the successor's attempt 2 meets the held key").atMost(PATIENCE).until(() -> !patient.events.errors.isEmpty());
         assertThat(patient.queue.job(patient.queueName, job.id()).orElseThrow()).as("not dead: the attempt did not count")
                 .satisfies(j -> assertThat(j.state()).isEqualTo(JobState.DELAYED));
         held.letGo();
@@ -306,7 +313,7 @@ class ExactlyOnceProofTest {
 
         JobView dead = awaitState(job.id(), JobState.DEAD);
         // The worker reports the last retry after the script that made the job dead returned.
-        await("the third failure reported", PATIENCE, () -> engine.events.retries.size() == 3);
+        await("the third failure reported").atMost(PATIENCE).until(() -> engine.events.retries.size() == 3);
 
         assertThat(dead.attempts()).isEqualTo(3);
         assertThat(dead.lastError()).hasValueSatisfying(e -> assertThat(e).contains("bank is down"));

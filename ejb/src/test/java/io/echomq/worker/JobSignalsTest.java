@@ -1,7 +1,7 @@
 package io.echomq.worker;
 
-import static io.echomq.worker.RecordingListener.await;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.handler.JobHandler;
@@ -75,7 +75,7 @@ class JobSignalsTest {
 
         assertThat(engine.queue.cancel(engine.queueName, job.id())).isInstanceOf(ManualTransition.CancelRequested.class);
 
-        await("cancelled", PATIENCE, () -> job(job.id()).state() == JobState.CANCELLED);
+        await("cancelled").atMost(PATIENCE).until(() -> job(job.id()).state() == JobState.CANCELLED);
         JobView cancelled = job(job.id());
         assertThat(cancelled.attempts()).as("stopped in its first attempt, not retried").isEqualTo(1);
         assertThat(engine.ledger().entries()).as("the effect was rolled back").isZero();
@@ -102,7 +102,7 @@ class JobSignalsTest {
 
         assertThat(engine.queue.cancel(engine.queueName, job.id())).isInstanceOf(ManualTransition.CancelRequested.class);
 
-        await("completed", PATIENCE, () -> job(job.id()).state() == JobState.COMPLETED);
+        await("completed").atMost(PATIENCE).until(() -> job(job.id()).state() == JobState.COMPLETED);
         assertThat(engine.ledger().entries()).as("invariant 6: its effect committed, so it ends completed").isEqualTo(1);
     }
 
@@ -131,7 +131,7 @@ class JobSignalsTest {
         assertThat(engine.queue.cancel(engine.queueName, job.id())).isInstanceOf(ManualTransition.CancelRequested.class);
         fail.countDown();
 
-        await("finished", PATIENCE, () -> job(job.id()).state().isFinished());
+        await("finished").atMost(PATIENCE).until(() -> job(job.id()).state().isFinished());
         assertThat(job(job.id()).state()).isEqualTo(JobState.CANCELLED);
         assertThat(job(job.id()).attempts()).as("not run again").isEqualTo(1);
         assertThat(engine.ledger().entries()).as("the cancelled effect never applied").isZero();
@@ -150,7 +150,7 @@ class JobSignalsTest {
         Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
         engine.startWorker("w1", handler, quickHeartbeat(), FaultInjector.NONE);
 
-        await("completed", PATIENCE, () -> job(job.id()).state() == JobState.COMPLETED);
+        await("completed").atMost(PATIENCE).until(() -> job(job.id()).state() == JobState.COMPLETED);
         assertThat(job(job.id()).attempts()).isEqualTo(2);
     }
 
@@ -173,7 +173,7 @@ class JobSignalsTest {
 
         assertThat(reported.await(20, TimeUnit.SECONDS)).isTrue();
         long reportedAt = System.nanoTime();
-        await("progress visible", Duration.ofSeconds(5), () -> job(job.id()).progress().map(p -> p.percent() == 42).orElse(false));
+        await("progress visible").atMost(Duration.ofSeconds(5)).until(() -> job(job.id()).progress().map(p -> p.percent() == 42).orElse(false));
         assertThat(Duration.ofNanos(System.nanoTime() - reportedAt)).as("visible within about a second").isLessThan(Duration.ofMillis(1_500));
         assertThat(job(job.id()).state()).isEqualTo(JobState.ACTIVE);
         Progress.Reported shown = job(job.id()).progress().orElseThrow();
@@ -181,7 +181,7 @@ class JobSignalsTest {
         assertThat(shown.attempt()).isEqualTo(1);
 
         release.countDown();
-        await("completed", PATIENCE, () -> job(job.id()).state() == JobState.COMPLETED);
+        await("completed").atMost(PATIENCE).until(() -> job(job.id()).state() == JobState.COMPLETED);
         assertThat(job(job.id()).progress()).hasValueSatisfying(p -> assertThat(p.percent()).isEqualTo(42));
     }
 }

@@ -1,7 +1,7 @@
 package io.echomq.worker;
 
-import static io.echomq.worker.RecordingListener.await;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.handler.JobHandler;
@@ -65,7 +65,7 @@ class LeasingAheadTest {
             charge.handle(job);
         };
         engine.startWorker("w1", oneAtATime, settings, FaultInjector.NONE);
-        await("all jobs completed", PATIENCE, () -> engine.events.completions.size() == jobs);
+        await("all jobs completed").atMost(PATIENCE).until(() -> engine.events.completions.size() == jobs);
         return mostLeased.get();
     }
 

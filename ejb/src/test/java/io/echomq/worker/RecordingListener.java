@@ -7,9 +7,8 @@ import io.echomq.queue.RetryOutcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Supplier;
 
-/** Records what workers report, so tests wait on events instead of sleeping. */
+/** Records what workers report, so tests wait on events (with Awaitility) instead of sleeping. */
 public final class RecordingListener implements WorkerListener {
 
     final List<ClaimedJob> claims = new CopyOnWriteArrayList<>();
@@ -56,21 +55,5 @@ public final class RecordingListener implements WorkerListener {
     @Override
     public void crashed(ClaimedJob job, CrashPoint point) {
         crashes.add(point);
-    }
-
-    /** Waits until {@code condition} holds, polling; fails with {@code what} after {@code timeout}. */
-    public static void await(String what, Duration timeout, Supplier<Boolean> condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.get()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for: " + what);
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
     }
 }

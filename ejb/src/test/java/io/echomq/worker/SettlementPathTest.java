@@ -1,7 +1,7 @@
 package io.echomq.worker;
 
-import static io.echomq.worker.RecordingListener.await;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.demo.LedgerSummary;
@@ -59,7 +59,7 @@ class SettlementPathTest {
 
     private JobView awaitState(String id, JobState state) {
         try {
-            await("job " + id + " " + state.wireName(), PATIENCE,
+            await("job " + id + " " + state.wireName()).atMost(PATIENCE).until(
                     () -> engine.queue.job(engine.queueName, id).map(j -> j.state() == state).orElse(false));
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "; the job is " + engine.queue.job(engine.queueName, id), e);
@@ -85,7 +85,7 @@ class SettlementPathTest {
         List<Enqueued> jobs = engine.queue.enqueueBatch(engine.queueName, java.util.Collections.nCopies(20, NewJob.of(CHARGE)));
         withBrokenListener.startWorker(engine.queueName, new LedgerChargeHandler(), quick());
         try {
-            await("20 completions", PATIENCE, () -> engine.events.completions.size() == 20);
+            await("20 completions").atMost(PATIENCE).until(() -> engine.events.completions.size() == 20);
         } finally {
             withBrokenListener.stop(Duration.ofSeconds(5));
         }
@@ -134,7 +134,7 @@ class SettlementPathTest {
         List<Enqueued> enqueued = engine.queue.enqueueBatch(engine.queueName, batch);
         engine.startWorker("w1", assertsOnNegative, quick().withConcurrency(1).withBatchSize(10), FaultInjector.NONE);
 
-        await("10 jobs settled", PATIENCE, () -> {
+        await("10 jobs settled").atMost(PATIENCE).until(() -> {
             QueueStats stats = engine.queue.stats(engine.queueName);
             return stats.completed() + stats.dead() == 10;
         });
