@@ -126,7 +126,8 @@ public final class OutboxAdmin {
         checkSource(source);
         Map<String, String> stored = read(() -> redis.hgetAll(QueueKeys.outboxCommands(source)));
         Map<Long, OutboxCommand> commands = new HashMap<>();
-        stored.forEach((id, name) -> OutboxCommand.ofWireName(name).ifPresent(command -> commands.put(Long.parseLong(id), command)));
+        stored.forEach((id, name) -> OutboxCommand.ofWireName(name).filter(command -> id.matches("[1-9][0-9]{0,17}"))
+                .ifPresent(command -> commands.put(Long.parseLong(id), command)));
         return commands;
     }
 

@@ -326,7 +326,8 @@ public final class OutboxRelay implements AutoCloseable {
         int refusals = row.refusals() + 1;
         if (retryPolicy.isLast(refusals)) {
             LOG.severe("EchoMQ outbox relay " + name + ": Valkey refused outbox row " + row.id() + " for queue " + row.queue()
-                    + " for the " + refusals + "th time; the row is dead and waits for an admin to retry or drop it: " + error);
+                    + " (refusal " + refusals + " of " + retryPolicy.maxRefusals() + "); the row is dead and waits for an admin to "
+                    + "retry or drop it: " + error);
         } else {
             LOG.warning("EchoMQ outbox relay " + name + ": Valkey refused outbox row " + row.id() + " for queue " + row.queue()
                     + " (refusal " + refusals + " of " + retryPolicy.maxRefusals() + "), tried again in "
@@ -426,14 +427,15 @@ public final class OutboxRelay implements AutoCloseable {
 
     /**
      * The admins' retries and drops of this outbox's dead rows, waiting in Valkey: applied in one
-     * local transaction, each only to a row still dead, then forgotten in Valkey. Valkey
-     * unavailable: nothing to do now (the commands wait, and so does the relaying).
+     * local transaction, each only to a row still dead, then forgotten in Valkey. Commands that
+     * cannot be read wait for the next sweep; the relaying goes on.
      */
     private void carryOutCommands() throws SQLException {
         Map<Long, OutboxCommand> commands;
         try {
             commands = queue.outboxAdmin().requested(name);
-        } catch (QueueUnavailableException e) {
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "EchoMQ outbox relay " + name + ": the admins' commands cannot be read now", e);
             return;
         }
         if (commands.isEmpty()) {
