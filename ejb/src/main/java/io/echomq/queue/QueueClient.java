@@ -34,12 +34,14 @@ public final class QueueClient {
     private final QueueSettings settings;
     private final ScriptRunner scripts;
     private final ScheduleClient schedules;
+    private final OutboxAdmin outboxAdmin;
 
     private QueueClient(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait) {
         this.redis = redis;
         this.settings = settings;
         this.scripts = new ScriptRunner(redis, replicaWait);
         this.schedules = new ScheduleClient(redis, scripts, settings);
+        this.outboxAdmin = new OutboxAdmin(redis);
     }
 
     /**
@@ -82,6 +84,11 @@ public final class QueueClient {
     /** The queues' recurring jobs (schedules), over the same connections and scripts. */
     public ScheduleClient schedules() {
         return schedules;
+    }
+
+    /** The resource adapter's dead outbox rows and the admins' commands on them, over the same connections. */
+    public OutboxAdmin outboxAdmin() {
+        return outboxAdmin;
     }
 
     /** The most jobs one claim may lease, and one complete-claim may acknowledge. */

@@ -35,6 +35,8 @@ public final class FaultProxy implements AutoCloseable {
     private final int targetPort;
     private final ServerSocket listener;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    /** Set by {@link #close()} under the lock of {@link #open}: no connection is registered (forwarded) after it. */
+    private boolean closed;
     private final AtomicInteger cuts = new AtomicInteger();
     private final Object gate = new Object();
     private volatile boolean frozen;
@@ -102,13 +104,30 @@ public final class FaultProxy implements AutoCloseable {
                 Socket client = listener.accept();
                 Socket server = new Socket();
                 server.connect(new InetSocketAddress(targetHost, targetPort), 5_000);
-                open.add(client);
-                open.add(server);
+                // A close can finish while this thread is in accept (the JDK defers closing a
+                // listener a thread is blocked on, and the kernel completes connections meanwhile):
+                // such a connection is refused here, not forwarded past the close.
+                if (!register(client, server)) {
+                    closeQuietly(client);
+                    closeQuietly(server);
+                    return;
+                }
                 pump(client, server, true);
                 pump(server, client, false);
             } catch (IOException e) {
                 // The listener closed, or the server refused this one connection: the client sees a reset.
             }
+        }
+    }
+
+    private boolean register(Socket client, Socket server) {
+        synchronized (open) {
+            if (closed) {
+                return false;
+            }
+            open.add(client);
+            open.add(server);
+            return true;
         }
     }
 
@@ -163,6 +182,9 @@ public final class FaultProxy implements AutoCloseable {
 
     @Override
     public void close() {
+        synchronized (open) {
+            closed = true;
+        }
         closeQuietly(listener);
         cut();
     }

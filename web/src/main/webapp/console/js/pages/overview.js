@@ -1,7 +1,7 @@
 // Overview: every queue's counts per state, live over Server-Sent Events; the resource adapter's outboxes;
 // throughput over the last hour.
-import { get, openEvents, enc } from '../api.js';
-import { h, replace, number, describeError, time, duration } from '../dom.js';
+import { get, post, openEvents, enc, isAdmin } from '../api.js';
+import { h, replace, number, describeError, time, duration, timeEl, confirmAction, notify } from '../dom.js';
 import { lineChart } from '../charts.js';
 
 export const STATES = ['pending', 'delayed', 'active', 'completed', 'dead', 'cancelled'];
@@ -34,18 +34,69 @@ function queueCard(q) {
     limits ? h('p', { class: 'muted small', 'data-testid': 'queue-limits' }, `Limits: ${limits}`) : null);
 }
 
-// One row per outbox the resource adapter relays: rows waiting for Valkey, and how old the oldest is.
-function outboxTable(outboxes) {
+// One row per outbox the resource adapter relays: rows waiting for Valkey, how old the oldest is, and the dead
+// rows (refused by Valkey at every try), which follow in a table of their own per outbox.
+function outboxTable(outboxes, reload) {
   if (!Array.isArray(outboxes) || outboxes.length === 0) {
     return h('p', { class: 'muted', 'data-testid': 'outboxes-none' }, 'No outbox is being relayed (no resource adapter reports one).');
   }
-  return h('table', { class: 'jobs', 'data-testid': 'outboxes' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'Data source'), h('th', {}, 'Waiting rows'), h('th', {}, 'Oldest row'), h('th', {}, 'Reported'))),
-    h('tbody', {}, outboxes.map((o) => h('tr', { 'data-testid': 'outbox', 'data-source': o.dataSource },
-      h('td', {}, o.dataSource),
-      h('td', { 'data-testid': 'outbox-depth' }, number(o.depth)),
-      h('td', { 'data-testid': 'outbox-oldest' }, o.depth > 0 ? duration(o.oldestAgeMs) : '—'),
-      h('td', {}, time(o.reportedAt))))));
+  return [
+    h('table', { class: 'jobs', 'data-testid': 'outboxes' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'Data source'), h('th', {}, 'Waiting rows'), h('th', {}, 'Oldest row'), h('th', {}, 'Dead rows'),
+        h('th', {}, 'Reported'))),
+      h('tbody', {}, outboxes.map((o) => h('tr', { 'data-testid': 'outbox', 'data-source': o.dataSource },
+        h('td', {}, o.dataSource),
+        h('td', { 'data-testid': 'outbox-depth' }, number(o.depth)),
+        h('td', { 'data-testid': 'outbox-oldest' }, o.depth > 0 ? duration(o.oldestAgeMs) : '—'),
+        h('td', { 'data-testid': 'outbox-dead', class: o.dead > 0 ? 'error' : null }, number(o.dead || 0)),
+        h('td', {}, time(o.reportedAt)))))),
+    outboxes.filter((o) => o.dead > 0).map((o) => deadRowsTable(o, reload)),
+  ];
+}
+
+// An outbox's dead rows (the oldest 100), each with its last refusal and, for admins, Retry and Drop: the
+// command waits in Valkey until a relay of that outbox carries it out at its next sweep.
+function deadRowsTable(outbox, reload) {
+  const listed = outbox.deadRows || [];
+  const command = (row, verb, label, question, danger) => {
+    const b = h('button', { type: 'button', class: ['button', 'small', danger ? 'danger' : ''], 'data-testid': `dead-row-${verb}` }, label);
+    if (!isAdmin()) b.title = 'needs the admin role';
+    if (row.requested) b.disabled = true;
+    b.addEventListener('click', async () => {
+      if (!(await confirmAction(question, label))) return;
+      b.disabled = true;
+      try {
+        await post(`/outboxes/dead/${enc(row.id)}/${verb}?dataSource=${enc(outbox.dataSource)}`);
+        notify(`Outbox ${outbox.dataSource}, row ${row.id}: ${verb} requested; a relay carries it out at its next sweep.`, 'ok');
+        reload();
+      } catch (e) {
+        notify(describeError(e), 'error');
+        b.disabled = false;
+      }
+    });
+    return b;
+  };
+  return h('section', { class: 'card', 'data-testid': 'dead-rows', 'data-source': outbox.dataSource },
+    h('h3', {}, `Dead rows of ${outbox.dataSource}: ${number(outbox.dead)}`
+      + (outbox.dead > listed.length ? ` (the oldest ${number(listed.length)} shown)` : '')),
+    h('p', { class: 'muted small' }, 'Valkey refused these rows at every try; no relay takes them again until an admin retries or drops them.'),
+    h('table', { class: 'jobs' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'Row'), h('th', {}, 'Queue'), h('th', {}, 'Refusals'), h('th', {}, 'Written'), h('th', {}, 'Dead since'),
+        h('th', {}, 'Last error'), h('th', {}, ''))),
+      h('tbody', {}, listed.map((row) => h('tr', { 'data-testid': 'dead-row', 'data-id': String(row.id) },
+        h('td', { class: 'mono' }, String(row.id)),
+        h('td', { class: 'mono' }, row.queue),
+        h('td', {}, number(row.refusals)),
+        h('td', {}, timeEl(row.createdAt)),
+        h('td', {}, timeEl(row.deadAt)),
+        h('td', { class: 'error-text', 'data-testid': 'dead-row-error' }, row.lastError || '—'),
+        h('td', {}, row.requested
+          ? h('span', { class: 'muted small', 'data-testid': 'dead-row-requested' }, `${row.requested} requested`)
+          : [
+            command(row, 'retry', 'Retry', `Retry outbox row ${row.id} (queue "${row.queue}") of ${outbox.dataSource}? The relays try it again at their next sweep, with a fresh budget of tries.`, false),
+            ' ',
+            command(row, 'drop', 'Drop', `Drop outbox row ${row.id} (queue "${row.queue}") of ${outbox.dataSource} for good? Its job is never submitted. This cannot be undone.`, true),
+          ]))))));
 }
 
 export function overviewPage(view) {
@@ -148,7 +199,7 @@ export function overviewPage(view) {
   const historyTimer = setInterval(loadHistory, 30000);
 
   const loadOutboxes = () => get('/outboxes').then((list) => {
-    if (!stopped) replace(outboxes, outboxTable(list));
+    if (!stopped) replace(outboxes, outboxTable(list, loadOutboxes));
   }).catch((e) => {
     if (!stopped) replace(outboxes, h('p', { class: 'muted' }, `Outboxes unavailable: ${describeError(e)}`));
   });

@@ -44,7 +44,9 @@ final class AuthChecks {
             new Route("POST", SCHEDULES + "/nightly/resume", null, false),
             new Route("POST", "/api/lab/runs", "{\"mode\":\"effect-store\",\"crashPoint\":\"done\"}", false),
             new Route("POST", JOBS + "/999999/promote", null, false),
-            new Route("PUT", JOBS + "/999999/due", "{\"delayMs\":1000}", false));
+            new Route("PUT", JOBS + "/999999/due", "{\"delayMs\":1000}", false),
+            new Route("POST", "/api/outboxes/dead/999999/retry?dataSource=jdbc/none", null, false),
+            new Route("POST", "/api/outboxes/dead/999999/drop?dataSource=jdbc/none", null, false));
 
     /** A few routes covering each answer (reading, submitting, steering): enough to compare servers. */
     static final List<Route> FEW = List.of(ALL.get(0), ALL.get(2), ALL.get(4), ALL.get(8), ALL.get(11));

@@ -23,6 +23,16 @@ public final class QueueKeys {
         return OUTBOX_PREFIX + "source:" + source;
     }
 
+    /** Hash: one outbox's dead rows as its relays last reported them (count, and the oldest rows' fields), expiring unless published again. */
+    public static String outboxDeadRows(String source) {
+        return OUTBOX_PREFIX + "dead:" + source;
+    }
+
+    /** Hash: the admins' commands (retry, drop) on one outbox's dead rows, by row id, waiting for a relay of that outbox. */
+    public static String outboxCommands(String source) {
+        return OUTBOX_PREFIX + "commands:" + source;
+    }
+
     private final String queue;
     private final String prefix;
 

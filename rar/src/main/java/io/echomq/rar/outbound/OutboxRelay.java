@@ -1,6 +1,9 @@
 package io.echomq.rar.outbound;
 
 import io.echomq.queue.NewJob;
+import io.echomq.queue.OutboxAdmin;
+import io.echomq.queue.OutboxCommand;
+import io.echomq.queue.OutboxDeadRow;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueUnavailableException;
 import java.sql.Connection;
@@ -40,9 +43,20 @@ import javax.sql.DataSource;
  * node died before relaying them. No LISTEN/NOTIFY: the committing node relays its own rows, and
  * the sweep's interval bounds the wait after a crash.
  *
- * <p>A row Valkey does not take stays, with {@code attempts} counted up and {@code last_error}
- * set, and is tried again next sweep: rows are never dropped. When Valkey is unavailable the
- * sweep stops at the first failure and marks the rest of its batch the same way.
+ * <p>A row Valkey refuses (its answer about that row, not an outage) stays, with {@code refusals}
+ * and {@code attempts} counted up and {@code last_error} set, and is put off until
+ * {@code next_attempt_at} ({@link RetryPolicy}: later after each refusal), so the rows behind it go
+ * on; after {@link RetryPolicy#maxRefusals()} refusals it is dead ({@code dead_at}): no relay takes
+ * it again until an admin retries or drops it. A sweep walks the table forward by id, so it tries
+ * each row at most once. When Valkey is unavailable (unreachable, out of memory, an unknown
+ * outcome) the sweep stops at the first failure and marks the rest of its batch with
+ * {@code attempts} and {@code last_error} only: an outage costs no row its tries. Rows are never
+ * dropped but by an admin.
+ *
+ * <p>The WAR that shows the dead rows has no access to this database: each sweep publishes the
+ * dead rows to Valkey (their count and the oldest {@value OutboxAdmin#MAX_REPORTED_ROWS},
+ * {@link OutboxAdmin#publish}) and first carries out the admins' commands on them that wait there
+ * ({@link OutboxAdmin#requested}), each only on a row still dead.
  *
  * <p>Sweeps run on a thread of the relay's own, not the adapter's timers: a sweep waits on Valkey's
  * and PostgreSQL's timeouts when either is down, and the timers carry the lease heartbeats that
@@ -70,31 +84,82 @@ public final class OutboxRelay implements AutoCloseable {
     public static final String RELAY_KEY_PREFIX = "outbox:";
     private static final int MAX_ERROR_CHARS = 2_000;
 
-    private static final String SELECT = "SELECT id, relay_key, queue, payload, lane, idempotency_key, max_attempts, delay_ms, priority "
-            + "FROM echomq.outbox ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED";
+    /** Relayable rows after a cursor, oldest first: not dead, not put off. */
+    private static final String SELECT = "SELECT id, relay_key, queue, payload, lane, idempotency_key, max_attempts, delay_ms, priority, refusals "
+            + "FROM echomq.outbox WHERE id > ? AND dead_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= clock_timestamp()) "
+            + "ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED";
     private static final String DELETE = "DELETE FROM echomq.outbox WHERE id = ANY(?)";
-    private static final String FAILED = "UPDATE echomq.outbox SET attempts = attempts + 1, last_error = ? WHERE id = ?";
-    private static final String GAUGES = "SELECT count(*), COALESCE((EXTRACT(EPOCH FROM clock_timestamp() - min(created_at)) * 1000)::bigint, 0) "
-            + "FROM echomq.outbox";
+    /** Valkey could not be asked: the row keeps its tries. */
+    private static final String UNAVAILABLE = "UPDATE echomq.outbox SET attempts = attempts + 1, last_error = ? WHERE id = ?";
+    /** Valkey refused the row: put off by the given ms, dead at the policy's last refusal. */
+    private static final String REFUSED = "UPDATE echomq.outbox SET attempts = attempts + 1, refusals = refusals + 1, last_error = ?, "
+            + "next_attempt_at = clock_timestamp() + ? * interval '1 millisecond', "
+            + "dead_at = CASE WHEN refusals + 1 >= ? THEN clock_timestamp() END WHERE id = ?";
+    private static final String RETRY_DEAD = "UPDATE echomq.outbox SET dead_at = NULL, refusals = 0, next_attempt_at = NULL "
+            + "WHERE id = ? AND dead_at IS NOT NULL RETURNING queue";
+    private static final String DROP_DEAD = "DELETE FROM echomq.outbox WHERE id = ? AND dead_at IS NOT NULL RETURNING queue, relay_key";
+    private static final String GAUGES = "SELECT count(*) FILTER (WHERE dead_at IS NULL), "
+            + "COALESCE((EXTRACT(EPOCH FROM clock_timestamp() - min(created_at) FILTER (WHERE dead_at IS NULL)) * 1000)::bigint, 0), "
+            + "count(*) FILTER (WHERE dead_at IS NOT NULL) FROM echomq.outbox";
+    private static final String OLDEST_DEAD = "SELECT id, queue, refusals, last_error, (EXTRACT(EPOCH FROM created_at) * 1000)::bigint, "
+            + "(EXTRACT(EPOCH FROM dead_at) * 1000)::bigint FROM echomq.outbox WHERE dead_at IS NOT NULL ORDER BY id LIMIT ?";
+    /** A dead row's error as reported to Valkey: the whole one stays in the row. */
+    private static final int MAX_REPORTED_ERROR_CHARS = 500;
 
     private final String name;
     private final DataSource dataSource;
     private final QueueClient queue;
     private final Duration pollInterval;
+    private final RetryPolicy retryPolicy;
     private final Long haltAfter = Long.getLong(HALT_AFTER_ENQUEUE);
     private final ScheduledExecutorService thread;
     private final AtomicBoolean woken = new AtomicBoolean();
     private volatile boolean closed;
+    /** The dead rows last reported, to publish again only when they change or the report nears its expiry; written by the sweeping thread. */
+    private volatile DeadReport lastDeadReport;
 
-    /** What one sweep did. */
+    /** What one sweep did ({@code failed}: refused or not sent, in all). */
     public record Sweep(int relayed, int failed, boolean valkeyUnavailable) {
     }
 
-    private OutboxRelay(String name, DataSource dataSource, QueueClient queue, Duration pollInterval) {
+    /**
+     * How a row Valkey refuses is tried again: after {@code firstBackoff}, doubling at each
+     * refusal up to {@code maxBackoff}; at the {@code maxRefusals}-th refusal it is dead. The
+     * default (10 refusals, 1 s to 5 min) gives a row about 8.5 minutes, time for a rolling
+     * deploy's nodes to agree on their limits again.
+     */
+    public record RetryPolicy(int maxRefusals, Duration firstBackoff, Duration maxBackoff) {
+
+        public static final RetryPolicy DEFAULT = new RetryPolicy(10, Duration.ofSeconds(1), Duration.ofMinutes(5));
+
+        public RetryPolicy {
+            if (maxRefusals < 1) {
+                throw new IllegalArgumentException("maxRefusals: must be at least 1, was " + maxRefusals);
+            }
+            if (firstBackoff == null || firstBackoff.isNegative() || maxBackoff == null || maxBackoff.compareTo(firstBackoff) < 0) {
+                throw new IllegalArgumentException("firstBackoff, maxBackoff: need 0 <= firstBackoff <= maxBackoff, were "
+                        + firstBackoff + " and " + maxBackoff);
+            }
+        }
+
+        /** The wait after a row's {@code refusals}-th refusal (1 or more). */
+        Duration backoffAfter(int refusals) {
+            int doublings = Math.min(refusals - 1, 30);
+            Duration backoff = firstBackoff.multipliedBy(1L << doublings);
+            return backoff.compareTo(maxBackoff) > 0 || backoff.isNegative() ? maxBackoff : backoff;
+        }
+
+        boolean isLast(int refusals) {
+            return refusals >= maxRefusals;
+        }
+    }
+
+    private OutboxRelay(String name, DataSource dataSource, QueueClient queue, Duration pollInterval, RetryPolicy retryPolicy) {
         this.name = name;
         this.dataSource = dataSource;
         this.queue = queue;
         this.pollInterval = pollInterval;
+        this.retryPolicy = retryPolicy;
         this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread t = new Thread(task, "echomq-outbox-relay[" + name + "]");
             t.setDaemon(true);
@@ -109,12 +174,17 @@ public final class OutboxRelay implements AutoCloseable {
      * @param name the data source's JNDI name, the outbox's name in logs and gauges
      */
     public static OutboxRelay idle(String name, DataSource dataSource, QueueClient queue, Duration pollInterval) {
-        return new OutboxRelay(name, dataSource, queue, pollInterval);
+        return idle(name, dataSource, queue, pollInterval, RetryPolicy.DEFAULT);
+    }
+
+    /** As {@link #idle(String, DataSource, QueueClient, Duration)}, trying refused rows by {@code retryPolicy}. */
+    public static OutboxRelay idle(String name, DataSource dataSource, QueueClient queue, Duration pollInterval, RetryPolicy retryPolicy) {
+        return new OutboxRelay(name, dataSource, queue, pollInterval, retryPolicy);
     }
 
     /** A relay sweeping every {@code pollInterval} and whenever woken. */
     public static OutboxRelay start(String name, DataSource dataSource, QueueClient queue, Duration pollInterval) {
-        OutboxRelay relay = new OutboxRelay(name, dataSource, queue, pollInterval);
+        OutboxRelay relay = new OutboxRelay(name, dataSource, queue, pollInterval, RetryPolicy.DEFAULT);
         long ms = pollInterval.toMillis();
         relay.thread.scheduleWithFixedDelay(relay::sweepQuietly, ms, ms, TimeUnit.MILLISECONDS);
         LOG.info("EchoMQ outbox relay started for " + name + ", sweeping every " + ms + " ms");
@@ -158,8 +228,9 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     /**
-     * Relays what the outbox holds now (up to {@value #MAX_BATCHES_PER_SWEEP} batches), then
-     * publishes the gauges. Safe beside other relays on the same table, here or on other nodes.
+     * Carries out the admins' commands waiting in Valkey, relays what the outbox holds now (up to
+     * {@value #MAX_BATCHES_PER_SWEEP} batches, each row at most once), then publishes the gauges
+     * and the dead rows. Safe beside other relays on the same table, here or on other nodes.
      *
      * @throws IllegalStateException the database could not be used (the rows stay)
      */
@@ -168,12 +239,15 @@ public final class OutboxRelay implements AutoCloseable {
         int failed = 0;
         boolean unavailable = false;
         try {
+            carryOutCommands();
+            long after = 0;
             for (int batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
-                Sweep one = relayBatch();
+                Batch one = relayBatch(after);
                 relayed += one.relayed();
                 failed += one.failed();
                 unavailable = one.valkeyUnavailable();
-                if (unavailable || one.relayed() + one.failed() < BATCH) {
+                after = one.lastId();
+                if (unavailable || one.taken() < BATCH) {
                     break;
                 }
             }
@@ -185,8 +259,12 @@ public final class OutboxRelay implements AutoCloseable {
         return new Sweep(relayed, failed, unavailable);
     }
 
+    /** What one batch did; {@code lastId} is where the next batch of the sweep starts. */
+    private record Batch(int taken, int relayed, int failed, boolean valkeyUnavailable, long lastId) {
+    }
+
     private record Row(long id, String relayKey, String queue, String payload, String lane, String idempotencyKey,
-                       Integer maxAttempts, long delayMs, int priority) {
+                       Integer maxAttempts, long delayMs, int priority, int refusals) {
 
         NewJob job() {
             NewJob job = NewJob.of(payload).withIdempotencyKey(idempotencyKey != null ? idempotencyKey : RELAY_KEY_PREFIX + relayKey)
@@ -205,43 +283,69 @@ public final class OutboxRelay implements AutoCloseable {
         }
     }
 
-    private Sweep relayBatch() throws SQLException {
+    private Batch relayBatch(long after) throws SQLException {
+        return inLocalTransaction(connection -> {
+            List<Row> rows = lockOldest(connection, after);
+            List<Long> sent = new ArrayList<>(rows.size());
+            Map<Long, String> notSent = new LinkedHashMap<>();
+            Map<Row, String> refused = new LinkedHashMap<>();
+            boolean unavailable = false;
+            for (Row row : rows) {
+                if (unavailable) {
+                    notSent.put(row.id(), "not tried: Valkey was unavailable for an earlier row of the sweep");
+                    continue;
+                }
+                try {
+                    queue.enqueue(row.queue(), row.job());
+                    sent.add(row.id());
+                    haltIfAsked();
+                } catch (QueueUnavailableException e) {
+                    // Unavailable or outcome unknown: either way the keyed resend next sweep is safe, and no row is to blame.
+                    unavailable = true;
+                    notSent.put(row.id(), e.toString());
+                } catch (RuntimeException e) {
+                    // Refused (a node with tighter limits?) or a bug: put off, so the rows behind it go on; never dropped.
+                    refused.put(row, e.toString());
+                }
+            }
+            delete(connection, sent);
+            markUnavailable(connection, notSent);
+            markRefused(connection, refused);
+            connection.commit();
+            if (!notSent.isEmpty()) {
+                LOG.warning("EchoMQ outbox relay " + name + ": " + notSent.size() + " row(s) not relayed, kept for the next sweep: "
+                        + notSent.values().iterator().next());
+            }
+            refused.forEach(this::logRefusal);
+            long lastId = rows.isEmpty() ? after : rows.get(rows.size() - 1).id();
+            return new Batch(rows.size(), sent.size(), notSent.size() + refused.size(), unavailable, lastId);
+        });
+    }
+
+    private void logRefusal(Row row, String error) {
+        int refusals = row.refusals() + 1;
+        if (retryPolicy.isLast(refusals)) {
+            LOG.severe("EchoMQ outbox relay " + name + ": Valkey refused outbox row " + row.id() + " for queue " + row.queue()
+                    + " (refusal " + refusals + " of " + retryPolicy.maxRefusals() + "); the row is dead and waits for an admin to "
+                    + "retry or drop it: " + error);
+        } else {
+            LOG.warning("EchoMQ outbox relay " + name + ": Valkey refused outbox row " + row.id() + " for queue " + row.queue()
+                    + " (refusal " + refusals + " of " + retryPolicy.maxRefusals() + "), tried again in "
+                    + retryPolicy.backoffAfter(refusals).toMillis() + " ms: " + error);
+        }
+    }
+
+    /** Work on one connection in a local transaction of its own, rolled back if the work throws. */
+    private interface LocalWork<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    private <T> T inLocalTransaction(LocalWork<T> work) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
             try {
-                List<Row> rows = lockOldest(connection);
-                List<Long> sent = new ArrayList<>(rows.size());
-                Map<Long, String> failures = new LinkedHashMap<>();
-                boolean unavailable = false;
-                for (Row row : rows) {
-                    if (unavailable) {
-                        failures.put(row.id(), "not tried: Valkey was unavailable for an earlier row of the sweep");
-                        continue;
-                    }
-                    try {
-                        queue.enqueue(row.queue(), row.job());
-                        sent.add(row.id());
-                        haltIfAsked();
-                    } catch (QueueUnavailableException e) {
-                        // Unavailable or outcome unknown: either way the keyed resend next sweep is safe.
-                        unavailable = true;
-                        failures.put(row.id(), e.toString());
-                    } catch (RuntimeException e) {
-                        // Refused (a node with tighter limits?) or a bug: kept and counted, never dropped.
-                        LOG.log(Level.SEVERE, "EchoMQ outbox relay " + name + ": Valkey refused outbox row " + row.id()
-                                + " for queue " + row.queue() + "; it stays in the outbox", e);
-                        failures.put(row.id(), e.toString());
-                    }
-                }
-                delete(connection, sent);
-                markFailed(connection, failures);
-                connection.commit();
-                if (!failures.isEmpty()) {
-                    LOG.warning("EchoMQ outbox relay " + name + ": " + failures.size() + " row(s) not relayed, kept for the next sweep: "
-                            + failures.values().iterator().next());
-                }
-                return new Sweep(sent.size(), failures.size(), unavailable);
+                return work.run(connection);
             } catch (SQLException | RuntimeException e) {
                 try {
                     connection.rollback();
@@ -260,16 +364,17 @@ public final class OutboxRelay implements AutoCloseable {
         }
     }
 
-    private static List<Row> lockOldest(Connection connection) throws SQLException {
+    private static List<Row> lockOldest(Connection connection, long after) throws SQLException {
         List<Row> rows = new ArrayList<>(BATCH);
         try (PreparedStatement select = connection.prepareStatement(SELECT)) {
-            select.setInt(1, BATCH);
+            select.setLong(1, after);
+            select.setInt(2, BATCH);
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
                     int maxAttempts = rs.getInt(7);
                     Integer attempts = rs.wasNull() ? null : maxAttempts;
                     rows.add(new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
-                            rs.getString(6), attempts, rs.getLong(8), rs.getInt(9)));
+                            rs.getString(6), attempts, rs.getLong(8), rs.getInt(9), rs.getInt(10)));
                 }
             }
         }
@@ -286,18 +391,86 @@ public final class OutboxRelay implements AutoCloseable {
         }
     }
 
-    private static void markFailed(Connection connection, Map<Long, String> failures) throws SQLException {
+    private static void markUnavailable(Connection connection, Map<Long, String> failures) throws SQLException {
         if (failures.isEmpty()) {
             return;
         }
-        try (PreparedStatement update = connection.prepareStatement(FAILED)) {
+        try (PreparedStatement update = connection.prepareStatement(UNAVAILABLE)) {
             for (Map.Entry<Long, String> failure : failures.entrySet()) {
-                String error = failure.getValue();
-                update.setString(1, error.length() <= MAX_ERROR_CHARS ? error : error.substring(0, MAX_ERROR_CHARS) + "…");
+                update.setString(1, cut(failure.getValue(), MAX_ERROR_CHARS));
                 update.setLong(2, failure.getKey());
                 update.addBatch();
             }
             update.executeBatch();
+        }
+    }
+
+    private void markRefused(Connection connection, Map<Row, String> refusals) throws SQLException {
+        if (refusals.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement update = connection.prepareStatement(REFUSED)) {
+            for (Map.Entry<Row, String> refusal : refusals.entrySet()) {
+                update.setString(1, cut(refusal.getValue(), MAX_ERROR_CHARS));
+                update.setLong(2, retryPolicy.backoffAfter(refusal.getKey().refusals() + 1).toMillis());
+                update.setInt(3, retryPolicy.maxRefusals());
+                update.setLong(4, refusal.getKey().id());
+                update.addBatch();
+            }
+            update.executeBatch();
+        }
+    }
+
+    private static String cut(String text, int max) {
+        return text.length() <= max ? text : text.substring(0, max) + "…";
+    }
+
+    /**
+     * The admins' retries and drops of this outbox's dead rows, waiting in Valkey: applied in one
+     * local transaction, each only to a row still dead, then forgotten in Valkey. Commands that
+     * cannot be read wait for the next sweep; the relaying goes on.
+     */
+    private void carryOutCommands() throws SQLException {
+        Map<Long, OutboxCommand> commands;
+        try {
+            commands = queue.outboxAdmin().requested(name);
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "EchoMQ outbox relay " + name + ": the admins' commands cannot be read now", e);
+            return;
+        }
+        if (commands.isEmpty()) {
+            return;
+        }
+        List<String> done = inLocalTransaction(connection -> {
+            List<String> applied = new ArrayList<>();
+            for (Map.Entry<Long, OutboxCommand> command : commands.entrySet()) {
+                applied.add(carryOut(connection, command.getKey(), command.getValue()));
+            }
+            connection.commit();
+            return applied;
+        });
+        done.forEach(LOG::warning);
+        try {
+            commands.keySet().forEach(id -> queue.outboxAdmin().carriedOut(name, id));
+        } catch (QueueUnavailableException e) {
+            // Carried out again next sweep, to no effect: each applies only to a row still dead.
+            LOG.log(Level.FINE, "EchoMQ outbox relay " + name + ": commands carried out but not yet forgotten", e);
+        }
+    }
+
+    /** Applies one command; returns what it did, for the log. */
+    private String carryOut(Connection connection, long id, OutboxCommand command) throws SQLException {
+        String prefix = "EchoMQ outbox relay " + name + ": an admin's " + command.wireName() + " of dead outbox row " + id;
+        try (PreparedStatement statement = connection.prepareStatement(command == OutboxCommand.RETRY ? RETRY_DEAD : DROP_DEAD)) {
+            statement.setLong(1, id);
+            try (ResultSet rs = statement.executeQuery()) {
+                if (!rs.next()) {
+                    return prefix + ": no such dead row (already carried out, or the row is gone)";
+                }
+                return command == OutboxCommand.RETRY
+                        ? prefix + " for queue " + rs.getString(1) + ": relayable again, with a fresh budget of refusals"
+                        : prefix + " for queue " + rs.getString(1) + " (relay key " + rs.getString(2) + "): deleted, its job is never submitted";
+            }
         }
     }
 
@@ -308,16 +481,54 @@ public final class OutboxRelay implements AutoCloseable {
         }
     }
 
-    /** Depth and oldest age, for the consoles of every node; a failure only costs the gauges. */
+    /**
+     * Depth and oldest age of the rows waiting (dead rows wait for no relay), and the dead rows,
+     * for the consoles of every node; a failure only costs the report.
+     */
     private void publishGauges() {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement gauges = connection.prepareStatement(GAUGES);
-             ResultSet rs = gauges.executeQuery()) {
-            rs.next();
-            queue.publishOutbox(name, rs.getLong(1), rs.getLong(2), gaugeLifetime());
+        try (Connection connection = dataSource.getConnection()) {
+            long dead;
+            try (PreparedStatement gauges = connection.prepareStatement(GAUGES);
+                 ResultSet rs = gauges.executeQuery()) {
+                rs.next();
+                queue.publishOutbox(name, rs.getLong(1), rs.getLong(2), gaugeLifetime());
+                dead = rs.getLong(3);
+            }
+            publishDeadRows(connection, dead);
         } catch (SQLException | RuntimeException e) {
             LOG.log(Level.FINE, "EchoMQ outbox relay " + name + ": gauges not published", e);
         }
+    }
+
+    /** The dead rows last published: the same again is published only when the report is half its lifetime old. */
+    private record DeadReport(long count, List<OutboxDeadRow> oldest, long publishedAtNanos) {
+    }
+
+    private void publishDeadRows(Connection connection, long count) throws SQLException {
+        List<OutboxDeadRow> oldest = count == 0 ? List.of() : oldestDead(connection);
+        long now = System.nanoTime();
+        DeadReport last = lastDeadReport;
+        if (last != null && last.count() == count && last.oldest().equals(oldest)
+                && now - last.publishedAtNanos() < gaugeLifetime().toNanos() / 2) {
+            return;
+        }
+        queue.outboxAdmin().publish(name, count, oldest, gaugeLifetime());
+        lastDeadReport = new DeadReport(count, oldest, now);
+    }
+
+    private static List<OutboxDeadRow> oldestDead(Connection connection) throws SQLException {
+        List<OutboxDeadRow> rows = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(OLDEST_DEAD)) {
+            select.setInt(1, OutboxAdmin.MAX_REPORTED_ROWS);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    String error = rs.getString(4);
+                    rows.add(new OutboxDeadRow(rs.getLong(1), rs.getString(2), rs.getInt(3),
+                            error == null ? "" : cut(error, MAX_REPORTED_ERROR_CHARS), rs.getLong(5), rs.getLong(6)));
+                }
+            }
+        }
+        return rows;
     }
 
     /** A few sweep intervals: gauges of an outbox no relay sweeps any more disappear soon. */

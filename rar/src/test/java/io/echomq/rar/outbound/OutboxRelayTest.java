@@ -8,6 +8,8 @@ import io.echomq.queue.Enqueued;
 import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
 import io.echomq.queue.NewJob;
+import io.echomq.queue.OutboxCommand;
+import io.echomq.queue.OutboxDeadRows;
 import io.echomq.queue.OutboxGauge;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
@@ -200,7 +202,8 @@ class OutboxRelayTest {
             QueueClient unreachable = QueueClient.connect(viaProxy, QueueSettings.DEFAULT);
             toValkey.close(); // Valkey is gone: open connections cut, new ones refused
 
-            OutboxRelay down = relay(unreachable);
+            // A relay whose rows die at their first refusal: an outage must cost them nothing.
+            OutboxRelay down = OutboxRelay.idle(source(), database, unreachable, POLL, new OutboxRelay.RetryPolicy(1, Duration.ZERO, Duration.ZERO));
             assertThat(down.sweep().valkeyUnavailable()).isTrue();
             assertThat(down.sweep().valkeyUnavailable()).isTrue();
         }
@@ -208,6 +211,8 @@ class OutboxRelayTest {
         assertThat(outboxRows()).isEqualTo(5);
         assertThat(single("SELECT min(attempts) FROM echomq.outbox")).isEqualTo(2);
         assertThat(single("SELECT count(*) FROM echomq.outbox WHERE last_error IS NOT NULL")).isEqualTo(5);
+        assertThat(single("SELECT count(*) FROM echomq.outbox WHERE refusals > 0 OR next_attempt_at IS NOT NULL OR dead_at IS NOT NULL"))
+                .as("no row is blamed for an outage").isZero();
         assertThat(queue.stats(queueName).total()).isZero();
 
         // Valkey is back (the same relay's client would reconnect; here a second relay with a working one).
@@ -239,6 +244,161 @@ class OutboxRelayTest {
             assertThat(g.oldestAgeMs()).isGreaterThanOrEqualTo(0);
             assertThat(g.updatedAtMs()).isPositive();
         });
+    }
+
+    @Test
+    void aHundredRefusedRowsDoNotHoldBackTheRowsBehindThem() throws SQLException {
+        writeRefused(OutboxRelay.BATCH);
+        write(numbered(2));
+
+        relay(queue).sweep();
+
+        assertThat(jobs(JobState.PENDING)).as("the two good rows behind a full batch of refused ones")
+                .extracting(JobView::payload).containsExactlyInAnyOrder("{\"n\":0}", "{\"n\":1}");
+        assertThat(outboxRows()).isEqualTo(OutboxRelay.BATCH);
+    }
+
+    @Test
+    void aRefusedRowIsPutOffInsteadOfTriedAgainAtEverySweep() throws SQLException {
+        writeRefused(1);
+        OutboxRelay relay = OutboxRelay.idle(source(), database, queue, POLL, new OutboxRelay.RetryPolicy(10, Duration.ofHours(1), Duration.ofHours(2)));
+
+        assertThat(relay.sweep()).isEqualTo(new OutboxRelay.Sweep(0, 1, false));
+        assertThat(relay.sweep()).as("within its backoff").isEqualTo(new OutboxRelay.Sweep(0, 0, false));
+
+        assertThat(single("SELECT refusals FROM echomq.outbox")).isEqualTo(1);
+        assertThat(single("SELECT count(*) FROM echomq.outbox WHERE next_attempt_at > clock_timestamp() AND dead_at IS NULL")).isEqualTo(1);
+    }
+
+    @Test
+    void aRowRefusedAtEveryTryGoesDeadAndIsReportedWithItsError() throws SQLException {
+        long id = writeRefused(1).get(0);
+        write(numbered(1));
+        OutboxRelay relay = dyingAfter(3, queue);
+
+        for (int sweep = 0; sweep < 3; sweep++) {
+            relay.sweep();
+        }
+
+        assertThat(single("SELECT count(*) FROM echomq.outbox WHERE dead_at IS NOT NULL AND refusals = 3")).isEqualTo(1);
+        assertThat(relay.sweep()).as("a dead row is not tried again").isEqualTo(new OutboxRelay.Sweep(0, 0, false));
+        assertThat(gauge().depth()).as("dead rows wait for no relay").isZero();
+        OutboxDeadRows report = deadRows().orElseThrow();
+        assertThat(report.count()).isEqualTo(1);
+        assertThat(report.oldest()).singleElement().satisfies(row -> {
+            assertThat(row.id()).isEqualTo(id);
+            assertThat(row.queue()).isEqualTo(queueName);
+            assertThat(row.refusals()).isEqualTo(3);
+            assertThat(row.lastError()).contains("lane");
+            assertThat(row.deadAtMs()).isGreaterThanOrEqualTo(row.createdAtMs());
+        });
+        assertThat(queue.stats(queueName).pending()).as("the good row went through").isEqualTo(1);
+    }
+
+    @Test
+    void anAdminRetryMakesADeadRowRelayableAgainAndItArrivesOnceTheCauseIsGone() throws SQLException {
+        // Written when the limit was 1 MiB; a node with a 16-byte limit refuses it, as in a rolling deploy.
+        long id = write(List.of(JobRequest.of(queueName, "{\"a payload\":\"over sixteen bytes\"}"))).get(0);
+        QueueClient tight = QueueClient.connect(redis, QueueSettings.DEFAULT.withMaxPayloadBytes(16));
+        OutboxRelay tightRelay = dyingAfter(2, tight);
+        tightRelay.sweep();
+        tightRelay.sweep();
+        assertThat(deadRows()).hasValueSatisfying(report -> assertThat(report.lists(id)).isTrue());
+
+        assertThat(queue.outboxAdmin().request(source(), id + 1, OutboxCommand.RETRY)).as("a row the report does not list").isFalse();
+        assertThat(queue.outboxAdmin().request(source(), id, OutboxCommand.RETRY)).isTrue();
+        assertThat(deadRows().orElseThrow().requested()).containsEntry(id, OutboxCommand.RETRY);
+
+        // The limits agree again: the next sweep of any relay of the outbox carries the retry out and relays the row.
+        OutboxRelay.Sweep sweep = relay(queue).sweep();
+
+        assertThat(sweep.relayed()).isEqualTo(1);
+        assertThat(outboxRows()).isZero();
+        assertThat(jobs(JobState.PENDING)).extracting(JobView::payload).containsExactly("{\"a payload\":\"over sixteen bytes\"}");
+        assertThat(deadRows()).as("no dead row left to report").isEmpty();
+        assertThat(queue.outboxAdmin().requested(source())).as("the command is carried out once").isEmpty();
+    }
+
+    @Test
+    void aRetriedRowThatIsStillRefusedStartsAFreshBudgetOfRefusals() throws SQLException {
+        long id = writeRefused(1).get(0);
+        OutboxRelay relay = dyingAfter(2, queue);
+        relay.sweep();
+        relay.sweep();
+        queue.outboxAdmin().request(source(), id, OutboxCommand.RETRY);
+
+        relay.sweep();
+
+        assertThat(single("SELECT refusals FROM echomq.outbox")).as("tried again at once, refused once more").isEqualTo(1);
+        assertThat(single("SELECT count(*) FROM echomq.outbox WHERE dead_at IS NULL")).isEqualTo(1);
+        assertThat(single("SELECT attempts FROM echomq.outbox")).as("every try stays counted").isEqualTo(3);
+    }
+
+    @Test
+    void anAdminDropDeletesThatDeadRowOnly() throws SQLException {
+        List<Long> dead = writeRefused(2);
+        OutboxRelay relay = dyingAfter(1, queue);
+        relay.sweep();
+        assertThat(deadRows().orElseThrow().count()).isEqualTo(2);
+
+        assertThat(queue.outboxAdmin().request(source(), dead.get(0), OutboxCommand.DROP)).isTrue();
+        relay.sweep();
+
+        assertThat(single("SELECT count(*) FROM echomq.outbox WHERE id = " + dead.get(0))).isZero();
+        assertThat(single("SELECT count(*) FROM echomq.outbox WHERE dead_at IS NOT NULL")).isEqualTo(1);
+        assertThat(deadRows().orElseThrow().oldest()).extracting(row -> row.id()).containsExactly(dead.get(1));
+        assertThat(queue.stats(queueName).total()).as("a dropped row's job is never submitted").isZero();
+        assertThat(queue.outboxAdmin().requested(source())).isEmpty();
+    }
+
+    @Test
+    void aDropOfARowNoLongerDeadLeavesTheRowAlone() throws SQLException {
+        long id = writeRefused(1).get(0);
+        OutboxRelay relay = dyingAfter(1, queue);
+        relay.sweep();
+        assertThat(queue.outboxAdmin().request(source(), id, OutboxCommand.DROP)).isTrue();
+        try (Connection c = database.getConnection(); PreparedStatement revive = c.prepareStatement(
+                "UPDATE echomq.outbox SET dead_at = NULL, refusals = 0, next_attempt_at = clock_timestamp() + interval '1 hour'")) {
+            revive.executeUpdate(); // another admin's retry, carried out first by another relay
+        }
+
+        relay.sweep();
+
+        assertThat(outboxRows()).as("a command applies only to a row still dead").isEqualTo(1);
+        assertThat(queue.outboxAdmin().requested(source())).isEmpty();
+    }
+
+    private String source() {
+        return "test/" + queueName;
+    }
+
+    private OutboxRelay dyingAfter(int refusals, QueueClient client) {
+        return OutboxRelay.idle(source(), database, client, POLL, new OutboxRelay.RetryPolicy(refusals, Duration.ZERO, Duration.ZERO));
+    }
+
+    private OutboxGauge gauge() {
+        return queue.outboxes().stream().filter(g -> g.source().equals(source())).findFirst().orElseThrow();
+    }
+
+    private Optional<OutboxDeadRows> deadRows() {
+        return queue.outboxAdmin().deadRows(source());
+    }
+
+    /** Rows Valkey refuses (a lane with braces), written past the checks as a node with looser limits could; their ids. */
+    private List<Long> writeRefused(int n) throws SQLException {
+        List<Long> ids = new ArrayList<>();
+        try (Connection c = database.getConnection(); PreparedStatement insert = c.prepareStatement(
+                "INSERT INTO echomq.outbox (queue, payload, lane) SELECT ?, '{}', '{bad}' FROM generate_series(1, ?) RETURNING id")) {
+            insert.setString(1, queueName);
+            insert.setInt(2, n);
+            try (ResultSet rs = insert.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+        }
+        ids.sort(null);
+        return ids;
     }
 
     /** Sweeps until the outbox is empty; returns how many rows this relay sent. */

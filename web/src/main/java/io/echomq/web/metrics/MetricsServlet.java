@@ -1,5 +1,7 @@
 package io.echomq.web.metrics;
 
+import io.echomq.queue.OutboxDeadRows;
+import io.echomq.queue.OutboxGauge;
 import io.echomq.runtime.EchoMqEngine;
 import jakarta.inject.Inject;
 import jakarta.servlet.annotation.WebServlet;
@@ -7,6 +9,7 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.List;
 
 /**
  * {@code GET <context root>/metrics}: the {@link QueueMetrics} in the Prometheus text format,
@@ -36,7 +39,12 @@ public class MetricsServlet extends HttpServlet {
     /** The outbox gauges, read from Valkey at each scrape; without Valkey the other metrics still answer. */
     private void readOutboxes() {
         try {
-            metrics.outboxes(engine.queue().outboxes());
+            List<OutboxGauge> outboxes = engine.queue().outboxes();
+            metrics.outboxes(outboxes);
+            for (OutboxGauge outbox : outboxes) {
+                metrics.outboxDeadRows(outbox.source(),
+                        engine.queue().outboxAdmin().deadRows(outbox.source()).map(OutboxDeadRows::count).orElse(0L));
+            }
         } catch (RuntimeException unavailable) {
             // Valkey down or the engine not started: the outbox gauges keep their last figures.
         }

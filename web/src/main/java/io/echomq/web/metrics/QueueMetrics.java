@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * resubmissions (a job whose idempotency key another job's effect already carries); how long
  * claims and effect transactions take; each maintenance duty's runs, changes and failures (tags
  * {@code duty} and {@code queue}); the resource adapters' outboxes, rows waiting and the oldest
- * one's age (tag {@code data_source}), as their relays last reported them. Served in Prometheus
+ * one's age, and dead rows (tag {@code data_source}), as their relays last reported them. Served in Prometheus
  * text by {@link MetricsServlet}.
  *
  * <p>A Micrometer registry inside the WAR, not the server's MicroProfile Metrics: WildFly 35
@@ -43,6 +43,8 @@ public class QueueMetrics implements WorkerListener, MaintenanceListener {
     private final Throughput throughput = new Throughput();
     /** Each outbox's last reported rows waiting and oldest age (ms), by data source: the gauges read them. */
     private final Map<String, AtomicLong[]> outboxes = new ConcurrentHashMap<>();
+    /** Each outbox's last reported dead rows, by data source: the gauge reads them. */
+    private final Map<String, AtomicLong> outboxDeadRows = new ConcurrentHashMap<>();
 
     /** Completed and failed jobs per queue and minute over the last hour, for the console's charts. */
     public Throughput throughput() {
@@ -71,6 +73,15 @@ public class QueueMetrics implements WorkerListener, MaintenanceListener {
             figures[0].set(gauge.depth());
             figures[1].set(gauge.oldestAgeMs());
         }
+    }
+
+    /**
+     * An outbox's dead rows as its relays last reported them (rows Valkey refused at every try,
+     * waiting for an admin): anything above 0 needs one.
+     */
+    public void outboxDeadRows(String source, long count) {
+        outboxDeadRows.computeIfAbsent(source, name -> registry.gauge("echomq.outbox.dead.rows",
+                io.micrometer.core.instrument.Tags.of("data_source", name), new AtomicLong())).set(count);
     }
 
     /** Each maintenance duty's runs, the changes they made and their failures, per queue (tags {@code duty}, {@code queue}). */

@@ -11,6 +11,7 @@ import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.ext.Provider;
+import java.lang.reflect.Method;
 import java.util.Arrays;
 
 /**
@@ -29,9 +30,7 @@ public class RolesAllowedFilter implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        RolesAllowed rule = resource.getResourceMethod() != null && resource.getResourceMethod().isAnnotationPresent(RolesAllowed.class)
-                ? resource.getResourceMethod().getAnnotation(RolesAllowed.class)
-                : resource.getResourceClass() == null ? null : resource.getResourceClass().getAnnotation(RolesAllowed.class);
+        RolesAllowed rule = ruleFor(resource.getResourceMethod(), resource.getResourceClass());
         if (rule == null) {
             return;
         }
@@ -42,5 +41,13 @@ public class RolesAllowedFilter implements ContainerRequestFilter {
         if (Arrays.stream(rule.value()).noneMatch(caller::isUserInRole)) {
             throw new ForbiddenException();
         }
+    }
+
+    /** The rule a call of {@code method} is held to: the method's own, else its class's; null when neither has one. */
+    static RolesAllowed ruleFor(Method method, Class<?> resourceClass) {
+        if (method != null && method.isAnnotationPresent(RolesAllowed.class)) {
+            return method.getAnnotation(RolesAllowed.class);
+        }
+        return resourceClass == null ? null : resourceClass.getAnnotation(RolesAllowed.class);
     }
 }

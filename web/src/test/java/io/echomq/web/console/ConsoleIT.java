@@ -2,6 +2,10 @@ package io.echomq.web.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.echomq.queue.OutboxCommand;
+import io.echomq.queue.OutboxDeadRow;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueSettings;
 import io.echomq.testkit.AppServer;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
@@ -36,6 +40,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
+import redis.clients.jedis.RedisClient;
 
 /**
  * The admin console in a real headless Chromium, against the packaged WAR on Payara Micro with real
@@ -219,6 +224,33 @@ class ConsoleIT {
                 .contains("; then requeued with a fresh budget; then attempt 2: failed; dead-lettered");
         assertThat(browser.findElements(By.cssSelector("[data-event=requeued]"))).hasSize(1);
         screenshot("job-dead-twice");
+    }
+
+    @Test
+    @Order(4)
+    void aDeadOutboxRowIsShownWithItsErrorAndRetriedAfterConfirming() {
+        // What a resource adapter's relay reports at its sweeps (this WAR has no access to the outbox's database).
+        String source = "jdbc/console-orders";
+        long now = System.currentTimeMillis();
+        try (RedisClient redis = deployment.valkeyClient()) {
+            QueueClient relay = QueueClient.connect(redis, QueueSettings.DEFAULT);
+            relay.publishOutbox(source, 0, 0, Duration.ofMinutes(5));
+            relay.outboxAdmin().publish(source, 1, List.of(new OutboxDeadRow(7, "orders", 10,
+                    "InvalidRequestException: payload: must be at most 16 bytes", now - 60_000, now)), Duration.ofMinutes(5));
+
+            open("/");
+            WebElement row = waitFor(By.cssSelector("[data-testid=dead-rows][data-source='" + source + "'] [data-testid=dead-row][data-id='7']"));
+            assertThat(row.findElement(By.cssSelector("[data-testid=dead-row-error]")).getText()).contains("must be at most 16 bytes");
+            assertThat(text(By.cssSelector("[data-testid=outbox][data-source='" + source + "'] [data-testid=outbox-dead]"))).isEqualTo("1");
+            screenshot("overview-dead-outbox-row");
+            click(By.cssSelector("[data-testid=dead-row][data-id='7'] [data-testid=dead-row-retry]"));
+            assertThat(waitFor(By.id("confirm-dialog")).getText()).contains("Retry outbox row 7");
+            click(By.id("confirm-ok"));
+            awaitNotice("row 7: retry requested");
+
+            assertThat(relay.outboxAdmin().requested(source)).as("left in Valkey for the relays").containsEntry(7L, OutboxCommand.RETRY);
+            waitFor(By.cssSelector("[data-testid=dead-row][data-id='7'] [data-testid=dead-row-requested]"));
+        }
     }
 
     @Test

@@ -21,4 +21,16 @@ class QueueMetricsTest {
                 .contains("echomq_outbox_oldest_age_seconds{data_source=\"jdbc/orders\"} 9.0")
                 .contains("echomq_outbox_depth{data_source=\"jdbc/billing\"} 0.0");
     }
+
+    @Test
+    void eachOutboxsDeadRowsAreAGaugeTaggedWithItsDataSource() {
+        QueueMetrics metrics = new QueueMetrics();
+
+        metrics.outboxDeadRows("jdbc/orders", 3);
+        metrics.outboxDeadRows("jdbc/orders", 2);
+        metrics.outboxDeadRows("jdbc/billing", 0);
+
+        assertThat(metrics.scrape()).contains("echomq_outbox_dead_rows{data_source=\"jdbc/orders\"} 2.0")
+                .contains("echomq_outbox_dead_rows{data_source=\"jdbc/billing\"} 0.0");
+    }
 }
