@@ -25,7 +25,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Jdbi;
@@ -117,8 +116,8 @@ final class OurWorker {
         final QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
         final HikariDataSource pool;
         final EffectStore effects;
-        final ScheduledExecutorService timers = Executors.newScheduledThreadPool(1);
         final ExecutorService threads = Executors.newCachedThreadPool();
+        final EngineThreads engineThreads = EngineThreads.from(threads, EngineThreads.daemonThreads("bench-timers"));
         /** Built as every runtime builds the engine; null until the worker starts. */
         EngineAssembly engine;
         final CountDownLatch completed;
@@ -148,7 +147,7 @@ final class OurWorker {
         void startWorker() {
             WorkerSettings settings = WorkerSettings.DEFAULT.withConcurrency(concurrency).withBatchSize(batchSize)
                     .withLease(Duration.ofSeconds(30)).withIdlePoll(Duration.ofMillis(50));
-            engine = new EngineAssembly(queue, effects, new EngineThreads(threads, timers), "bench",
+            engine = new EngineAssembly(queue, effects, engineThreads, "bench",
                     new WorkerListener() {
                         @Override
                         public void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
@@ -212,7 +211,7 @@ final class OurWorker {
                 engine.stop(Duration.ofSeconds(10));
             }
             threads.shutdownNow();
-            timers.shutdownNow();
+            engineThreads.close();
             threads.awaitTermination(10, TimeUnit.SECONDS);
             pool.close();
             redis.close();

@@ -27,7 +27,6 @@ import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jdbi.v3.core.Jdbi;
@@ -125,8 +124,8 @@ final class Soak {
                 }
             }
         };
-        ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
         ExecutorService runners = Executors.newCachedThreadPool();
+        EngineThreads engineThreads = EngineThreads.from(runners, EngineThreads.daemonThreads("soak-timers"));
         List<Sample> samples = new ArrayList<>();
         try (RedisClient redis = servers.newRedis(); HikariDataSource pool = servers.pool(queueName, CONCURRENCY + 4);
                 HeapAfterGc heap = HeapAfterGc.listening(took -> {
@@ -141,7 +140,7 @@ final class Soak {
             bySecond.set(seconds);
             EffectSettings effects = new EffectSettings(EffectSettings.DEFAULT.lockTimeout(), EffectSettings.DEFAULT.idleInTransactionTimeout(),
                     EFFECT_WINDOW);
-            EngineAssembly engine = new EngineAssembly(queue, new EffectStore(jdbi, effects), new EngineThreads(runners, timers), "soak",
+            EngineAssembly engine = new EngineAssembly(queue, new EffectStore(jdbi, effects), engineThreads, "soak",
                     timing, new MaintenanceListener() {
                         @Override
                         public void ran(String duty, String queue, Pass pass, Duration took) {
@@ -178,7 +177,7 @@ final class Soak {
             }
         } finally {
             runners.shutdownNow();
-            timers.shutdownNow();
+            engineThreads.close();
         }
         return samples;
     }

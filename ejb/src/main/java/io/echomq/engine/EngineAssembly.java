@@ -65,7 +65,7 @@ public final class EngineAssembly {
      * says: the guarantees lab and the proofs run several workers of one engine this way.
      */
     public QueueWorker startWorker(String queueName, JobHandler handler, WorkerSettings settings, String id, FaultInjector faults) {
-        QueueWorker worker = new QueueWorker(queueName, handler, queue, effects, settings, id, threads.timers(), faults, listener);
+        QueueWorker worker = new QueueWorker(queueName, handler, queue, effects, settings, id, threads.leaseUpkeep(), faults, listener);
         workers.add(worker);
         worker.start(threads.runners());
         return worker;
@@ -78,10 +78,13 @@ public final class EngineAssembly {
         return duties;
     }
 
-    /** The maintenance duties over {@code queues}, each on its own schedule. */
+    /**
+     * The maintenance duties over {@code queues}, each on its own schedule, on threads apart from
+     * lease upkeep: a duty waiting on the database never delays a heartbeat.
+     */
     public Maintenance startMaintenance(List<String> queues, Maintenance.Settings settings) {
         Maintenance duties = maintenance(queues, settings);
-        duties.start(threads.timers());
+        duties.start(threads.maintenance());
         return duties;
     }
 

@@ -6,6 +6,7 @@
  * maintenance) and stops it with one deadline.
  *
  * <p>Must not touch: where settings come from (that is {@code io.echomq.runtime}), or where threads
- * come from (the caller passes {@link io.echomq.engine.EngineThreads}).
+ * come from (the caller's thread factory). Which work shares a thread with which is decided here,
+ * by {@link io.echomq.engine.EngineThreads}: lease upkeep never waits behind database work.
  */
 package io.echomq.engine;

@@ -10,7 +10,6 @@ import io.echomq.queue.QueueClient;
 import io.echomq.worker.SafeListener;
 import io.echomq.worker.WorkerListener;
 import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
@@ -21,17 +20,15 @@ import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import org.eclipse.microprofile.config.Config;
 
 /**
  * The engine in an application server, started at deployment like a resource adapter: reads
- * the configuration, finds the handler beans, and starts the {@link RunningEngine}: its runners
- * on threads from the container's managed thread factory, its timers on the container's managed
- * scheduler. On undeploy it stops claiming, lets running jobs finish
+ * the configuration, finds the handler beans, and starts the {@link RunningEngine} on threads from
+ * the container's managed thread factory ({@link EngineThreads} decides which work shares which of
+ * them). On undeploy it stops claiming, lets running jobs finish
  * within the grace period, and closes the pools; leases of jobs still running then expire and
  * are reaped, never lost.
  *
@@ -41,15 +38,18 @@ import org.eclipse.microprofile.config.Config;
 public class EchoMqEngine {
 
     /**
-     * The server's default managed thread factory and scheduler (Jakarta Concurrency). The worker
-     * runners loop for the whole deployment, so they get threads of their own from the factory
-     * rather than tasks of a managed executor, which servers count as hung after a while
-     * (WildFly's default executor after 60 s, in its statistics, and it can be set to cancel
-     * them; Payara can be set to log them). An application-defined executor
-     * (@ManagedExecutorDefinition) was not visible to a JNDI lookup at start on Payara Micro 6.
+     * The server's default managed thread factory (Jakarta Concurrency), the source of every thread
+     * of the engine. The worker runners loop for the whole deployment, so they get threads of
+     * their own from the factory rather than tasks of a managed executor, which servers count as
+     * hung after a while (WildFly's default executor after 60 s, in its statistics, and it can be
+     * set to cancel them; Payara can be set to log them). Lease upkeep and maintenance get
+     * schedulers of their own over the same factory, not the server's default managed scheduled
+     * executor: that one is shared with the whole application, and a heartbeat queued there waits
+     * behind whatever else runs on it (maintenance waiting for a database connection, once). An
+     * application-defined executor (@ManagedExecutorDefinition, @ManagedScheduledExecutorDefinition)
+     * was not visible to a JNDI lookup at start on Payara Micro 6.
      */
-    static final String WORKER_THREADS = "java:comp/DefaultManagedThreadFactory";
-    static final String TIMER_EXECUTOR = "java:comp/DefaultManagedScheduledExecutorService";
+    static final String ENGINE_THREADS = "java:comp/DefaultManagedThreadFactory";
 
     @Inject
     Config mpConfig;
@@ -80,15 +80,13 @@ public class EchoMqEngine {
         }
         EngineConfig config = new EngineConfig(mpConfig);
         List<HandlerBinding> handlers = HandlerDiscovery.discover(beans, config::switchedOn);
-        ManagedScheduledExecutorService timers = lookup(ManagedScheduledExecutorService.class, TIMER_EXECUTOR);
-        ExecutorService runners = Executors.newCachedThreadPool(lookup(ManagedThreadFactory.class, WORKER_THREADS));
-        EngineThreads threads = new EngineThreads(runners, timers);
+        EngineThreads threads = EngineThreads.from(lookup(ManagedThreadFactory.class, ENGINE_THREADS));
         RunningEngine started;
         try {
             started = RunningEngine.start(config, handlers, threads, ProcessName.ofThisProcess(),
                     SafeListener.of(listeners.stream().toList()), MaintenanceListener.all(maintenanceListeners.stream().toList()));
         } catch (RuntimeException e) {
-            runners.shutdownNow();
+            threads.close();
             throw e;
         }
         this.threads = threads;
@@ -103,7 +101,7 @@ public class EchoMqEngine {
         if (running != null) {
             running.close();
             // Runners still busy after the grace period are interrupted; their leases expire and are reaped.
-            threads.runners().shutdownNow();
+            threads.close();
             threads = null;
         }
     }
@@ -129,7 +127,7 @@ public class EchoMqEngine {
         return running().config();
     }
 
-    /** The threads the engine runs on: the container's managed thread factory's and scheduler's. */
+    /** The threads the engine runs on, all from the container's managed thread factory. */
     public EngineThreads threads() {
         running();
         return threads;

@@ -19,9 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The engine outside any application server: a plain {@code main} that drains the queues of
@@ -59,19 +56,15 @@ public final class StandaloneWorker {
     private static void run(EngineConfig config, JobHandler handler) throws InterruptedException {
         List<String> queueNames = config.declaredQueues().isEmpty() ? List.of(LedgerChargeHandler.QUEUE) : config.declaredQueues();
         List<HandlerBinding> bindings = queueNames.stream().map(q -> new HandlerBinding(q, handler, handler.getClass())).toList();
-        int runners = queueNames.stream().mapToInt(q -> config.workerFor(q).concurrency()).sum();
         String workerId = "standalone-" + ProcessHandle.current().pid();
-        ExecutorService loops = Executors.newFixedThreadPool(runners);
-        ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
-        RunningEngine engine = RunningEngine.start(config, bindings, new EngineThreads(loops, timers), workerId, new EventPrinter(),
-                MaintenanceListener.NONE);
+        EngineThreads threads = EngineThreads.from(EngineThreads.daemonThreads("echomq"));
+        RunningEngine engine = RunningEngine.start(config, bindings, threads, workerId, new EventPrinter(), MaintenanceListener.NONE);
 
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             // Correctness never depends on this hook: a killed worker's leases simply expire.
             engine.close();
-            loops.shutdownNow();
-            timers.shutdownNow();
+            threads.close();
             stopped.countDown();
         }, "echomq-standalone-stop"));
         OUT.println("echomq-worker event=started worker=" + workerId + " queue=" + String.join(",", queueNames));

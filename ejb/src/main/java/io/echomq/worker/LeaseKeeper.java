@@ -24,6 +24,10 @@ import java.util.logging.Logger;
  * reporting often costs one heartbeat per tick at most). One task per worker rather than two timers per
  * job: at thousands of jobs a second, per-job timers would fill the scheduler's queue with
  * cancelled tasks.
+ *
+ * <p>Its scheduler is the engine's lease upkeep ({@code EngineThreads#leaseUpkeep}), which no task
+ * that waits on the database shares: a tick waits for Valkey only, so an exhausted connection pool
+ * never stops a heartbeat and lets a healthy lease expire.
  */
 final class LeaseKeeper {
 

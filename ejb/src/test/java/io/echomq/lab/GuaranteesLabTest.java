@@ -17,7 +17,6 @@ import io.echomq.testkit.WithRealServices;
 import io.echomq.worker.CrashPoint;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,7 +29,7 @@ class GuaranteesLabTest {
 
     private static RedisClient redis;
     private static final ExecutorService RUNNERS = Executors.newCachedThreadPool();
-    private static final ScheduledExecutorService TIMERS = Executors.newScheduledThreadPool(1);
+    private static final EngineThreads THREADS = EngineThreads.from(RUNNERS, EngineThreads.daemonThreads("lab-timers"));
     private static GuaranteesLab lab;
     private static Jdbi jdbi;
 
@@ -42,13 +41,13 @@ class GuaranteesLabTest {
         LedgerChargeHandler.createTables(database.dataSource());
         jdbi = Jdbi.create(database.dataSource());
         QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
-        lab = new GuaranteesLab(queue, new EffectStore(jdbi, EffectSettings.DEFAULT), new EngineThreads(RUNNERS, TIMERS), jdbi);
+        lab = new GuaranteesLab(queue, new EffectStore(jdbi, EffectSettings.DEFAULT), THREADS, jdbi);
     }
 
     @AfterAll
     static void close() {
         RUNNERS.shutdownNow();
-        TIMERS.shutdownNow();
+        THREADS.close();
         redis.close();
     }
 

@@ -30,7 +30,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -98,15 +97,15 @@ class ClusterFailoverTest {
         Jdbi jdbi = Jdbi.create(database.dataSource());
         EffectStore effects = new EffectStore(jdbi, EffectSettings.DEFAULT);
         int slot = JedisClusterCRC16.getSlot(new QueueKeys(queueName).prefix());
-        ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
         ExecutorService loops = Executors.newCachedThreadPool();
+        EngineThreads threads = EngineThreads.from(loops, EngineThreads.daemonThreads("failover-timers"));
         // Built as the engine builds it (seed nodes, pool, topology refresh), not with the testkit's plain client.
         ValkeyEndpoint endpoint = ValkeyEndpoint.cluster(ValkeyEndpoint.parseNodes("seeds", List.of(cluster.seedNodes().split(","))),
                 Optional.empty(), Optional.of(cluster.password()));
         try (UnifiedJedis redis = endpoint.open(16)) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT,
                     new ReplicaWait(waitReplicas, Duration.ofMillis(500)));
-            EngineAssembly engine = new EngineAssembly(queue, effects, new EngineThreads(loops, timers), "failover", WorkerListener.NONE,
+            EngineAssembly engine = new EngineAssembly(queue, effects, threads, "failover", WorkerListener.NONE,
                     MaintenanceListener.NONE);
             for (int i = 1; i <= 2; i++) {
                 engine.startWorker(queueName, new LedgerChargeHandler(), WorkerSettings.DEFAULT.withConcurrency(4).withLease(LEASE),
@@ -144,7 +143,7 @@ class ClusterFailoverTest {
             return result;
         } finally {
             loops.shutdownNow();
-            timers.shutdownNow();
+            threads.close();
         }
     }
 

@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Jdbi;
@@ -45,8 +44,8 @@ public final class Engine implements AutoCloseable {
     private final HikariDataSource pool;
     public final Jdbi jdbi;
     public final EffectStore effects;
-    public final ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
     public final ExecutorService loops = Executors.newCachedThreadPool();
+    public final EngineThreads threads = EngineThreads.from(loops, EngineThreads.daemonThreads("proof-timers"));
     public final RecordingListener events = new RecordingListener();
     /** The engine's own assembly: the workers and maintenance a test starts are the ones the WAR starts. */
     public final EngineAssembly assembly;
@@ -60,7 +59,7 @@ public final class Engine implements AutoCloseable {
         pool = PostgresPool.open(queueName, database.jdbcUrl(), Optional.ofNullable(database.user()), Optional.ofNullable(database.password()), POOL_SIZE);
         jdbi = Jdbi.create(pool);
         effects = new EffectStore(jdbi, effectSettings);
-        assembly = new EngineAssembly(queue, effects, new EngineThreads(loops, timers), "proof", events, MaintenanceListener.NONE);
+        assembly = new EngineAssembly(queue, effects, threads, "proof", events, MaintenanceListener.NONE);
     }
 
     public Engine(ValkeyService valkey, PostgresService postgres) {
@@ -79,6 +78,11 @@ public final class Engine implements AutoCloseable {
         return assembly.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT);
     }
 
+    /** The engine's connection pool, for a test that puts a data source of its own in front of it. */
+    public javax.sql.DataSource pool() {
+        return pool;
+    }
+
     public LedgerSummary ledger() {
         return LedgerSummary.of(jdbi, queueName);
     }
@@ -87,7 +91,7 @@ public final class Engine implements AutoCloseable {
     public void close() throws InterruptedException {
         assembly.stop(Duration.ofSeconds(5));
         loops.shutdownNow();
-        timers.shutdownNow();
+        threads.close();
         loops.awaitTermination(5, TimeUnit.SECONDS);
         redis.close();
         pool.close();

@@ -7,7 +7,6 @@ import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.demo.LedgerSummary;
 import io.echomq.effect.EffectOutcome;
 import io.echomq.engine.EngineAssembly;
-import io.echomq.engine.EngineThreads;
 import io.echomq.handler.BatchJobHandler;
 import io.echomq.handler.JobContext;
 import io.echomq.handler.JobHandler;
@@ -80,7 +79,7 @@ class SettlementPathTest {
                 throw new IllegalStateException("the console feed is down");
             }
         };
-        EngineAssembly withBrokenListener = new EngineAssembly(engine.queue, engine.effects, new EngineThreads(engine.loops, engine.timers),
+        EngineAssembly withBrokenListener = new EngineAssembly(engine.queue, engine.effects, engine.threads,
                 "broken-listener", io.echomq.worker.SafeListener.of(List.of(broken, engine.events)), MaintenanceListener.NONE);
         List<Enqueued> jobs = engine.queue.enqueueBatch(engine.queueName, java.util.Collections.nCopies(20, NewJob.of(CHARGE)));
         withBrokenListener.startWorker(engine.queueName, new LedgerChargeHandler(), quick());

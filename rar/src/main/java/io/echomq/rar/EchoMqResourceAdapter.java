@@ -1,6 +1,7 @@
 package io.echomq.rar;
 
 import io.echomq.api.JobListener;
+import io.echomq.engine.EngineThreads;
 import io.echomq.engine.ProcessName;
 import io.echomq.queue.QueueClient;
 import io.echomq.rar.inbound.Activation;
@@ -21,9 +22,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 import javax.transaction.xa.XAResource;
@@ -56,8 +54,7 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
 
     /** What the adapter holds while started. */
     private record Runtime(EngineConfig config, UnifiedJedis redis, QueueClient queue, BootstrapContext context,
-                           ScheduledThreadPoolExecutor timers, WorkManagerExecutor runners, ApplicationDataSources dataSources,
-                           Map<String, OutboxRelay> relays) {
+                           EngineThreads threads, ApplicationDataSources dataSources, Map<String, OutboxRelay> relays) {
     }
 
     @ConfigProperty(description = "The Valkey server, e.g. redis://127.0.0.1:6379; else echomq.valkey.url or ECHOMQ_VALKEY_URL")
@@ -115,8 +112,8 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
             redis.close();
             throw new ResourceAdapterInternalException("EchoMQ adapter cannot use Valkey: " + e.getMessage(), e);
         }
-        runtime = new Runtime(config, redis, queue, context, newTimers(), new WorkManagerExecutor(context.getWorkManager()),
-                new ApplicationDataSources(), new ConcurrentHashMap<>());
+        runtime = new Runtime(config, redis, queue, context, newThreads(context), new ApplicationDataSources(),
+                new ConcurrentHashMap<>());
         LOG.info("EchoMQ resource adapter started: worker " + workerId() + ", Valkey "
                 + (config.valkey().isCluster() ? "cluster " + config.valkey().clusterNodes() : "server"));
     }
@@ -134,8 +131,8 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
         activations.clear();
         // Outbox rows not yet relayed stay in their table for the next sweep, here or on another node.
         started.relays().values().forEach(OutboxRelay::close);
-        started.runners().shutdown();
-        started.timers().shutdownNow();
+        started.threads().runners().shutdown();
+        started.threads().close();
         started.redis().close();
         runtime = null;
         LOG.info("EchoMQ resource adapter stopped");
@@ -177,14 +174,14 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
         return started().queue();
     }
 
-    /** Heartbeats, timeouts, maintenance and the outbox relay's sweeps: short tasks. */
-    public ScheduledExecutorService timers() {
-        return started().timers();
+    /** The engine's threads for every activation: runner loops on the WorkManager, the rest the adapter's own. */
+    public EngineThreads threads() {
+        return started().threads();
     }
 
-    /** The container's WorkManager, as the executor of the workers' runner loops. */
-    public WorkManagerExecutor runners() {
-        return started().runners();
+    /** Short tasks that may wait on the database or Valkey (the relay's warm-up), beside maintenance; never lease upkeep. */
+    public ScheduledExecutorService timers() {
+        return started().threads().maintenance();
     }
 
     public BootstrapContext bootstrapContext() {
@@ -236,19 +233,12 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
     }
 
     /**
-     * The adapter's one scheduler, for short tasks only. The Connectors contract has no
-     * scheduled executor (BootstrapContext.createTimer gives a java.util.Timer, a thread of its
-     * own too); a job's own work always runs on the WorkManager.
+     * Runner loops on the container's WorkManager (a job's own work always runs there); lease
+     * upkeep and maintenance on threads of the adapter's own, apart from each other as
+     * {@link EngineThreads} decides. The Connectors contract has no scheduled executor
+     * (BootstrapContext.createTimer gives a java.util.Timer, a thread of its own too).
      */
-    private static ScheduledThreadPoolExecutor newTimers() {
-        AtomicInteger n = new AtomicInteger();
-        ThreadFactory named = task -> {
-            Thread thread = new Thread(task, "echomq-rar-timer-" + n.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
-        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(2, named);
-        timers.setRemoveOnCancelPolicy(true);
-        return timers;
+    private static EngineThreads newThreads(BootstrapContext context) {
+        return EngineThreads.from(new WorkManagerExecutor(context.getWorkManager()), EngineThreads.daemonThreads("echomq-rar"));
     }
 }

@@ -2,7 +2,6 @@ package io.echomq.rar.inbound;
 
 import io.echomq.effect.EffectStore;
 import io.echomq.engine.EngineAssembly;
-import io.echomq.engine.EngineThreads;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.rar.EchoMqResourceAdapter;
 import io.echomq.worker.WorkerListener;
@@ -56,8 +55,7 @@ public final class Activation {
         }
         EndpointDelivery delivery = new EndpointDelivery(factory, dataSource, adapter.transactions());
         EffectStore effects = new EffectStore(delivery, adapter.config().effects());
-        EngineAssembly assembly = new EngineAssembly(adapter.queue(), effects, new EngineThreads(adapter.runners(), adapter.timers()),
-                adapter.workerId(), WorkerListener.NONE, MaintenanceListener.NONE);
+        EngineAssembly assembly = new EngineAssembly(adapter.queue(), effects, adapter.threads(), adapter.workerId(), WorkerListener.NONE, MaintenanceListener.NONE);
         try {
             assembly.startWorker(spec.getQueue(), delivery, settings);
             assembly.startMaintenance(List.of(spec.getQueue()), adapter.config().maintenance());
