@@ -113,6 +113,16 @@ public final class EffectStore {
     }
 
     /**
+     * This store with every statement given up after {@code limit}
+     * ({@link EffectTransactions#withQueryTimeout}): for maintenance, whose reads and deletes must
+     * never wait on the database for long. Workers keep the unbounded store: a handler's effect
+     * may take its time, and its key wait is bounded by {@code lock_timeout}.
+     */
+    public EffectStore withQueryTimeout(Duration limit) {
+        return new EffectStore(transactions.withQueryTimeout(limit), settings);
+    }
+
+    /**
      * The age bound is {@code now()}, the statement's start in autocommit: stable within the
      * statement, so the index scan stops at it. With {@code clock_timestamp()}, volatile, it was a
      * filter: a batch that found fewer rows than its limit read on through every younger row.

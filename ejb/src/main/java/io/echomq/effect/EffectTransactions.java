@@ -1,7 +1,10 @@
 package io.echomq.effect;
 
+import java.time.Duration;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.SqlStatements;
 
 /**
  * Who begins and ends a job's effect transaction. The engine's own workers run it as a local
@@ -19,6 +22,34 @@ public interface EffectTransactions {
 
     /** Runs {@code work} outside any effect transaction, each statement on its own: reads and retention's deletes. */
     <R> R withHandle(HandleCallback<R, RuntimeException> work);
+
+    /**
+     * These transactions, with every statement run in them given up after {@code limit} (rounded
+     * up to whole seconds, JDBC's unit): JDBC's query timeout, which the PostgreSQL driver enforces
+     * by cancelling the statement on the server, so a lock wait or a slow statement ends and its
+     * connection is free again. Portable to any data source, the application's pool included.
+     */
+    default EffectTransactions withQueryTimeout(Duration limit) {
+        int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (limit.toMillis() + 999) / 1000));
+        EffectTransactions unbounded = this;
+        return new EffectTransactions() {
+            @Override
+            public <R> R inTransaction(HandleCallback<R, RuntimeException> work) {
+                return unbounded.inTransaction(handle -> work.withHandle(bounded(handle)));
+            }
+
+            @Override
+            public <R> R withHandle(HandleCallback<R, RuntimeException> work) {
+                return unbounded.withHandle(handle -> work.withHandle(bounded(handle)));
+            }
+
+            private Handle bounded(Handle handle) {
+                // The handle's own copy of the configuration: other handles of the same Jdbi keep theirs.
+                handle.getConfig(SqlStatements.class).setQueryTimeout(seconds);
+                return handle;
+            }
+        };
+    }
 
     /** Local transactions on {@code jdbi}'s data source, at the connection's isolation. */
     static EffectTransactions local(Jdbi jdbi) {

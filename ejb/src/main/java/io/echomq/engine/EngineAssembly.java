@@ -84,7 +84,7 @@ public final class EngineAssembly {
      */
     public Maintenance startMaintenance(List<String> queues, Maintenance.Settings settings) {
         Maintenance duties = maintenance(queues, settings);
-        duties.start(threads.maintenance());
+        duties.start(threads.maintenance(), threads.dutyRuns());
         return duties;
     }
 

@@ -28,18 +28,22 @@ public final class EngineThreads implements AutoCloseable {
      * of queues served by the other nodes for as long.
      */
     static final int LEASE_UPKEEP_THREADS = 2;
+    /** Maintenance's schedules: each run is handed to {@link #dutyRuns} and waited for a bounded time. */
     static final int MAINTENANCE_THREADS = 2;
 
     private final ExecutorService runners;
     private final boolean ownsRunners;
     private final ScheduledThreadPoolExecutor leaseUpkeep;
     private final ScheduledThreadPoolExecutor maintenance;
+    private final ExecutorService dutyRuns;
 
     private EngineThreads(ExecutorService runners, boolean ownsRunners, ThreadFactory threads) {
         this.runners = runners;
         this.ownsRunners = ownsRunners;
         this.leaseUpkeep = scheduler(LEASE_UPKEEP_THREADS, threads);
         this.maintenance = scheduler(MAINTENANCE_THREADS, threads);
+        // Unbounded, but Maintenance starts a duty's run only once the duty's previous run returned: one thread per duty at most.
+        this.dutyRuns = Executors.newCachedThreadPool(threads);
     }
 
     /** Every thread from {@code threads}: runner loops get one each, for as long as they run. */
@@ -80,10 +84,15 @@ public final class EngineThreads implements AutoCloseable {
         return maintenance;
     }
 
+    /** Where maintenance runs each duty's run over a queue, so that its schedule waits for it a bounded time only. */
+    public ExecutorService dutyRuns() {
+        return dutyRuns;
+    }
+
     /** Stops the pools this made, interrupting what runs there; safe to call twice. */
     @Override
     public void close() {
-        for (ExecutorService pool : List.of(leaseUpkeep, maintenance)) {
+        for (ExecutorService pool : List.of(leaseUpkeep, maintenance, dutyRuns)) {
             pool.shutdownNow();
         }
         if (ownsRunners) {

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +20,9 @@ import java.util.logging.Logger;
  * {@link Reconciler}, the {@link EffectRetention} and the {@link ScheduleTicker}, each on its own
  * interval at a fixed delay. Each run of a duty over a queue is bounded and fails alone: a queue
  * whose run failed (or PostgreSQL being down for the reconciler) never keeps the other queues or
- * the other duties from running. A duty logs only what it changed, summed over a minute at most
+ * the other duties from running. A scheduled run is waited for {@link Settings#timeout} at most
+ * ({@link TimeLimitedRuns}): a duty stuck on the database is given up, logged by name and retried
+ * next run, and never holds the schedule. A duty logs only what it changed, summed over a minute at most
  * ({@link ChangeTally}). Like every lifecycle here, start and stop tolerate stop-before-start and
  * a double stop.
  */
@@ -36,20 +39,39 @@ public final class Maintenance {
      * @param reconcileBatch jobs checked per scanned set, queue and run
      * @param effectRetention how old an effect row of a finished job gets before it is deleted (a little older at most:
      *                        {@link #effectRowLifetime}); never shorter than the idempotency window
+     * @param timeout        the longest a scheduled run of a duty over a queue is waited for: its wait for a database
+     *                       connection, and each of its statements (lock waits included)
      */
     public record Settings(Duration interval, int reapBatch, Retention retention, Duration trimEvery, int reconcileBatch,
-            Duration effectRetention) {
+            Duration effectRetention, Duration timeout) {
 
         public static final Duration DEFAULT_EFFECT_RETENTION = Duration.ofDays(7);
+        public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
         public static final Settings DEFAULT = new Settings(Duration.ofSeconds(1), 500, Retention.DEFAULT, Duration.ofSeconds(30),
                 200, DEFAULT_EFFECT_RETENTION);
 
+        public Settings {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("maintenance timeout must be positive, was " + timeout);
+            }
+        }
+
+        /** Settings with the {@link #DEFAULT_TIMEOUT}. */
+        public Settings(Duration interval, int reapBatch, Retention retention, Duration trimEvery, int reconcileBatch,
+                Duration effectRetention) {
+            this(interval, reapBatch, retention, trimEvery, reconcileBatch, effectRetention, DEFAULT_TIMEOUT);
+        }
+
         public Settings withInterval(Duration newInterval) {
-            return new Settings(newInterval, reapBatch, retention, trimEvery, reconcileBatch, effectRetention);
+            return new Settings(newInterval, reapBatch, retention, trimEvery, reconcileBatch, effectRetention, timeout);
         }
 
         public Settings withEffectRetention(Duration age) {
-            return new Settings(interval, reapBatch, retention, trimEvery, reconcileBatch, age);
+            return new Settings(interval, reapBatch, retention, trimEvery, reconcileBatch, age, timeout);
+        }
+
+        public Settings withTimeout(Duration newTimeout) {
+            return new Settings(interval, reapBatch, retention, trimEvery, reconcileBatch, effectRetention, newTimeout);
         }
 
         /** The longest an effect row of a finished job lives: its retention age, and until the effect retention reaches it. */
@@ -67,32 +89,47 @@ public final class Maintenance {
     private final List<String> queues;
     private final List<MaintenanceDuty> duties;
     private final MaintenanceListener listener;
+    private final Duration timeout;
     private final Map<MaintenanceDuty, ChangeTally> tallies = new IdentityHashMap<>();
     /** Guarded by this. */
     private final List<ScheduledFuture<?>> schedules = new ArrayList<>();
     private boolean stopped;
 
+    /**
+     * @param effects the store the duties read and prune; its statements get the {@link Settings#timeout} as their
+     *                query timeout here
+     */
     public Maintenance(QueueClient queue, EffectStore effects, List<String> queues, Settings settings, MaintenanceListener listener) {
         this.queues = List.copyOf(queues);
         this.listener = listener;
+        this.timeout = settings.timeout();
+        EffectStore bounded = effects.withQueryTimeout(settings.timeout());
         this.duties = List.of(
                 new Reaper(queue, settings.interval(), settings.reapBatch()),
                 new RetentionTrimmer(queue, settings.trimEvery(), settings.retention()),
-                new Reconciler(queue, effects, settings.interval(), settings.reconcileBatch()),
-                new EffectRetention(queue, effects, settings.interval(), settings.trimEvery(), settings.effectRetention(),
+                new Reconciler(queue, bounded, settings.interval(), settings.reconcileBatch()),
+                new EffectRetention(queue, bounded, settings.interval(), settings.trimEvery(), settings.effectRetention(),
                         EFFECT_RETENTION_BATCH),
                 new ScheduleTicker(queue, settings.interval()));
         duties.forEach(duty -> tallies.put(duty, new ChangeTally()));
     }
 
-    /** Schedules every duty on {@code timers}, the first run of each one interval from now. */
-    public synchronized void start(ScheduledExecutorService timers) {
+    /**
+     * Schedules every duty on {@code timers}, the first run of each one interval from now. Each run
+     * over a queue goes on a thread of {@code runs} and is waited for the {@link Settings#timeout}
+     * at most: a duty stuck on the database delays neither the other duties nor, on other
+     * threads, lease upkeep.
+     */
+    public synchronized void start(ScheduledExecutorService timers, ExecutorService runs) {
         if (!schedules.isEmpty() || stopped) {
             return;
         }
+        TimeLimitedRuns limited = new TimeLimitedRuns(runs, timeout);
         for (MaintenanceDuty duty : duties) {
             long every = duty.interval().toMillis();
-            schedules.add(timers.scheduleWithFixedDelay(() -> runLogged(duty), every, every, TimeUnit.MILLISECONDS));
+            schedules.add(timers.scheduleWithFixedDelay(
+                    () -> runLogged(duty, (d, queue) -> limited.run(d, queue, () -> runAlone(d, queue))),
+                    every, every, TimeUnit.MILLISECONDS));
         }
     }
 
@@ -103,30 +140,46 @@ public final class Maintenance {
     }
 
     /**
-     * Every duty over every queue, now, on the calling thread (tests, and operators' tools).
-     * Failures are reported and skipped like on the schedule.
+     * Every duty over every queue, now, on the calling thread (tests, and operators' tools), each
+     * waited for as long as it takes. Failures are reported and skipped like on the schedule.
      */
     public Pass runOnce() {
         Pass total = Pass.NOTHING;
         for (MaintenanceDuty duty : duties) {
-            total = total.plus(run(duty));
+            total = total.plus(run(duty, Maintenance::runAlone));
         }
         return total;
     }
 
-    private Pass run(MaintenanceDuty duty) {
+    /** How a run of one duty over one queue is carried out: here, or on a thread of its own under the timeout. */
+    private interface DutyRun {
+        Pass run(MaintenanceDuty duty, String queue);
+    }
+
+    private static Pass runAlone(MaintenanceDuty duty, String queue) {
+        // One duty's runs never overlap: a slow run delays its next, never doubles it.
+        synchronized (duty) {
+            return duty.runOnce(queue);
+        }
+    }
+
+    private Pass run(MaintenanceDuty duty, DutyRun how) {
         Pass total = Pass.NOTHING;
         for (String queue : queues) {
             long start = System.nanoTime();
             try {
-                Pass pass;
-                // One duty's runs never overlap: a slow run delays its next, never doubles it.
-                synchronized (duty) {
-                    pass = duty.runOnce(queue);
-                }
+                Pass pass = how.run(duty, queue);
                 total = total.plus(pass);
                 report(() -> listener.ran(duty.name(), queue, pass, Duration.ofNanos(System.nanoTime() - start)));
+            } catch (DutyTimedOutException e) {
+                LOG.log(e.skipped() ? Level.FINE : Level.WARNING, e.getMessage());
+                report(() -> listener.failed(duty.name(), queue, e));
             } catch (RuntimeException e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    // The engine is stopping its threads: not a failure of the duty.
+                    LOG.log(Level.FINE, "maintenance: the " + duty.name() + " stopped on queue '" + queue + "'", e);
+                    return total;
+                }
                 LOG.log(Level.WARNING, "maintenance: the " + duty.name() + " failed on queue '" + queue + "'; its next run retries: " + e, e);
                 report(() -> listener.failed(duty.name(), queue, e));
             }
@@ -134,9 +187,9 @@ public final class Maintenance {
         return total;
     }
 
-    private void runLogged(MaintenanceDuty duty) {
+    private void runLogged(MaintenanceDuty duty, DutyRun how) {
         try {
-            Pass pass = tallies.get(duty).add(run(duty), System.nanoTime());
+            Pass pass = tallies.get(duty).add(run(duty, how), System.nanoTime());
             if (pass != null) {
                 LOG.log(Level.INFO, "maintenance: the {0} made {1} changes since its last report ({2} expired leases back to "
                         + "pending, {3} dead-lettered, {4} cancelled as requested, {5} finished jobs trimmed, {6} completed by the reconciler, "

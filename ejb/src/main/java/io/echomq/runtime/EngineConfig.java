@@ -182,7 +182,8 @@ public final class EngineConfig {
         }
         return new Maintenance.Settings(
                 read.millis("echomq.maintenance.interval-ms", base.interval(), Duration.ofMillis(10), Duration.ofMinutes(10)),
-                base.reapBatch(), retention, base.trimEvery(), base.reconcileBatch(), effectRetention);
+                base.reapBatch(), retention, base.trimEvery(), base.reconcileBatch(), effectRetention,
+                read.millis("echomq.maintenance.timeout-ms", base.timeout(), Duration.ofMillis(100), Duration.ofMinutes(10)));
     }
 
     private static final String SCHEDULES = "echomq.schedules";

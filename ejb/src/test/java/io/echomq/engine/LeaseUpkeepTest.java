@@ -6,8 +6,10 @@ import static org.awaitility.Awaitility.await;
 import io.echomq.effect.EffectSettings;
 import io.echomq.effect.EffectStore;
 import io.echomq.handler.JobHandler;
+import io.echomq.maintenance.DutyTimedOutException;
 import io.echomq.maintenance.Maintenance;
 import io.echomq.maintenance.MaintenanceListener;
+import io.echomq.maintenance.Pass;
 import io.echomq.queue.JobEvent;
 import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
@@ -20,9 +22,11 @@ import io.echomq.worker.WorkerListener;
 import io.echomq.worker.WorkerSettings;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,7 +34,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Lease upkeep never waits behind database work: with the application's pool exhausted and
- * maintenance waiting on it, a job that outlives its lease is still kept alive.
+ * maintenance waiting on it, a job that outlives its lease is still kept alive; and a duty stuck
+ * on the database is given up after the maintenance timeout, reported by name, and runs again.
  */
 @WithRealServices
 class LeaseUpkeepTest {
@@ -39,6 +44,7 @@ class LeaseUpkeepTest {
     /** Longer than the lease: only heartbeats keep the job from being reaped. */
     private static final Duration JOB = Duration.ofSeconds(3);
     private static final Duration OFTEN = Duration.ofMillis(100);
+    private static final Duration MAINTENANCE_TIMEOUT = Duration.ofMillis(500);
     private static final Duration PATIENCE = Duration.ofSeconds(20);
 
     /** Server B: the healthy database, its own maintenance (a reaper that would reap a lapsed lease). */
@@ -47,6 +53,7 @@ class LeaseUpkeepTest {
     private ExhaustedPool pool;
     private EngineThreads threads;
     private EngineAssembly serverA;
+    private final Duties duties = new Duties();
 
     @BeforeEach
     void servers(ValkeyService valkey, PostgresService postgres) {
@@ -54,7 +61,7 @@ class LeaseUpkeepTest {
         pool = new ExhaustedPool(engine.pool());
         threads = EngineThreads.from(EngineThreads.daemonThreads("server-a"));
         serverA = new EngineAssembly(engine.queue, new EffectStore(Jdbi.create(pool), EffectSettings.DEFAULT), threads, "server-a",
-                WorkerListener.NONE, MaintenanceListener.NONE);
+                WorkerListener.NONE, duties);
     }
 
     @AfterEach
@@ -66,7 +73,7 @@ class LeaseUpkeepTest {
     }
 
     private Maintenance.Settings quickMaintenance() {
-        return Maintenance.Settings.DEFAULT.withInterval(OFTEN);
+        return Maintenance.Settings.DEFAULT.withInterval(OFTEN).withTimeout(MAINTENANCE_TIMEOUT);
     }
 
     @Test
@@ -102,6 +109,42 @@ class LeaseUpkeepTest {
         assertThat(handled).as("handler runs").hasValue(1);
     }
 
+    @Test
+    void aDutyWaitingForAConnectionIsGivenUpReportedByNameAndRunsAgainOnceOneIsFree() {
+        String queue = engine.queueName;
+        pool.exhaust();
+        serverA.startMaintenance(List.of(queue), quickMaintenance());
+
+        await("the effect retention timed out").atMost(PATIENCE).until(() -> duties.timeouts("effect-retention") >= 1);
+        DutyTimedOutException reported = duties.firstTimeout("effect-retention");
+        assertThat(reported.getMessage()).contains("the effect-retention on queue '" + queue + "'", "500 ms");
+        await("the reaper ran while the effect retention waited").atMost(PATIENCE).until(() -> duties.runs("reaper") >= 3);
+
+        pool.refill();
+        int before = duties.runs("effect-retention");
+        await("the effect retention ran again").atMost(PATIENCE).until(() -> duties.runs("effect-retention") > before);
+    }
+
+    @Test
+    void aDutyStatementWaitingOnALockIsCancelledByItsQueryTimeout() {
+        String queue = engine.queueName;
+        try (Handle holder = engine.jdbi.open()) {
+            holder.begin();
+            holder.execute("LOCK TABLE echomq.effect IN ACCESS EXCLUSIVE MODE");
+            serverA.startMaintenance(List.of(queue), quickMaintenance());
+
+            // A run interrupted but still waiting on the lock would hold the duty: only skipped runs would follow. The
+            // statement's query timeout (the maintenance timeout in whole seconds) cancels it, so a later run starts anew
+            // and times out on the lock again.
+            await("the effect retention timed out twice on the lock").atMost(PATIENCE)
+                    .until(() -> duties.timeouts("effect-retention") >= 2);
+            holder.rollback();
+        }
+        int before = duties.runs("effect-retention");
+        await("the effect retention ran again once the lock was released").atMost(PATIENCE)
+                .until(() -> duties.runs("effect-retention") > before);
+    }
+
     private JobState state(String job) {
         return engine.queue.job(engine.queueName, job).map(JobView::state).orElse(null);
     }
@@ -110,4 +153,34 @@ class LeaseUpkeepTest {
         return engine.queue.history(engine.queueName, job).stream().map(JobEvent::event).toList();
     }
 
+    /** What server A's maintenance reported. */
+    private static final class Duties implements MaintenanceListener {
+
+        private final List<String> ran = new CopyOnWriteArrayList<>();
+        private final List<DutyTimedOutException> timedOut = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void ran(String duty, String queue, Pass pass, Duration took) {
+            ran.add(duty);
+        }
+
+        @Override
+        public void failed(String duty, String queue, RuntimeException error) {
+            if (error instanceof DutyTimedOutException timeout && !timeout.skipped()) {
+                timedOut.add(timeout);
+            }
+        }
+
+        int runs(String duty) {
+            return (int) ran.stream().filter(duty::equals).count();
+        }
+
+        int timeouts(String duty) {
+            return (int) timedOut.stream().filter(e -> e.duty().equals(duty)).count();
+        }
+
+        DutyTimedOutException firstTimeout(String duty) {
+            return timedOut.stream().filter(e -> e.duty().equals(duty)).findFirst().orElseThrow();
+        }
+    }
 }
