@@ -1,10 +1,10 @@
 package io.echomq.standalone;
 
-import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.EffectOutcome;
 import io.echomq.engine.EngineThreads;
 import io.echomq.engine.HandlerBinding;
 import io.echomq.engine.RunningEngine;
+import io.echomq.handler.HandlesQueue;
 import io.echomq.handler.JobHandler;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.queue.ClaimedJob;
@@ -29,8 +29,9 @@ import java.util.concurrent.CountDownLatch;
  * <p>Configured exactly like the WAR, by the WAR's keys in their environment form
  * (MicroProfile Config's rule: {@code echomq.worker.lease-ms} is {@code ECHOMQ_WORKER_LEASE_MS};
  * the README lists them), and nothing else; {@code ECHOMQ_QUEUES} names the queues to drain
- * (default {@code payments}). The one argument, optional, is the {@link JobHandler} class to run,
- * with a public no-argument constructor (default: the demo ledger handler). A bad setting stops
+ * (default: the queue the handler's {@link HandlesQueue} names). The one argument, optional, is
+ * the {@link JobHandler} class to run, with a public no-argument constructor (default: the demo
+ * ledger handler, on {@code payments}). A bad setting stops
  * it with exit status 2 and a message naming the variable. Prints one line per event on stdout:
  * {@code echomq-worker event=<applied|skipped|completed> queue=<q> job=<id> attempt=<n>}.
  */
@@ -40,13 +41,19 @@ public final class StandaloneWorker {
     private static final PrintStream OUT =
             new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
 
+    /**
+     * The demo ledger handler, named rather than imported: the engine never depends on the demo,
+     * which the resource adapter's copy of the engine does not ship.
+     */
+    private static final String DEMO_HANDLER = "io.echomq.demo.LedgerChargeHandler";
+
     private StandaloneWorker() {
     }
 
     public static void main(String[] args) throws InterruptedException {
         try {
             run(new EngineConfig(ConfigReader.environment(System.getenv())),
-                    handler(args.length > 0 ? args[0] : LedgerChargeHandler.class.getName()));
+                    handler(args.length > 0 ? args[0] : DEMO_HANDLER));
         } catch (ConfigurationException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -54,7 +61,7 @@ public final class StandaloneWorker {
     }
 
     private static void run(EngineConfig config, JobHandler handler) throws InterruptedException {
-        List<String> queueNames = config.declaredQueues().isEmpty() ? List.of(LedgerChargeHandler.QUEUE) : config.declaredQueues();
+        List<String> queueNames = config.declaredQueues().isEmpty() ? List.of(queueOf(handler)) : config.declaredQueues();
         List<HandlerBinding> bindings = queueNames.stream().map(q -> new HandlerBinding(q, handler, handler.getClass())).toList();
         String workerId = "standalone-" + ProcessHandle.current().pid();
         EngineThreads threads = EngineThreads.from(EngineThreads.daemonThreads("echomq"));
@@ -69,6 +76,16 @@ public final class StandaloneWorker {
         }, "echomq-standalone-stop"));
         OUT.println("echomq-worker event=started worker=" + workerId + " queue=" + String.join(",", queueNames));
         stopped.await();
+    }
+
+    /** Without ECHOMQ_QUEUES, the queue the handler's own {@link HandlesQueue} names. */
+    private static String queueOf(JobHandler handler) {
+        HandlesQueue binding = handler.getClass().getAnnotation(HandlesQueue.class);
+        if (binding == null) {
+            throw new ConfigurationException("echomq.queues", "is required: " + handler.getClass().getName()
+                    + " names no queue with @HandlesQueue");
+        }
+        return binding.value();
     }
 
     /** The handler to run: fault tests swap in handlers that stall, fail or halt the JVM. */
