@@ -652,14 +652,18 @@ class ApiE2eIT {
                         .with("requests", corpus.size())
                         .with("not_4xx", serverErrors.size())
                         .with("closed", closedByServer)
+                        .with("field_not_named", fieldNotNamed.size())
+                        .with("internals_shown", internalsShown.size())
                         .with("enqueued", enqueued)
                         .with("statuses", statuses.toString().replace(" ", ""))
                         .print();
-            assertThat(corpus).hasSizeGreaterThanOrEqualTo(500);
-            assertThat(serverErrors).as("answers other than 4xx").isEmpty();
-            assertThat(fieldNotNamed).as("bad fields not answered 400 naming the field").isEmpty();
-            assertThat(internalsShown).as("answers showing a Java class name or an identity hash").isEmpty();
-            assertThat(enqueued).as("garbage enqueued").isZero();
+            org.assertj.core.api.SoftAssertions.assertSoftly(softly -> {
+                softly.assertThat(corpus).hasSizeGreaterThanOrEqualTo(500);
+                softly.assertThat(serverErrors).as("answers other than 4xx").isEmpty();
+                softly.assertThat(fieldNotNamed).as("bad fields not answered 400 naming the field").isEmpty();
+                softly.assertThat(internalsShown).as("answers showing a Java class name or an identity hash").isEmpty();
+                softly.assertThat(enqueued).as("garbage enqueued").isZero();
+            });
         }
 
         /** A qualified class name ({@code java.lang.ClassCastException}), an exception's name, or {@code Object.toString}'s {@code @3ed7ee05}. */
