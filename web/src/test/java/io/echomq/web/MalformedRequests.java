@@ -101,6 +101,9 @@ final class MalformedRequests {
         invalid.put("maxAttempts", List.of("0", "-1", "1001", "true", "\"many\"", "99999999999", "{}", "[]"));
         invalid.forEach((field, values) -> values.forEach(value -> refused(field + "=" + abbreviate(value), "POST", JOBS,
                 "{\"payload\":{\"account\":\"a-1\",\"amountCents\":1},\"" + field + "\":" + value + "}", false, field)));
+        // Numbers the JSON parser itself refuses to build: answered as unreadable JSON.
+        post("maxAttempts of 2,000 digits", JOBS, "{\"payload\":1,\"maxAttempts\":1" + "0".repeat(2_000) + "}");
+        post("delayMs with an exponent beyond any number", JOBS, "{\"payload\":1,\"delayMs\":1e9999999999}");
         refused("one bad job in a batch", "POST", BATCH, "[" + ONE + ",{\"payload\":1,\"maxAttempts\":0}]", false, "jobs[1].maxAttempts");
         refused("empty batch", "POST", BATCH, "[]", false, "jobs");
         refused("batch of a non-array", "POST", BATCH, ONE, false, "jobs");

@@ -130,18 +130,16 @@ final class BodyBinding {
         } catch (NumberFormatException beyondBigDecimal) {
             throw refused(at, type, value);
         }
-        if (exact.signum() != 0 && exact.precision() - exact.scale() > 19) {
-            throw new InvalidRequestException(at.name(), "must be a whole number from " + min + " to " + max + ", was " + shown(value));
-        }
-        BigDecimal whole = exact.stripTrailingZeros();
-        if (whole.scale() > 0) {
+        // More than 19 digits before the point is beyond a long: judged before anything scales with the exponent (1e999999).
+        boolean inRange = exact.signum() == 0 || exact.precision() - exact.scale() <= 19;
+        BigDecimal whole = inRange ? exact.stripTrailingZeros() : exact;
+        if (inRange && whole.scale() > 0) {
             throw refused(at, type, value);
         }
-        long result = whole.longValue();
-        if (whole.compareTo(BigDecimal.valueOf(min)) < 0 || whole.compareTo(BigDecimal.valueOf(max)) > 0) {
+        if (!inRange || whole.compareTo(BigDecimal.valueOf(min)) < 0 || whole.compareTo(BigDecimal.valueOf(max)) > 0) {
             throw new InvalidRequestException(at.name(), "must be a whole number from " + min + " to " + max + ", was " + shown(value));
         }
-        return result;
+        return whole.longValueExact();
     }
 
     private static Instant instant(JsonValue value, Path at) {

@@ -1,7 +1,10 @@
 package io.echomq.web.api;
 
+import jakarta.json.JsonException;
 import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
 import jakarta.json.bind.annotation.JsonbProperty;
+import jakarta.json.stream.JsonParsingException;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
@@ -10,8 +13,11 @@ import jakarta.ws.rs.ext.Provider;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 
 /**
  * Reads every JSON body the API takes (a request record, or a list of them): JSON-P reads the
@@ -37,8 +43,24 @@ public class JsonBodyReader implements MessageBodyReader<Object> {
         if (WholeJsonBody.isBlank(body)) {
             return null;
         }
-        try (JsonReader reader = JsonProcessing.PROVIDER.createReader(new ByteArrayInputStream(body))) {
-            return BodyBinding.bind(reader.readValue(), genericType, bodyName(annotations));
+        return BodyBinding.bind(read(body), genericType, bodyName(annotations));
+    }
+
+    /**
+     * The body's value, read as UTF-8, the one encoding JSON has between systems (RFC 8259): left
+     * to detect it, the parser would take UTF-16 and UTF-32 too. The parser refuses some values
+     * it has walked (a number of more digits, or a larger exponent, than it takes) only when it
+     * builds them, with a plain RuntimeException: that is about the body too, and is answered as
+     * unreadable JSON.
+     */
+    private static JsonValue read(byte[] body) {
+        try (JsonReader reader = JsonProcessing.PROVIDER.createReader(new InputStreamReader(new ByteArrayInputStream(body),
+                StandardCharsets.UTF_8))) {
+            return reader.readValue();
+        } catch (JsonException refused) {
+            throw refused;
+        } catch (RuntimeException refused) {
+            throw new JsonParsingException(Objects.requireNonNullElse(refused.getMessage(), "the parser refused a value"), refused, null);
         }
     }
 

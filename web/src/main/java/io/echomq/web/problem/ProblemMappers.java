@@ -171,9 +171,8 @@ public final class ProblemMappers {
      */
     private static Response unreadable(Throwable e) {
         JsonParsingException parsing = cause(e, JsonParsingException.class);
-        String detail = parsing == null || parsing.getMessage() == null
-                ? "the body is not JSON this address can read: send one JSON value, UTF-8 encoded"
-                : "the body is not valid JSON: " + oneShortLine(parsing.getMessage());
+        String detail = "the body is not JSON this address can read: " + (parsing == null || parsing.getMessage() == null
+                ? "send one JSON value, UTF-8 encoded" : oneShortLine(parsing.getMessage()));
         return Problem.of(Response.Status.BAD_REQUEST, detail).withField("body").toResponse();
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.echomq.queue.InvalidRequestException;
+import jakarta.json.stream.JsonParsingException;
 import jakarta.ws.rs.core.MediaType;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -53,6 +54,24 @@ class JsonBodyReaderTest {
                 .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("jobs[1].priority"));
         assertThatThrownBy(() -> read(batch, "{\"payload\": 1}"))
                 .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("jobs"));
+    }
+
+    @Test
+    void aNumberTheParserWillNotBuildIsUnreadableJson() {
+        Parameter job = bodyOf(JobsResource.class, "submit");
+        assertThatThrownBy(() -> read(job, "{\"payload\": 1, \"maxAttempts\": 1" + "0".repeat(2_000) + "}"))
+                .isInstanceOf(JsonParsingException.class);
+        assertThatThrownBy(() -> read(job, "{\"payload\": 1, \"delayMs\": 1e9999999999}")).isInstanceOf(JsonParsingException.class);
+    }
+
+    @Test
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void aBodyIsReadAsUtf8Only() throws IOException {
+        Parameter job = bodyOf(JobsResource.class, "submit");
+        byte[] utf16 = "{\"payload\": 1}".getBytes(StandardCharsets.UTF_16LE);
+        assertThatThrownBy(() -> reader.readFrom((Class) job.getType(), job.getParameterizedType(), job.getAnnotations(),
+                MediaType.APPLICATION_JSON_TYPE, null, new ByteArrayInputStream(utf16))).isInstanceOf(JsonParsingException.class);
+        assertThat(((JobRequest) read(job, "{\"payload\": \"été\"}")).payload().toString()).isEqualTo("\"été\"");
     }
 
     @Test
