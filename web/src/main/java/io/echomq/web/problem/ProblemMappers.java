@@ -105,7 +105,11 @@ public final class ProblemMappers {
         return Problem.of(Response.Status.BAD_REQUEST, detail).withField(field).toResponse();
     }
 
-    /** A body that could not be read as JSON (the API's own reader binds every body; see io.echomq.web.api.BodyBinding). */
+    /**
+     * A body JSON-B could not read. The API's own reader binds every request body it has now
+     * (io.echomq.web.api.JsonBodyReader); a body of another type would come here, answered
+     * without the library's words.
+     */
     @Provider
     public static final class UnreadableBody implements ExceptionMapper<JsonbException> {
         @Override
