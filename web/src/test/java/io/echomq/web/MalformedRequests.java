@@ -111,23 +111,24 @@ final class MalformedRequests {
     }
 
     /** The bad values every field of one kind gets, by what each is (the corpus entry says which). */
-    private static final Map<String, String> NOT_TEXT = badValues("a number", "5", "true", "true", "an object", "{}",
+    private static final Map<String, String> NOT_TEXT = pairs("a number", "5", "true", "true", "an object", "{}",
             "an array", "[]");
-    private static final Map<String, String> NOT_WHOLE = badValues("text", "\"high\"", "a numeral in quotes", "\"5\"",
+    private static final Map<String, String> NOT_WHOLE = pairs("text", "\"high\"", "a numeral in quotes", "\"5\"",
             "true", "true", "a fraction", "2.5", "a small fraction", "1e-3", "beyond 64 bits", "1e999", "an object", "{}",
             "an array", "[]");
-    private static final Map<String, String> NOT_INT = badValues("beyond 32 bits", "99999999999");
-    private static final Map<String, String> NOT_AN_INSTANT = badValues("a fraction of a ms", "1.5", "a numeral in quotes",
+    private static final Map<String, String> NOT_INT = pairs("beyond 32 bits", "99999999999");
+    private static final Map<String, String> NOT_AN_INSTANT = pairs("a fraction of a ms", "1.5", "a numeral in quotes",
             "\"5\"", "a date without a time", "\"2027-01-01\"", "a time without an offset", "\"2027-01-01T00:00:00\"",
             "month 13", "\"2027-13-01T00:00:00Z\"", "words", "\"tomorrow\"", "true", "true", "an object", "{}",
             "an array", "[]", "beyond 64 bits", "1e999");
-    private static final Map<String, String> NOT_AN_OBJECT = badValues("an array", "[]", "a number", "5", "text", "\"x\"",
+    private static final Map<String, String> NOT_AN_OBJECT = pairs("an array", "[]", "a number", "5", "text", "\"x\"",
             "true", "true");
 
-    private static Map<String, String> badValues(String... whatAndJson) {
+    /** Alternate keys and values, in order: what a bad value is and its JSON, or a field's name and a valid value. */
+    private static Map<String, String> pairs(String... keysAndValues) {
         Map<String, String> values = new LinkedHashMap<>();
-        for (int i = 0; i < whatAndJson.length; i += 2) {
-            values.put(whatAndJson[i], whatAndJson[i + 1]);
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            values.put(keysAndValues[i], keysAndValues[i + 1]);
         }
         return values;
     }
@@ -157,10 +158,6 @@ final class MalformedRequests {
         }
     }
 
-    private static Map<String, String> valid(String... nameAndJson) {
-        return badValues(nameAndJson);
-    }
-
     private static ObjectFields jobFields() {
         Map<String, Map<String, String>> bad = new LinkedHashMap<>();
         bad.put("lane", NOT_TEXT);
@@ -170,7 +167,7 @@ final class MalformedRequests {
         bad.put("idempotencyKey", NOT_TEXT);
         bad.put("priority", both(NOT_WHOLE, NOT_INT));
         bad.put("dedupe", NOT_AN_OBJECT);
-        return new ObjectFields(valid("payload", "{\"account\":\"a-1\",\"amountCents\":1}"), bad, List.of("payload"));
+        return new ObjectFields(pairs("payload", "{\"account\":\"a-1\",\"amountCents\":1}"), bad, List.of("payload"));
     }
 
     private void eachFieldOfEveryBody() {
@@ -181,7 +178,7 @@ final class MalformedRequests {
         dedupeBad.put("key", NOT_TEXT);
         dedupeBad.put("windowMs", NOT_WHOLE);
         dedupeBad.put("mode", NOT_TEXT);
-        ObjectFields dedupe = new ObjectFields(valid("key", "\"k\"", "windowMs", "1000", "mode", "\"throttle\""), dedupeBad,
+        ObjectFields dedupe = new ObjectFields(pairs("key", "\"k\"", "windowMs", "1000", "mode", "\"throttle\""), dedupeBad,
                 List.of("key", "windowMs", "mode"));
         eachField("job's dedupe", "POST", JOBS, false, dedupe, "dedupe.", object -> "{\"payload\":1,\"dedupe\":" + object + "}");
         eachField("batch job's dedupe", "POST", BATCH, false, dedupe, "jobs[1].dedupe.",
@@ -199,7 +196,7 @@ final class MalformedRequests {
         scheduleBad.put("maxAttempts", both(NOT_WHOLE, NOT_INT));
         scheduleBad.put("misfireLimit", both(NOT_WHOLE, NOT_INT));
         scheduleBad.put("misfireGraceMs", NOT_WHOLE);
-        eachField("schedule", "PUT", SCHEDULE, true, new ObjectFields(valid("intervalMs", "60000"), scheduleBad, List.of()), "",
+        eachField("schedule", "PUT", SCHEDULE, true, new ObjectFields(pairs("intervalMs", "60000"), scheduleBad, List.of()), "",
                 object -> object);
         for (String body : List.of("[]", "5", "\"x\"")) {
             refused("schedule body " + body, "PUT", SCHEDULE, body, true, "body");
@@ -214,7 +211,7 @@ final class MalformedRequests {
         Map<String, Map<String, String>> rateBad = new LinkedHashMap<>();
         rateBad.put("starts", both(NOT_WHOLE, NOT_INT));
         rateBad.put("windowMs", NOT_WHOLE);
-        ObjectFields rate = new ObjectFields(valid("starts", "5", "windowMs", "1000"), rateBad, List.of("starts", "windowMs"));
+        ObjectFields rate = new ObjectFields(pairs("starts", "5", "windowMs", "1000"), rateBad, List.of("starts", "windowMs"));
         for (String which : List.of("rate", "laneRate")) {
             eachField("limits' " + which, "PUT", LIMITS, true, rate, which + ".", object -> "{\"" + which + "\":" + object + "}");
         }
@@ -233,7 +230,7 @@ final class MalformedRequests {
         Map<String, Map<String, String>> labBad = new LinkedHashMap<>();
         labBad.put("mode", NOT_TEXT);
         labBad.put("crashPoint", NOT_TEXT);
-        eachField("lab run", "POST", LAB, true, new ObjectFields(valid("mode", "\"effect-store\"", "crashPoint", "\"ack\""), labBad,
+        eachField("lab run", "POST", LAB, true, new ObjectFields(pairs("mode", "\"effect-store\"", "crashPoint", "\"ack\""), labBad,
                 List.of()), "", object -> object);
         refused("lab run body []", "POST", LAB, "[]", true, "body");
     }
