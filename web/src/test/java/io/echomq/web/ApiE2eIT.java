@@ -392,6 +392,24 @@ class ApiE2eIT {
         }
 
         @Test
+        void aRunAtMayBeGivenAsAnIso8601InstantAsTheApiShowsTimes() {
+            String held = "/api/queues/held/jobs";
+            java.time.Instant inAnHour = java.time.Instant.now().plus(Duration.ofHours(1)).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+            E2eHttp.Response submitted = app.submitter.post(held, "{\"payload\":{\"n\":1},\"runAt\":\"" + inAnHour + "\"}");
+            assertThat(submitted.status()).as("%s", submitted).isEqualTo(201);
+            assertThat(json(submitted).getString("state")).isEqualTo("delayed");
+            String id = json(submitted).getString("id");
+            assertThat(java.time.Instant.parse(json(app.submitter.get(held + "/" + id)).getString("dueAt"))).isEqualTo(inAnHour);
+
+            java.time.OffsetDateTime later = inAnHour.plusSeconds(60).atOffset(java.time.ZoneOffset.ofHours(2));
+            E2eHttp.Response moved = app.admin.put(held + "/" + id + "/due", "{\"runAt\":\"" + later + "\"}");
+            assertThat(moved.status()).as("%s", moved).isEqualTo(200);
+            assertThat(java.time.Instant.parse(json(moved).getString("dueAt"))).as("an offset other than Z is the same instant")
+                    .isEqualTo(later.toInstant());
+            assertThat(app.admin.post(held + "/" + id + "/cancel", null).status()).isEqualTo(200);
+        }
+
+        @Test
         void anActiveJobShowsItsProgressAndItsCancelIsRequestedThenSettledByItsLeasesHolder() {
             String held = "/api/queues/held/jobs";
             String id = json(app.submitter.post(held, "{\"payload\":{\"n\":1}}")).getString("id");
@@ -610,7 +628,7 @@ class ApiE2eIT {
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"dedupe\":{\"key\":\"k\",\"windowMs\":5,\"mode\":\"sometimes\"}}"),
                     400, "dedupe.mode");
             assertRefused(app.submitter.post("/api/queues/payments/jobs:batch", "[{\"payload\":1,\"runAt\":-1}]"), 400, "jobs[0].runAt");
-            assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"maxAttempts\":\"many\"}"), 400, "body");
+            assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"maxAttempts\":\"many\"}"), 400, "maxAttempts");
             assertRefused(app.submitter.post(JOBS, "{\"payload\":1,\"lane\":\"a{b}\"}"), 400, "lane");
             assertRefused(app.submitter.post("/api/queues/nosuchqueue/jobs", charge("x", 1)), 404, "queue");
             assertRefused(app.submitter.post("/api/queues/bad:name/jobs", charge("x", 1)), 400, "queue");
@@ -623,20 +641,32 @@ class ApiE2eIT {
             assertThat(total()).as("nothing was enqueued").isEqualTo(before);
         }
 
-        /** Scenario 12 of the reliability suite: every request refused with a 4xx (or the connection closed), none enqueued. */
+        /**
+         * Scenario 12 of the reliability suite: every request refused with a 4xx (or the connection
+         * closed), none enqueued; a bad field of a body is a 400 naming it, and no answer shows a
+         * Java class name or an object's identity hash.
+         */
         @Test
         void aGeneratedCorpusOfMalformedRequestsGetsNoServerErrorAndEnqueuesNothing() throws Exception {
             List<MalformedRequests.Request> corpus = MalformedRequests.corpus();
             long before = total();
             Map<Integer, Integer> statuses = new TreeMap<>();
             List<String> serverErrors = new ArrayList<>();
+            List<String> fieldNotNamed = new ArrayList<>();
+            List<String> internalsShown = new ArrayList<>();
             int closedByServer = 0;
             for (MalformedRequests.Request request : corpus) {
                 try {
-                    E2eHttp.Response answer = request.sendAs(app.submitter);
+                    E2eHttp.Response answer = request.sendAs(app.submitter, app.admin);
                     statuses.merge(answer.status(), 1, Integer::sum);
                     if (answer.status() >= 500 || answer.status() < 400) {
                         serverErrors.add(request + " -> " + answer);
+                    }
+                    if (request.field() != null && !namesTheField(answer, request.field())) {
+                        fieldNotNamed.add(request + " -> " + answer);
+                    }
+                    if (JAVA_INTERNALS.matcher(answer.body()).find()) {
+                        internalsShown.add(request + " -> " + answer);
                     }
                 } catch (UncheckedIOException refusedOnTheWire) {
                     closedByServer++;
@@ -648,12 +678,31 @@ class ApiE2eIT {
                         .with("requests", corpus.size())
                         .with("not_4xx", serverErrors.size())
                         .with("closed", closedByServer)
+                        .with("field_not_named", fieldNotNamed.size())
+                        .with("internals_shown", internalsShown.size())
                         .with("enqueued", enqueued)
                         .with("statuses", statuses.toString().replace(" ", ""))
                         .print();
-            assertThat(corpus).hasSizeGreaterThanOrEqualTo(500);
-            assertThat(serverErrors).as("answers other than 4xx").isEmpty();
-            assertThat(enqueued).as("garbage enqueued").isZero();
+            org.assertj.core.api.SoftAssertions.assertSoftly(softly -> {
+                softly.assertThat(corpus).hasSizeGreaterThanOrEqualTo(500);
+                softly.assertThat(serverErrors).as("answers other than 4xx").isEmpty();
+                softly.assertThat(fieldNotNamed).as("bad fields not answered 400 naming the field").isEmpty();
+                softly.assertThat(internalsShown).as("answers showing a Java class name or an identity hash").isEmpty();
+                softly.assertThat(enqueued).as("garbage enqueued").isZero();
+            });
+        }
+
+        /** A qualified class name ({@code java.lang.ClassCastException}), an exception's name, or {@code Object.toString}'s {@code @3ed7ee05}. */
+        private static final java.util.regex.Pattern JAVA_INTERNALS = java.util.regex.Pattern.compile(
+                "\\b(?:[a-z][a-z0-9_]*\\.){2,}[A-Z]\\w*|\\w+(?:Exception|Error)\\b|@[0-9a-f]{6,8}\\b");
+
+        /** A 400 problem whose field is {@code field} and whose detail says what it accepts under that name. */
+        private static boolean namesTheField(E2eHttp.Response answer, String field) {
+            if (answer.status() != 400 || !answer.header("Content-Type").orElse("").startsWith("application/problem+json")) {
+                return false;
+            }
+            JsonObject problem = json(answer);
+            return field.equals(problem.getString("field", null)) && problem.getString("detail", "").contains(field);
         }
 
         @Test

@@ -1,6 +1,7 @@
 package io.echomq.web.api;
 
 import io.echomq.queue.Enqueued;
+import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.NewJob;
 import io.echomq.runtime.EchoMqEngine;
 import io.echomq.web.metrics.QueueMetrics;
@@ -8,6 +9,7 @@ import io.echomq.web.security.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.json.bind.annotation.JsonbProperty;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -17,7 +19,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -71,26 +72,23 @@ public class QueuesResource {
     @Path("{queue}/limits")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.ADMIN)
-    public LimitsBody setLimits(@PathParam("queue") String queue, String body) {
+    public LimitsBody setLimits(@PathParam("queue") String queue, LimitsBody body) {
         KnownQueues.require(engine, queue);
-        return LimitsBody.of(engine.queue().setLimits(queue, LimitsBody.parse(body)));
+        if (body == null) {
+            throw new InvalidRequestException("body", "must be a JSON object of limits ({} clears every limit)");
+        }
+        return LimitsBody.of(engine.queue().setLimits(queue, body.toLimits()));
     }
 
     @POST
     @Path("{queue}/jobs:batch")
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response submitBatch(@PathParam("queue") String queue, List<JobRequest> body) {
+    public Response submitBatch(@PathParam("queue") String queue, @JsonbProperty("jobs") List<JobRequest> body) {
         KnownQueues.require(engine, queue);
         if (body == null) {
-            throw new io.echomq.queue.InvalidRequestException("jobs", "the body must be a JSON array of jobs");
+            throw new InvalidRequestException("jobs", "the body must be a JSON array of jobs");
         }
-        List<NewJob> jobs = new ArrayList<>(body.size());
-        for (int i = 0; i < body.size(); i++) {
-            if (body.get(i) == null) {
-                throw new io.echomq.queue.InvalidRequestException("jobs[" + i + "]", "is required");
-            }
-            jobs.add(body.get(i).toNewJob(Optional.empty()));
-        }
+        List<NewJob> jobs = body.stream().map(job -> job.toNewJob(Optional.empty())).toList();
         List<Enqueued> accepted = engine.queue().enqueueBatch(queue, jobs);
         metrics.enqueued(queue, accepted.stream().filter(Enqueued::created).count());
         return Response.status(Response.Status.CREATED).entity(accepted.stream().map(Views.JobCreated::of).toList()).build();

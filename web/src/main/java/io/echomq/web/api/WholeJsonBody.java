@@ -9,6 +9,7 @@ import jakarta.ws.rs.ext.ReaderInterceptor;
 import jakarta.ws.rs.ext.ReaderInterceptorContext;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.util.Objects;
 
 /**
  * Refuses a JSON body that holds anything but whitespace after its one value. The JSON-B reader
@@ -37,18 +38,21 @@ public class WholeJsonBody implements ReaderInterceptor {
      * own answer for it. (Not the parser's skipObject: on a body that ends inside the object it
      * never returns.) The parser refuses some bodies with a plain RuntimeException (nesting past
      * its depth limit); it reads bytes in memory, so whatever it throws is about the body, and is
-     * passed on as a {@link JsonException} to be answered with a 400 like any other.
+     * passed on as a {@link JsonParsingException} to be answered with a 400 like any other.
      */
     static void requireNothingAfterTheValue(byte[] body) {
         if (isBlank(body)) {
             return;
         }
         try (JsonParser parser = JsonProcessing.PROVIDER.createParser(new ByteArrayInputStream(body))) {
-            walkOneValue(parser);
-        } catch (JsonException refused) {
-            throw refused;
-        } catch (RuntimeException refused) {
-            throw new JsonException(String.valueOf(refused.getMessage()), refused);
+            try {
+                walkOneValue(parser);
+            } catch (JsonException refused) {
+                throw refused;
+            } catch (RuntimeException refused) {
+                throw new JsonParsingException(Objects.requireNonNullElse(refused.getMessage(), "the parser refused the body"), refused,
+                        parser.getLocation());
+            }
         }
     }
 
@@ -74,7 +78,7 @@ public class WholeJsonBody implements ReaderInterceptor {
         }
     }
 
-    private static boolean isBlank(byte[] body) {
+    static boolean isBlank(byte[] body) {
         for (byte b : body) {
             if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
                 return false;

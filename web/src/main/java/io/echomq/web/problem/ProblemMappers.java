@@ -3,13 +3,16 @@ package io.echomq.web.problem;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.QueueOutcomeUnknownException;
 import io.echomq.queue.QueueUnavailableException;
+import jakarta.json.JsonException;
 import jakarta.json.bind.JsonbException;
+import jakarta.json.stream.JsonParsingException;
 import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
 import java.util.Map;
+import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -42,9 +45,7 @@ public final class ProblemMappers {
     public static final class InvalidRequest implements ExceptionMapper<InvalidRequestException> {
         @Override
         public Response toResponse(InvalidRequestException e) {
-            String field = apiField(e.field());
-            String detail = field + e.getMessage().substring(e.field().length());
-            return Problem.of(Response.Status.BAD_REQUEST, detail).withField(field).toResponse();
+            return invalid(e);
         }
     }
 
@@ -98,7 +99,17 @@ public final class ProblemMappers {
         }
     }
 
-    /** A body JSON-B cannot read: broken JSON, or a value of the wrong type. */
+    private static Response invalid(InvalidRequestException e) {
+        String field = apiField(e.field());
+        String detail = field + e.getMessage().substring(e.field().length());
+        return Problem.of(Response.Status.BAD_REQUEST, detail).withField(field).toResponse();
+    }
+
+    /**
+     * A body JSON-B could not read. The API's own reader binds every request body it has now
+     * (io.echomq.web.api.JsonBodyReader); a body of another type would come here, answered
+     * without the library's words.
+     */
     @Provider
     public static final class UnreadableBody implements ExceptionMapper<JsonbException> {
         @Override
@@ -139,42 +150,48 @@ public final class ProblemMappers {
     }
 
     /**
-     * The runtime wraps a body that could not be read (too large, not JSON) in its own
-     * exceptions; this finds the cause a client should hear about, wherever it is wrapped.
+     * The runtime wraps a body that could not be read (too large, not JSON, a field of the wrong
+     * kind) in its own exceptions, differently on each server; this finds the cause a client
+     * should hear about, wherever it is wrapped.
      */
-    private static java.util.Optional<Response> bodyProblem(Throwable e) {
-        Throwable tooLarge = cause(e, BodyTooLargeException.class);
+    private static Optional<Response> bodyProblem(Throwable e) {
+        BodyTooLargeException tooLarge = cause(e, BodyTooLargeException.class);
         if (tooLarge != null) {
-            return java.util.Optional.of(((BodyTooLargeException) tooLarge).toResponse());
+            return Optional.of(tooLarge.toResponse());
         }
-        if (cause(e, JsonbException.class) != null || cause(e, jakarta.json.JsonException.class) != null) {
-            return java.util.Optional.of(unreadable(e));
+        InvalidRequestException invalid = cause(e, InvalidRequestException.class);
+        if (invalid != null) {
+            return Optional.of(invalid(invalid));
         }
-        return java.util.Optional.empty();
+        if (cause(e, JsonbException.class) != null || cause(e, JsonException.class) != null) {
+            return Optional.of(unreadable(e));
+        }
+        return Optional.empty();
     }
 
+    /**
+     * Only the JSON parser's own account of where the text breaks is passed on: other messages
+     * (a binding library's, a cast's) name Java classes or objects, which tell a client nothing.
+     */
     private static Response unreadable(Throwable e) {
-        return Problem.of(Response.Status.BAD_REQUEST, "the body is not the JSON this address expects: " + rootMessage(e))
-                .withField("body").toResponse();
+        JsonParsingException parsing = cause(e, JsonParsingException.class);
+        String detail = "the body is not JSON this address can read: " + (parsing == null || parsing.getMessage() == null
+                ? "send one JSON value, UTF-8 encoded" : oneShortLine(parsing.getMessage()));
+        return Problem.of(Response.Status.BAD_REQUEST, detail).withField("body").toResponse();
     }
 
-    private static Throwable cause(Throwable e, Class<? extends Throwable> type) {
+    private static <T extends Throwable> T cause(Throwable e, Class<T> type) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (type.isInstance(t)) {
-                return t;
+                return type.cast(t);
             }
         }
         return null;
     }
 
-    private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String message = String.valueOf(root.getMessage());
-        // Parser messages can quote the input; keep them short and on one line.
-        message = message.replaceAll("[\\r\\n\\t]+", " ");
-        return message.length() > 200 ? message.substring(0, 200) + "…" : message;
+    /** Parser messages can quote the input; keep them short and on one line. */
+    private static String oneShortLine(String message) {
+        String line = message.replaceAll("[\\r\\n\\t]+", " ");
+        return line.length() > 200 ? line.substring(0, 200) + "…" : line;
     }
 }
