@@ -18,6 +18,14 @@ export function limitsText(limits) {
   return parts.length ? parts.join(' · ') : null;
 }
 
+// Which set the limits in force: the last change wins, so limits set over the API stand until the configuration
+// changes them.
+export function limitsSourceText(source) {
+  if (source === 'api') return 'set over the API; they stand until the configuration changes its limits';
+  if (source === 'config') return 'from configuration';
+  return null;
+}
+
 function queueCard(q) {
   const limits = limitsText(q.limits);
   return h('article', { class: 'card queue-card', 'data-testid': 'queue-card', 'data-queue': q.name },

@@ -2,7 +2,7 @@
 // its caps and rate limits (shown to all, changed by admins).
 import { get, post, put, enc, isAdmin } from '../api.js';
 import { h, replace, number, timeEl, confirmAction, notify, describeError } from '../dom.js';
-import { STATES, limitsText } from './overview.js';
+import { STATES, limitsText, limitsSourceText } from './overview.js';
 
 const PAGE = 50;
 
@@ -57,10 +57,11 @@ export function queuePage(view, queue, state) {
       ? h('span', { class: ['badge', 'badge-paused'] }, 'paused: no jobs are handed out')
       : h('span', { class: ['badge', 'badge-running'] }, 'running'));
     const limits = limitsText(q.limits);
+    const source = limitsSourceText(q.limitsSource);
     limitsEditor.show(q.limits);
-    limitsLine.textContent = limits
+    limitsLine.textContent = (limits
       ? `Limits: ${limits}.` + (q.lanesHeld ? ` ${number(q.lanesHeld)} lane(s) wait for their lane limit; their jobs stay pending.` : '')
-      : 'No caps or rate limits.';
+      : 'No caps or rate limits.') + (source ? ` (${source}.)` : '');
     pauseButton.textContent = q.paused ? 'Resume' : 'Pause';
     pauseButton.disabled = false;
     if (tabs.children.length === STATES.length) {

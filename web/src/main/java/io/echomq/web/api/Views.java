@@ -6,6 +6,7 @@ import io.echomq.queue.JobEvent;
 import io.echomq.queue.JobView;
 import io.echomq.queue.ManualTransition;
 import io.echomq.queue.Progress;
+import io.echomq.queue.LimitsSource;
 import io.echomq.queue.QueueLimits;
 import io.echomq.queue.QueueStats;
 import jakarta.json.JsonException;
@@ -38,20 +39,23 @@ final class Views {
 
     /**
      * A queue's counts and limits; {@code lanesHeld} of its lanes with work wait for their lane's
-     * cap or rate limit.
+     * cap or rate limit. {@code limitsSource} says which set the limits in force, {@code config}
+     * or {@code api} (null while none were ever set): the last change wins, so limits set over
+     * the API stand until the configuration's own change.
      */
     public record QueueView(String name, boolean paused, Map<String, Long> counts, long total, int lanesWithWork, int lanesHeld,
-            LimitsBody limits) {
+            LimitsBody limits, String limitsSource) {
         /** Every queue the deployment serves, one stats call each. */
         static List<QueueView> all(io.echomq.runtime.EchoMqEngine engine) {
             return engine.queues().stream().map(q -> of(engine, q)).toList();
         }
 
         static QueueView of(io.echomq.runtime.EchoMqEngine engine, String queue) {
-            return of(engine.queue().stats(queue), engine.queue().limits(queue));
+            return of(engine.queue().stats(queue), engine.queue().limits(queue),
+                    engine.queue().limitsSource(queue).map(LimitsSource::wireName).orElse(null));
         }
 
-        static QueueView of(QueueStats s, QueueLimits limits) {
+        static QueueView of(QueueStats s, QueueLimits limits, String limitsSource) {
             Map<String, Long> counts = new LinkedHashMap<>();
             counts.put("pending", s.pending());
             counts.put("delayed", s.delayed());
@@ -59,7 +63,8 @@ final class Views {
             counts.put("completed", s.completed());
             counts.put("dead", s.dead());
             counts.put("cancelled", s.cancelled());
-            return new QueueView(s.queue(), s.paused(), counts, s.total(), s.lanesWithWork(), s.lanesHeld(), LimitsBody.of(limits));
+            return new QueueView(s.queue(), s.paused(), counts, s.total(), s.lanesWithWork(), s.lanesHeld(), LimitsBody.of(limits),
+                    limitsSource);
         }
     }
 

@@ -342,6 +342,9 @@ class ConsoleIT {
             assertThat(limits.containsKey("maxActive")).as("an empty field is no limit").isFalse();
             waitUntil(d -> text(By.cssSelector("[data-testid=queue-limits]"))
                     .startsWith("Limits: at most 100 started per 1.0 s · per lane at most 2 active."));
+            assertThat(admin.get("/api/queues/" + IDLE).object().getString("limitsSource")).isEqualTo("api");
+            waitUntil(d -> text(By.cssSelector("[data-testid=queue-limits]")).contains("(set over the API; they stand until the "
+                    + "configuration changes its limits.)"));
             waitUntil(d -> text(By.cssSelector("tr[data-id='" + urgent + "'] [data-testid=job-priority]")).equals("9"));
             screenshot("queue-limits");
         } finally {
