@@ -20,7 +20,8 @@
  *    of this model: the other jobs' steps change nothing of it, a worker busy with another job
  *    is a worker that does not claim yet, and a tick, a crash or a failover is one here too. A
  *    second job with an id of its own would only multiply the states by its own copy of them.
- *    (NIDS = 2 and 3 build too, and check the same properties, for runs by hand.)
+ *    (-DNIDS=2 and 3 build too, for runs by hand with the other bounds lowered: with all of
+ *    them, two ids take far more states than CI can spend.)
  *  - Workers: 2. A job has at most one live lease and a worker runs one job at a time, so the
  *    most that act on one job at once are its holder and a zombie of an earlier lease (or,
  *    after a failover lost a claim, two holders of one token). Every fenced script compares one
