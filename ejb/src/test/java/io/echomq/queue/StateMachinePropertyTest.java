@@ -236,8 +236,7 @@ class StateMachinePropertyTest {
             run.jobs.add(enqueued.id());
             run.attempts.put(enqueued.id(), 0L);
             if (!key.isEmpty()) {
-                run.idempotency.put(key, enqueued.id());
-                run.keyOf.put(enqueued.id(), key);
+                run.nameByKey(key, enqueued.id());
             }
         }
     }
@@ -324,6 +323,10 @@ class StateMachinePropertyTest {
                             .containsExactly("delayed", "0");
                     Map<String, String> job = redis.hgetAll(run.keys.job(answer.id()));
                     assertThat(job).containsEntry("state", "delayed").containsEntry("attempts", "0");
+                    if (!idem.isEmpty()) {
+                        // The replacing submission's key names the job from now on, beside the job's own.
+                        run.nameByKey(idem, answer.id());
+                    }
                     if (!last) {
                         // A later submission of the call took it over; the window ends at least this long after the call began.
                         run.windows.put(key, new Window(answer.id(), before.nowMs() + windowMs));
@@ -361,8 +364,7 @@ class StateMachinePropertyTest {
                     run.jobs.add(answer.id());
                     run.attempts.put(answer.id(), 0L);
                     if (!idem.isEmpty()) {
-                        run.idempotency.put(idem, answer.id());
-                        run.keyOf.put(answer.id(), idem);
+                        run.nameByKey(idem, answer.id());
                     }
                 }
                 default -> throw new AssertionError("unexpected " + answer + " for " + this);
@@ -633,7 +635,8 @@ class StateMachinePropertyTest {
         final Set<String> jobs = new LinkedHashSet<>();
         final Map<String, Long> attempts = new HashMap<>();
         final Map<String, String> idempotency = new HashMap<>();
-        final Map<String, String> keyOf = new HashMap<>();
+        /** The idempotency keys that name each job: its own, and those of debounced submissions that replaced it. */
+        final Map<String, List<String>> keysOf = new HashMap<>();
         final Map<String, Window> windows = new HashMap<>();
         /** Jobs whose due time an operator moved (out of the window their dedupe key gave them). */
         final Set<String> rescheduled = new HashSet<>();
@@ -793,10 +796,13 @@ class StateMachinePropertyTest {
         void forget(String id) {
             jobs.remove(id);
             attempts.remove(id);
-            String key = keyOf.remove(id);
-            if (key != null) {
-                idempotency.remove(key);
-            }
+            keysOf.getOrDefault(id, List.of()).forEach(idempotency::remove);
+            keysOf.remove(id);
+        }
+
+        void nameByKey(String key, String id) {
+            idempotency.put(key, id);
+            keysOf.computeIfAbsent(id, k -> new ArrayList<>()).add(key);
         }
 
         Map<String, String> states() {

@@ -1,0 +1,85 @@
+package io.echomq.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every script of the catalog (lua/src/main/resources/io/echomq/lua) is either a step of the
+ * delivery model, which names it, or listed here with the reason it is not: a new script fails
+ * this test until someone decides which it is.
+ */
+class ScriptCoverageTest {
+
+    /** The scripts the model has a step for, by file name. */
+    static final Set<String> IN_THE_MODEL = Set.of(
+            "enqueue-4.lua", "enqueue-batch-4.lua", "claim-4.lua", "complete-claim-6.lua", "complete-4.lua", "extend-2.lua",
+            "retry-6.lua", "reap-4.lua", "stop-3.lua", "cancel-4.lua", "reconcile-6.lua", "requeue-3.lua", "reschedule-3.lua");
+
+    /** The scripts that change nothing. */
+    static final Set<String> READ_ONLY = Set.of("stats-7.lua", "schedules-due-1.lua");
+
+    /** Not in the delivery model, because … */
+    static final Map<String, String> NOT_IN_THE_MODEL = Map.of(
+            "schedule-fire-6.lua", "it makes jobs through enqueue_one, the model's enqueue step; the rest is the schedule's own hash",
+            "schedule-put-2.lua", "it writes a schedule's definition, no job",
+            "schedule-remove-2.lua", "it deletes a schedule, no job",
+            "schedule-set-paused-2.lua", "it flags a schedule, no job",
+            "set-limits-4.lua", "caps and rate limits only make a claim take fewer jobs or later, and the model's claim may "
+                    + "already happen at any time or not yet",
+            "set-paused-1.lua", "a paused queue only claims nothing, which the model's claim already may (a queue paused for "
+                    + "ever never ends its jobs, by the operator's choice)",
+            "trim-4.lua", "retention deletes finished jobs only, after bounds far longer than the reconciler's interval; "
+                    + "a deleted job is out of the guarantee by the operator's settings",
+            "remove-5.lua", "an operator deletes a finished job only, by choice");
+
+    private static final Pattern SCRIPT_NAME = Pattern.compile("[a-z][a-z-]*-\\d+\\.lua");
+
+    @Test
+    void everyScriptOfTheCatalogIsClassified() throws IOException {
+        Set<String> catalog = catalog();
+        Set<String> classified = new TreeSet<>(IN_THE_MODEL);
+        classified.addAll(READ_ONLY);
+        classified.addAll(NOT_IN_THE_MODEL.keySet());
+
+        assertThat(catalog).as("scripts in the catalog that are neither in the delivery model nor listed as outside it")
+                .isSubsetOf(classified);
+        assertThat(classified).as("classified scripts that are not in the catalog (renamed or removed?)").isSubsetOf(catalog);
+    }
+
+    @Test
+    void theModelNamesEveryScriptItStandsFor() throws IOException {
+        String model = Files.readString(Path.of(System.getProperty("echomq.model.file")));
+        for (String script : IN_THE_MODEL) {
+            assertThat(model).as("the model names %s at the step that stands for it", script).contains(script);
+        }
+    }
+
+    @Test
+    void theModelNamesNoScriptOutsideIt() throws IOException {
+        Matcher named = SCRIPT_NAME.matcher(Files.readString(Path.of(System.getProperty("echomq.model.file"))));
+        Set<String> names = new TreeSet<>();
+        while (named.find()) {
+            names.add(named.group());
+        }
+        assertThat(names).as("scripts the model names (an old name, or one not in the model)").isSubsetOf(IN_THE_MODEL);
+    }
+
+    /** The catalog's scripts by file name. */
+    private static Set<String> catalog() throws IOException {
+        try (Stream<Path> files = Files.list(Path.of(System.getProperty("echomq.model.scripts")))) {
+            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".lua"))
+                    .collect(Collectors.toCollection(TreeSet::new));
+        }
+    }
+}
