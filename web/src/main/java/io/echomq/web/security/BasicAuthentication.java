@@ -27,6 +27,11 @@ import java.util.Optional;
  * mechanism writes the whole answer itself and returns {@code SEND_CONTINUE}, which every server
  * sends as written. The credentials are checked by the application's identity store
  * ({@link EchoMqIdentityStore}) through the container's {@link IdentityStoreHandler}.
+ *
+ * <p>The answer stays in the response buffer, uncommitted: WildFly (Undertow) follows a refused
+ * authentication whose status is 400 or more with its own {@code sendError(401)}, which serves
+ * the web.xml error page, the same body. A committed (flushed) answer makes that call throw,
+ * and WildFly 39 logs an {@code ERROR} ("UT010019: Response already commited") for every 401.
  */
 @ApplicationScoped
 public class BasicAuthentication implements HttpAuthenticationMechanism {
@@ -59,9 +64,9 @@ public class BasicAuthentication implements HttpAuthenticationMechanism {
             response.setHeader("Cache-Control", "no-store");
             response.setContentType("application/problem+json");
             if (body != null) {
+                // Far below any server's buffer size: written, not yet sent (see the class comment).
                 response.getOutputStream().write(body.readAllBytes());
             }
-            response.flushBuffer();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot answer 401", e);
         }
