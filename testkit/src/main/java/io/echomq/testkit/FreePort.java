@@ -43,9 +43,13 @@ final class FreePort {
         }
     }
 
-    /** True when a server log says the port was taken between our check and its bind. */
+    /**
+     * True when a server log says the port was taken between our check and its bind: the JDK's
+     * and the C library's words (Payara, WildFly, Valkey), PostgreSQL's, Liberty's CWWKO0221E.
+     */
     static boolean logSaysPortTaken(String log) {
-        return log.contains("Address already in use") || log.contains("could not bind");
+        return log.contains("Address already in use") || log.contains("could not bind")
+                || log.contains("The port might already be in use");
     }
 
     @FunctionalInterface
