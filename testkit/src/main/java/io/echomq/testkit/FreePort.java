@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.function.IntSupplier;
 
 /**
  * A loopback port that was free a moment ago. Another process can take it before our server
@@ -25,8 +26,13 @@ final class FreePort {
     }
 
     static <T> T retrying(StartOnPort<T> start) throws Exception {
+        return retrying(FreePort::onLoopback, start);
+    }
+
+    /** {@link #retrying(StartOnPort)} with the ports taken from {@code ports}: a test's way to hand in a taken one. */
+    static <T> T retrying(IntSupplier ports, StartOnPort<T> start) throws Exception {
         for (int attempt = 1; ; attempt++) {
-            int port = onLoopback();
+            int port = ports.getAsInt();
             try {
                 return start.on(port);
             } catch (PortTaken e) {
@@ -37,9 +43,13 @@ final class FreePort {
         }
     }
 
-    /** True when a server log says the port was taken between our check and its bind. */
+    /**
+     * True when a server log says the port was taken between our check and its bind: the JDK's
+     * and the C library's words (Payara, WildFly, Valkey), PostgreSQL's, Liberty's CWWKO0221E.
+     */
     static boolean logSaysPortTaken(String log) {
-        return log.contains("Address already in use") || log.contains("could not bind");
+        return log.contains("Address already in use") || log.contains("could not bind")
+                || log.contains("The port might already be in use");
     }
 
     @FunctionalInterface

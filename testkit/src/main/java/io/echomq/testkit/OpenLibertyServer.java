@@ -15,6 +15,10 @@ import java.util.Objects;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 /**
  * The WAR on Open Liberty in a child JVM on loopback, from the runtime the web module's build
@@ -23,11 +27,15 @@ import java.util.Properties;
  *
  * <p>Each server is a Liberty user folder of its own under
  * {@code ${java.io.tmpdir}/echomq-services/openliberty-<port>/usr} ({@code WLP_USER_DIR}) with one
- * server, {@code echomq}: the {@link #FEATURES} in its {@code server.xml} (what an operator
- * writes; docs/DEPLOYING.md shows the same list), HTTP on 127.0.0.1 only, no HTTPS, the WAR in
- * {@code apps/} at context root {@code /echomq}. {@code bin/server run} execs the JVM, so the
- * process started is the server JVM itself. {@link #forArchives} deploys resource adapters and
- * WARs with features, libraries and {@code server.xml} elements of the caller's choosing.
+ * server, {@code echomq}, made as an operator makes it (docs/DEPLOYING.md): {@code bin/server
+ * create echomq}, then its {@code server.xml} replaced (the {@link #FEATURES}, HTTP on 127.0.0.1
+ * only, no HTTPS, the WAR in {@code apps/} at context root {@code /echomq}) and the settings
+ * appended to the {@code server.env} that {@code create} wrote: that file holds the generated
+ * keystore and LTPA passwords, and without them Liberty refuses every login ({@code CWWKS4118E}).
+ * The server opens one port, HTTP: its command port (for {@code bin/server stop}) is off, it is
+ * stopped by signal. {@code bin/server run} execs the JVM, so the process started is the server
+ * JVM itself. {@link #forArchives} deploys resource adapters and WARs with features, libraries
+ * and {@code server.xml} elements of the caller's choosing.
  */
 public final class OpenLibertyServer extends LaunchedAppServer {
 
@@ -37,15 +45,20 @@ public final class OpenLibertyServer extends LaunchedAppServer {
      * serves its own {@code /metrics}, and Liberty's would answer 403 at the server root.
      */
     public static final List<String> FEATURES = List.of("webProfile-10.0", "mpConfig-3.1", "mpHealth-4.0", "mpOpenAPI-3.1");
+    /** The same on Jakarta EE 11 (Liberty 26 and later): the Web Profile 11 and MicroProfile OpenAPI 4.0. */
+    public static final List<String> FEATURES_EE11 = List.of("webProfile-11.0", "mpConfig-3.1", "mpHealth-4.0", "mpOpenAPI-4.0");
 
     /**
      * What several archives get by default ({@link #forArchives}): the Web Profile, Jakarta
      * Connectors (resource adapters) and message-driven beans.
      */
     public static final List<String> ADAPTER_FEATURES = List.of("webProfile-10.0", "connectors-2.1", "mdb-4.0");
+    /** The same on Jakarta EE 11: Connectors and Enterprise Beans kept their EE 10 versions. */
+    public static final List<String> ADAPTER_FEATURES_EE11 = List.of("webProfile-11.0", "connectors-2.1", "mdb-4.0");
 
     private static final String SERVER = "echomq";
     private static final String CONTEXT_ROOT = "echomq";
+    private static final Duration CREATE_TIMEOUT = Duration.ofMinutes(2);
 
     private final Path home;
 
@@ -56,44 +69,17 @@ public final class OpenLibertyServer extends LaunchedAppServer {
 
     /** Deploys {@code war} with {@code env} on the unpacked Open Liberty and returns once the application answers. */
     public static OpenLibertyServer start(Path war, Map<String, String> env) {
-        Path home = ServerInstall.home(HOME_PROPERTY, "bin/server");
-        int port = FreePort.onLoopback();
-        Path directory = ServiceDirectories.fresh("openliberty-" + port);
-        Path userDir = directory.resolve("usr");
-        Path server = userDir.resolve("servers").resolve(SERVER);
-        ServerInstall.write(server.resolve("server.xml"), serverXml(port));
-        // Liberty's default heap is a quarter of the machine's memory; the tests' servers share it.
-        ServerInstall.write(server.resolve("jvm.options"), "-Xmx512m\n");
-        ServerInstall.copy(war, server.resolve("apps").resolve(CONTEXT_ROOT + ".war"));
-        return launch(home, port, directory, CONTEXT_ROOT, "/api/about", env, ServerJvm.DEFAULT_STARTUP_TIMEOUT);
+        return forWar(war).env(env).start();
     }
 
-    private static OpenLibertyServer launch(Path home, int port, Path directory, String contextRoot, String readinessPath,
-                                            Map<String, String> env, Duration startupTimeout) {
-        Map<String, String> launch = new HashMap<>(env);
-        launch.put("JAVA_HOME", ServerInstall.javaHome());
-        launch.put("WLP_USER_DIR", directory.resolve("usr").toString());
-        List<String> command = List.of(home.resolve("bin/server").toString(), "run", SERVER);
-        URI readiness = URI.create("http://127.0.0.1:" + port + (contextRoot.isEmpty() ? "" : "/" + contextRoot) + readinessPath);
-        ServerJvm jvm = new ServerJvm("Open Liberty", command, launch, directory, Optional.empty(), readiness, "[ERROR",
-                startupTimeout);
-        OpenLibertyServer started = new OpenLibertyServer(home, port, contextRoot, jvm);
-        jvm.launch();
-        return started;
-    }
-
-    static String serverXml(int port) {
-        StringBuilder features = new StringBuilder();
-        FEATURES.forEach(feature -> features.append("        <feature>").append(feature).append("</feature>\n"));
-        return """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <server description="EchoMQ end-to-end test">
-                    <featureManager>
-                %s    </featureManager>
-                    <httpEndpoint id="defaultHttpEndpoint" host="127.0.0.1" httpPort="%d" httpsPort="-1"/>
-                    <webApplication location="%s.war" contextRoot="/%s"/>
-                </server>
-                """.formatted(features, port, CONTEXT_ROOT, CONTEXT_ROOT);
+    /**
+     * Starts describing the WAR's server: the {@link #FEATURES}, the WAR as {@code echomq.war} at
+     * {@code /echomq}, ready once {@code /echomq/api/about} answers.
+     */
+    public static Builder forWar(Path war) {
+        Builder builder = new Builder(List.of(war), FEATURES);
+        builder.deployedNames.set(0, CONTEXT_ROOT + ".war");
+        return builder.readinessPath("/api/about");
     }
 
     /**
@@ -118,37 +104,48 @@ public final class OpenLibertyServer extends LaunchedAppServer {
         if (archives.length == 0) {
             throw new IllegalArgumentException("no archive to deploy");
         }
-        return new Builder(List.of(archives));
+        return new Builder(List.of(archives), ADAPTER_FEATURES);
     }
 
     /** How to start a server; {@link #start()} starts it. */
     public static final class Builder {
 
         private final List<Path> archives;
-        private final List<String> features = new ArrayList<>(ADAPTER_FEATURES);
+        private final List<String> deployedNames = new ArrayList<>();
+        private final List<String> features;
         private final Map<String, List<Path>> libraries = new LinkedHashMap<>();
         private final List<String> config = new ArrayList<>();
         private final Map<String, String> env = new LinkedHashMap<>();
         private final Map<String, String> systemProperties = new LinkedHashMap<>();
+        // Liberty's default heap is a quarter of the machine's memory; the tests' servers share it.
         private final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m"));
         private String readinessPath = "/";
         private Duration startupTimeout = ServerJvm.DEFAULT_STARTUP_TIMEOUT;
+        private String homeProperty = HOME_PROPERTY;
+        private IntSupplier freePorts = FreePort::onLoopback;
 
-        private Builder(List<Path> archives) {
+        private Builder(List<Path> archives, List<String> features) {
             this.archives = archives.stream().map(a -> Objects.requireNonNull(a, "archive").toAbsolutePath().normalize()).toList();
             for (Path archive : this.archives) {
                 String name = archive.getFileName().toString();
                 if (!name.endsWith(".rar") && !name.endsWith(".war")) {
                     throw new IllegalArgumentException("only .rar and .war archives are deployed: " + archive);
                 }
+                deployedNames.add(name);
             }
+            this.features = new ArrayList<>(features);
         }
 
-        /** The features, replacing {@link #ADAPTER_FEATURES}. */
-        public Builder features(String... names) {
+        /** The features, replacing the defaults ({@link #FEATURES} for one WAR, {@link #ADAPTER_FEATURES} for several archives). */
+        public Builder features(List<String> names) {
             features.clear();
-            features.addAll(List.of(names));
+            features.addAll(names);
             return this;
+        }
+
+        /** The features, replacing the defaults. */
+        public Builder features(String... names) {
+            return features(List.of(names));
         }
 
         /** A shared library {@code <library id="id">} of these jars (copied into the server's folder), e.g. a JDBC driver for {@code <jdbcDriver libraryRef="id"/>}. */
@@ -164,14 +161,20 @@ public final class OpenLibertyServer extends LaunchedAppServer {
             return this;
         }
 
-        /** Environment variables for the server JVM ({@code bin/server run} passes its environment on). */
+        /** Settings for the server, appended to its {@code server.env} (MicroProfile Config reads them as environment variables). */
         public Builder env(Map<String, String> variables) {
             variables.forEach(this::env);
             return this;
         }
 
         public Builder env(String name, String value) {
-            env.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, () -> "value of " + name));
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(value, () -> "value of " + name);
+            if (!name.matches("[A-Za-z_][A-Za-z0-9_]*") || value.contains("\n") || value.contains("\r")) {
+                throw new IllegalArgumentException("env " + name + ": server.env takes NAME=value lines (a name of letters,"
+                        + " digits and _, a value without line breaks)");
+            }
+            env.put(name, value);
             return this;
         }
 
@@ -198,8 +201,20 @@ public final class OpenLibertyServer extends LaunchedAppServer {
             return this;
         }
 
+        /** The system property naming the unpacked runtime; by default {@value OpenLibertyServer#HOME_PROPERTY}. */
+        public Builder homeProperty(String property) {
+            this.homeProperty = Objects.requireNonNull(property, "property");
+            return this;
+        }
+
+        /** Where free ports come from; a test of the retry hands in a taken one first. */
+        Builder freePorts(IntSupplier ports) {
+            this.freePorts = Objects.requireNonNull(ports, "ports");
+            return this;
+        }
+
         /**
-         * Writes the server's folder and starts it; returns once the readiness path answers 200.
+         * Creates the server's folder and starts it; returns once the readiness path answers 200.
          *
          * @throws IllegalStateException when the start or a deployment failed (the message ends with the server's log)
          */
@@ -209,11 +224,45 @@ public final class OpenLibertyServer extends LaunchedAppServer {
                     throw new IllegalStateException("no archive at " + archive + " (build it first: mvn -pl <module> -am package)");
                 }
             }
-            Path home = ServerInstall.home(HOME_PROPERTY, "bin/server");
-            int port = FreePort.onLoopback();
-            Path directory = ServiceDirectories.fresh("openliberty-" + port);
-            Path server = directory.resolve("usr").resolve("servers").resolve(SERVER);
+            Path home = ServerInstall.home(homeProperty, "bin/server");
+            return launchOnFreePort(freePorts, port -> prepare(home, port));
+        }
 
+        private OpenLibertyServer prepare(Path home, int port) {
+            Path directory = ServiceDirectories.fresh("openliberty-" + port);
+            Path userDir = directory.resolve("usr");
+            Map<String, String> launch = new HashMap<>();
+            launch.put("JAVA_HOME", ServerInstall.javaHome());
+            launch.put("WLP_USER_DIR", userDir.toString());
+            create(home, directory, launch);
+            Path server = userDir.resolve("servers").resolve(SERVER);
+            ServerInstall.write(server.resolve("server.xml"), serverXml(server, port));
+            List<String> options = new ArrayList<>(jvmOptions);
+            systemProperties.forEach((key, value) -> options.add("-D" + key + "=" + value));
+            ServerInstall.write(server.resolve("jvm.options"), String.join("\n", options) + "\n");
+            // bin/server stop's port: the tests stop the server by signal.
+            ServerInstall.write(server.resolve("bootstrap.properties"), "command.port=-1\n");
+            appendServerEnv(server.resolve("server.env"), env);
+
+            String contextRoot = contextRoot();
+            List<String> command = List.of(home.resolve("bin/server").toString(), "run", SERVER);
+            URI readiness = URI.create("http://127.0.0.1:" + port + (contextRoot.isEmpty() ? "" : "/" + contextRoot) + readinessPath);
+            ServerJvm jvm = new ServerJvm("Open Liberty", command, launch, directory, Optional.empty(), readiness, "[ERROR",
+                    startupTimeout);
+            return new OpenLibertyServer(home, port, contextRoot, jvm);
+        }
+
+        private String contextRoot() {
+            String contextRoot = "";
+            for (String name : deployedNames) {
+                if (name.endsWith(".war")) {
+                    contextRoot = name.substring(0, name.length() - ".war".length());
+                }
+            }
+            return contextRoot;
+        }
+
+        private String serverXml(Path server, int port) {
             StringBuilder xml = new StringBuilder("""
                     <?xml version="1.0" encoding="UTF-8"?>
                     <server description="EchoMQ end-to-end test">
@@ -234,17 +283,15 @@ public final class OpenLibertyServer extends LaunchedAppServer {
             });
             config.forEach(element -> xml.append("    ").append(element.strip()).append('\n'));
             List<String> adapters = new ArrayList<>();
-            String contextRoot = "";
-            for (Path archive : archives) {
-                String file = archive.getFileName().toString();
+            for (int i = 0; i < archives.size(); i++) {
+                String file = deployedNames.get(i);
                 String name = file.substring(0, file.length() - 4);
-                ServerInstall.copy(archive, server.resolve("apps").resolve(file));
+                ServerInstall.copy(archives.get(i), server.resolve("apps").resolve(file));
                 if (file.endsWith(".rar")) {
                     adapters.add(name);
                     xml.append("    <resourceAdapter id=\"").append(name).append("\" location=\"${server.config.dir}/apps/")
                             .append(file).append("\"/>\n");
                 } else {
-                    contextRoot = name;
                     xml.append("    <webApplication location=\"").append(file).append("\" contextRoot=\"/").append(name).append('"');
                     if (adapters.isEmpty()) {
                         xml.append("/>\n");
@@ -254,12 +301,46 @@ public final class OpenLibertyServer extends LaunchedAppServer {
                     }
                 }
             }
-            xml.append("</server>\n");
-            ServerInstall.write(server.resolve("server.xml"), xml.toString());
-            List<String> options = new ArrayList<>(jvmOptions);
-            systemProperties.forEach((key, value) -> options.add("-D" + key + "=" + value));
-            ServerInstall.write(server.resolve("jvm.options"), String.join("\n", options) + "\n");
-            return launch(home, port, directory, contextRoot, readinessPath, env, startupTimeout);
+            return xml.append("</server>\n").toString();
+        }
+    }
+
+    /** {@code bin/server create echomq} in the server's own user folder: its server.env holds the generated passwords. */
+    private static void create(Path home, Path directory, Map<String, String> launch) {
+        ProcessBuilder create = new ProcessBuilder(home.resolve("bin/server").toString(), "create", SERVER)
+                .directory(directory.toFile())
+                .redirectErrorStream(true);
+        create.environment().putAll(launch);
+        try {
+            Process process = create.start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(CREATE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS) || process.exitValue() != 0) {
+                process.destroyForcibly();
+                throw new IllegalStateException("bin/server create " + SERVER + " failed in " + directory + ":\n" + output);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run bin/server in " + home, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating a Liberty server", e);
+        }
+    }
+
+    /**
+     * Adds {@code NAME=value} lines to a {@code server.env}, keeping what is there: the
+     * {@code keystore_password} and {@code ltpa_keys_password} that {@code bin/server create}
+     * generated. Overwritten, the file loses them and every login fails with {@code CWWKS4118E}.
+     */
+    static void appendServerEnv(Path serverEnv, Map<String, String> variables) {
+        StringBuilder lines = new StringBuilder();
+        try {
+            if (Files.exists(serverEnv) && Files.size(serverEnv) > 0 && !Files.readString(serverEnv).endsWith("\n")) {
+                lines.append('\n');
+            }
+            variables.forEach((name, value) -> lines.append(name).append('=').append(value).append('\n'));
+            Files.writeString(serverEnv, lines, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot append to " + serverEnv, e);
         }
     }
 

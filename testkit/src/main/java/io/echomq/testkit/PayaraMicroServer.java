@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.IntFunction;
+import java.util.function.IntSupplier;
 
 /**
  * The real product for end-to-end tests: Payara Micro running a WAR in a child JVM.
@@ -97,7 +99,7 @@ public final class PayaraMicroServer extends LaunchedAppServer {
             throw new UncheckedIOException("cannot prepare " + directory, e);
         }
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(builder.javaHome.resolve("bin").resolve("java").toString());
         // Payara's temporary runtime folder goes under our directory, never into a shared /tmp.
         command.add("-Djava.io.tmpdir=" + tmp);
         command.addAll(builder.jvmOptions);
@@ -153,7 +155,9 @@ public final class PayaraMicroServer extends LaunchedAppServer {
         private String readinessPath = DEFAULT_READINESS_PATH;
         private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
         private int port;
+        private IntSupplier freePorts = FreePort::onLoopback;
         private Path payaraJar;
+        private Path javaHome = Path.of(ServerInstall.javaHome());
 
         private Builder(List<Path> archives, boolean several) {
             this.archives = archives.stream().map(a -> Objects.requireNonNull(a, "archive").toAbsolutePath().normalize()).toList();
@@ -246,6 +250,25 @@ public final class PayaraMicroServer extends LaunchedAppServer {
             return this;
         }
 
+        /** Where free ports come from; a test of the retry hands in a taken one first. */
+        Builder freePorts(IntSupplier ports) {
+            this.freePorts = Objects.requireNonNull(ports, "ports");
+            return this;
+        }
+
+        /**
+         * The Java installation the server runs on; by default the test JVM's. Payara Micro 7
+         * (Jakarta EE 11) needs Java 21 or later: {@link ServerInstall#java21Home()} finds one.
+         */
+        public Builder javaHome(Path home) {
+            Path java = Objects.requireNonNull(home, "home").resolve("bin").resolve("java");
+            if (!Files.isExecutable(java)) {
+                throw new IllegalArgumentException("javaHome: no executable bin/java in " + home);
+            }
+            this.javaHome = home.toAbsolutePath().normalize();
+            return this;
+        }
+
         /**
          * Starts the server and waits until the application answers.
          *
@@ -266,11 +289,9 @@ public final class PayaraMicroServer extends LaunchedAppServer {
             if (!Files.isRegularFile(jar)) {
                 throw new IllegalStateException("no Payara Micro jar at " + jar);
             }
-            int chosenPort = port > 0 ? port : FreePort.onLoopback();
-            Path directory = ServiceDirectories.fresh("payara-" + chosenPort);
-            PayaraMicroServer server = new PayaraMicroServer(this, chosenPort, directory, jar);
-            server.jvm.launch();
-            return server;
+            IntFunction<PayaraMicroServer> onPort = chosen -> new PayaraMicroServer(this, chosen,
+                    ServiceDirectories.fresh("payara-" + chosen), jar);
+            return port > 0 ? launchOnPort(port, onPort) : launchOnFreePort(freePorts, onPort);
         }
 
         private static String stripSlashes(String path) {

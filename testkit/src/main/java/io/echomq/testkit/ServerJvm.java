@@ -29,7 +29,10 @@ import java.util.concurrent.TimeUnit;
  * <p>A start fails, with the first failure entry and the end of the log, when the JVM exits, when
  * the log gains the server's failure marker (Payara's {@code SEVERE}, WildFly's {@code ERROR}),
  * or when no 200 comes within the timeout: servers log "deployed" even when the deployment
- * failed, so only an answering application proves it.
+ * failed, so only an answering application proves it. When the log of the failed start says a
+ * port was taken ({@link FreePort#logSaysPortTaken}), the failure is {@link FreePort.PortTaken}:
+ * another process bound a port between the launcher's pick and the server's bind, and
+ * {@link LaunchedAppServer#launchOnFreePort} starts it again on a new one.
  *
  * <p>When the command is a launch script that keeps running as the JVM's parent (WildFly's
  * {@code standalone.sh}), {@code jvmPidFile} names the file the script writes the JVM's pid to;
@@ -110,8 +113,12 @@ final class ServerJvm {
         return process != null && process.isAlive();
     }
 
-    /** Starts the JVM and waits until the application answers. */
-    synchronized void launch() {
+    /**
+     * Starts the JVM and waits until the application answers.
+     *
+     * @throws FreePort.PortTaken when the server could not bind a port another process took first
+     */
+    synchronized void launch() throws FreePort.PortTaken {
         long logStart;
         try {
             Files.createDirectories(directory);
@@ -177,7 +184,7 @@ final class ServerJvm {
     }
 
     /** Polls the readiness URL; the failure marker in the log and the process's death end the wait early. */
-    private void awaitApplication(long logStart, long started) {
+    private void awaitApplication(long logStart, long started) throws FreePort.PortTaken {
         long deadline = started + startupTimeout.toNanos();
         LogScanner failure = new LogScanner(logFile, logStart, failureMarker);
         String lastAnswer = "no answer yet";
@@ -216,23 +223,35 @@ final class ServerJvm {
         }
     }
 
-    private IllegalStateException failedStart(String reason, long logStart) {
+    private IllegalStateException failedStart(String reason, long logStart) throws FreePort.PortTaken {
         killHard();
-        return new IllegalStateException(reason + "; log " + logFile + "\n" + logExcerpt(logStart));
+        String log;
+        try {
+            log = logSince(logStart);
+        } catch (IOException e) {
+            return new IllegalStateException(reason + "; log " + logFile + " (cannot read it: " + e + ")", e);
+        }
+        if (FreePort.logSaysPortTaken(log)) {
+            throw new FreePort.PortTaken(label + " could not bind a port another process took first; log " + logFile
+                    + "\n" + logExcerpt(log));
+        }
+        return new IllegalStateException(reason + "; log " + logFile + "\n" + logExcerpt(log));
     }
 
-    /** For failure messages: the first failure entry of this start (the cause; later ones are its consequences) and the last lines. */
-    private String logExcerpt(long from) {
-        List<String> lines;
+    /** What this start wrote to the log (its last 4 MiB at most). */
+    private String logSince(long from) throws IOException {
         try (RandomAccessFile in = new RandomAccessFile(logFile.toFile(), "r")) {
             long start = Math.max(from, in.length() - 4 * 1024 * 1024);
             byte[] bytes = new byte[(int) (in.length() - start)];
             in.seek(start);
             in.readFully(bytes);
-            lines = new String(bytes, StandardCharsets.UTF_8).lines().toList();
-        } catch (IOException e) {
-            return "(cannot read " + logFile + ": " + e + ")";
+            return new String(bytes, StandardCharsets.UTF_8);
         }
+    }
+
+    /** For failure messages: the first failure entry of this start (the cause; later ones are its consequences) and the last lines. */
+    private String logExcerpt(String log) {
+        List<String> lines = log.lines().toList();
         StringBuilder excerpt = new StringBuilder();
         int tailStart = Math.max(0, lines.size() - TAIL_LINES);
         for (int i = 0; i < tailStart; i++) {

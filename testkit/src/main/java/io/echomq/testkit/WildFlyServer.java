@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 /**
  * The WAR on WildFly ({@code standalone-microprofile.xml}) in a child JVM on loopback, from the
@@ -23,10 +24,13 @@ import java.util.concurrent.TimeUnit;
  * <p>Each server gets a copy of the distribution's {@code standalone/} folder under
  * {@code ${java.io.tmpdir}/echomq-services/wildfly-<port>/}, the WAR in its {@code deployments/}
  * (so the context root is {@code /echomq}), and the {@link #CLI_COMMANDS} applied once with the
- * embedded CLI: what an operator would do (docs/DEPLOYING.md shows the same lines). Every port
- * (HTTP, HTTPS, management) is a free one on 127.0.0.1. {@link #forArchives} deploys several
- * archives (a driver, a resource adapter, a WAR) with a configuration file and CLI commands of
- * the caller's choosing.
+ * embedded CLI: what an operator would do (docs/DEPLOYING.md shows the same lines). The server
+ * binds one port picked in advance, HTTP on 127.0.0.1: HTTPS is removed
+ * ({@link #UNUSED_LISTENERS}), and the management interface takes whatever port the kernel
+ * gives it on 127.0.0.1, so no port of theirs can be taken by another process before WildFly
+ * binds it.
+ * {@link #forArchives} deploys several archives (a driver, a resource adapter, a WAR) with a
+ * configuration file and CLI commands of the caller's choosing.
  *
  * <p>It is started by {@code bin/standalone.sh}, which stays the JVM's parent and writes the JVM's
  * pid to a file: {@link #pid()} and {@link #killHard()} act on that JVM.
@@ -43,6 +47,15 @@ public final class WildFlyServer extends LaunchedAppServer {
     public static final List<String> CLI_COMMANDS = List.of(
             "/subsystem=undertow/application-security-domain=other:write-attribute(name=integrated-jaspi,value=false)");
 
+    /**
+     * What a test server does not use, removed from every configuration before the caller's
+     * commands: the HTTPS listener, a port WildFly would bind seconds after boot began. (The
+     * management interface stays: MicroProfile Health is served there. It binds a port the
+     * kernel picks at that moment, on 127.0.0.1: {@code jboss.management.http.port=0}.)
+     */
+    static final List<String> UNUSED_LISTENERS = List.of(
+            "/subsystem=undertow/server=default-server/https-listener=https:remove");
+
     private static final String CONTEXT_ROOT = "echomq";
     private static final Duration CLI_TIMEOUT = Duration.ofMinutes(2);
 
@@ -58,10 +71,17 @@ public final class WildFlyServer extends LaunchedAppServer {
      * {@link #CLI_COMMANDS}, the WAR as {@code echomq.war}) and returns once {@code /echomq/api/about} answers.
      */
     public static WildFlyServer start(Path war, Map<String, String> env) {
+        return forWar(war).env(env).start();
+    }
+
+    /**
+     * Starts describing the WAR's server: {@value #CONFIG} with the {@link #CLI_COMMANDS}, the WAR
+     * as {@code echomq.war}, ready once {@code /echomq/api/about} answers.
+     */
+    public static Builder forWar(Path war) {
         Builder builder = new Builder(List.of(war), CONTEXT_ROOT);
         builder.deployedNames.set(0, CONTEXT_ROOT + ".war");
-        return builder.serverConfig(CONFIG).cliCommands(CLI_COMMANDS.toArray(String[]::new)).env(env)
-                .readinessPath("/api/about").start();
+        return builder.serverConfig(CONFIG).cliCommands(CLI_COMMANDS.toArray(String[]::new)).readinessPath("/api/about");
     }
 
     /**
@@ -114,6 +134,8 @@ public final class WildFlyServer extends LaunchedAppServer {
         private String javaOpts;
         private String readinessPath = "/";
         private Duration startupTimeout = ServerJvm.DEFAULT_STARTUP_TIMEOUT;
+        private String homeProperty = HOME_PROPERTY;
+        private IntSupplier freePorts = FreePort::onLoopback;
 
         private Builder(List<Path> archives, String contextRoot) {
             this.archives = archives.stream().map(a -> Objects.requireNonNull(a, "archive").toAbsolutePath().normalize()).toList();
@@ -171,6 +193,18 @@ public final class WildFlyServer extends LaunchedAppServer {
             return this;
         }
 
+        /** The system property naming the unpacked distribution; by default {@value WildFlyServer#HOME_PROPERTY}. */
+        public Builder homeProperty(String property) {
+            this.homeProperty = Objects.requireNonNull(property, "property");
+            return this;
+        }
+
+        /** Where free ports come from; a test of the retry hands in a taken one first. */
+        Builder freePorts(IntSupplier ports) {
+            this.freePorts = Objects.requireNonNull(ports, "ports");
+            return this;
+        }
+
         /**
          * Copies the distribution's {@code standalone/}, applies the CLI commands, deploys the
          * archives and starts the server; returns once the readiness path answers 200.
@@ -183,14 +217,17 @@ public final class WildFlyServer extends LaunchedAppServer {
                     throw new IllegalStateException("no archive at " + archive + " (build it first: mvn -pl <module> -am package)");
                 }
             }
-            Path home = ServerInstall.home(HOME_PROPERTY, "bin/standalone.sh");
-            int port = FreePort.onLoopback();
+            Path home = ServerInstall.home(homeProperty, "bin/standalone.sh");
+            return launchOnFreePort(freePorts, port -> prepare(home, port));
+        }
+
+        private WildFlyServer prepare(Path home, int port) {
             Path directory = ServiceDirectories.fresh("wildfly-" + port);
             Path base = directory.resolve("standalone");
             ServerInstall.copyTree(home.resolve("standalone"), base);
-            if (!cliCommands.isEmpty()) {
-                configure(home, base, directory, serverConfig, cliCommands);
-            }
+            List<String> commands = new ArrayList<>(UNUSED_LISTENERS);
+            commands.addAll(cliCommands);
+            configure(home, base, directory, serverConfig, commands);
             for (int i = 0; i < archives.size(); i++) {
                 ServerInstall.copy(archives.get(i), base.resolve("deployments").resolve(deployedNames.get(i)));
             }
@@ -210,16 +247,12 @@ public final class WildFlyServer extends LaunchedAppServer {
                     "-Djboss.bind.address=127.0.0.1",
                     "-Djboss.bind.address.management=127.0.0.1",
                     "-Djboss.http.port=" + port,
-                    "-Djboss.https.port=" + FreePort.onLoopback(),
-                    "-Djboss.management.http.port=" + FreePort.onLoopback(),
-                    "-Djboss.management.https.port=" + FreePort.onLoopback()));
+                    "-Djboss.management.http.port=0"));
             systemProperties.forEach((key, value) -> command.add("-D" + key + "=" + value));
             URI readiness = URI.create("http://127.0.0.1:" + port + (contextRoot.isEmpty() ? "" : "/" + contextRoot) + readinessPath);
             ServerJvm jvm = new ServerJvm("WildFly", command, launch, directory, Optional.of(jvmPid), readiness, " ERROR [",
                     startupTimeout);
-            WildFlyServer server = new WildFlyServer(home, port, contextRoot, jvm);
-            jvm.launch();
-            return server;
+            return new WildFlyServer(home, port, contextRoot, jvm);
         }
     }
 

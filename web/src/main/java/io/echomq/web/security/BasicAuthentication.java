@@ -12,6 +12,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -27,6 +28,13 @@ import java.util.Optional;
  * mechanism writes the whole answer itself and returns {@code SEND_CONTINUE}, which every server
  * sends as written. The credentials are checked by the application's identity store
  * ({@link EchoMqIdentityStore}) through the container's {@link IdentityStoreHandler}.
+ *
+ * <p>The answer is complete when the mechanism returns: the request's body read, the response
+ * closed. Liberty sends only an answer already committed (an uncommitted one, even after
+ * {@code sendError(401)}, becomes a 403 with an empty body). WildFly (Undertow) follows a
+ * refused authentication whose status is 400 or more with its own {@code sendError(401)}
+ * unless the exchange is complete; on a committed but unfinished answer that call throws, and
+ * WildFly 39 logged {@code ERROR UT005023 … UT010019: Response already commited} for every 401.
  */
 @ApplicationScoped
 public class BasicAuthentication implements HttpAuthenticationMechanism {
@@ -54,14 +62,18 @@ public class BasicAuthentication implements HttpAuthenticationMechanism {
 
     private static AuthenticationStatus refuse(HttpServletRequest request, HttpServletResponse response) {
         try (InputStream body = request.getServletContext().getResourceAsStream(PROBLEM)) {
+            // The refused request's body is read to its end (discarded, never held), so that
+            // closing the answer below completes the whole exchange.
+            request.getInputStream().transferTo(OutputStream.nullOutputStream());
             response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
             response.setHeader("WWW-Authenticate", "Basic realm=\"" + REALM + "\"");
             response.setHeader("Cache-Control", "no-store");
             response.setContentType("application/problem+json");
-            if (body != null) {
-                response.getOutputStream().write(body.readAllBytes());
+            try (OutputStream out = response.getOutputStream()) {
+                if (body != null) {
+                    out.write(body.readAllBytes());
+                }
             }
-            response.flushBuffer();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot answer 401", e);
         }

@@ -4,6 +4,7 @@ import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.QueueStats;
 import io.echomq.testkit.AppServer;
+import io.echomq.testkit.AppServers;
 import io.echomq.testkit.OpenLibertyServer;
 import io.echomq.testkit.PayaraMicroServer;
 import io.echomq.testkit.PostgresService;
@@ -87,7 +88,7 @@ final class OrdersOnServer implements AutoCloseable {
          * The driver on the server's class path ({@code --addlibs}), the pool and {@code jdbc/orders}
          * by post-boot asadmin commands; {@code --deploy echomq.rar} before {@code --deploy orders.war}.
          */
-        PAYARA_MICRO(10) {
+        PAYARA_MICRO(8) {
             @Override
             AppServer start(OrdersOnServer app, Map<String, String> systemProperties) {
                 PayaraMicroServer.Builder builder = PayaraMicroServer.forArchives(path("echomq.rar"), path("orders.war"))
@@ -112,7 +113,7 @@ final class OrdersOnServer implements AutoCloseable {
          * MDB waits for "jboss.ra.echomq" forever). The WAR's own jboss-ejb3.xml binds the bean to
          * echomq.rar; its jboss-deployment-structure.xml gives it the adapter's classes.
          */
-        WILDFLY(6) {
+        WILDFLY(4) {
             @Override
             AppServer start(OrdersOnServer app, Map<String, String> systemProperties) {
                 WildFlyServer.Builder builder = WildFlyServer.forArchives(driverAs("postgresql.jar"), path("echomq.rar"), path("orders.war"))
@@ -133,20 +134,25 @@ final class OrdersOnServer implements AutoCloseable {
          * {@code <activationSpec id="orders/OrderFulfillment">} (application/bean): without it
          * Liberty deploys the WAR but never activates the bean, with only a warning (CNTR4015W).
          */
-        OPEN_LIBERTY(2) {
+        OPEN_LIBERTY(0) {
             @Override
             AppServer start(OrdersOnServer app, Map<String, String> systemProperties) {
-                OpenLibertyServer.Builder builder = OpenLibertyServer.forArchives(path("echomq.rar"), path("orders.war"))
-                        .library("postgresql", path("postgresql.driver"))
-                        .config(app.libertyDataSource(),
-                                "<activationSpec id=\"orders/OrderFulfillment\"><properties.echomq/></activationSpec>")
-                        .env(app.serverEnv())
-                        .jvmOptions("-Xmx768m")
-                        .readinessPath("/stats");
-                systemProperties.forEach(builder::systemProperty);
-                return builder.start();
+                return app.onLiberty(OpenLibertyServer.forArchives(path("echomq.rar"), path("orders.war")), systemProperties);
+            }
+        },
+        /**
+         * The same on Jakarta EE 11: the newest Open Liberty ({@link AppServers#OPEN_LIBERTY_NEWEST_HOME})
+         * with {@link OpenLibertyServer#ADAPTER_FEATURES_EE11} (webProfile-11.0; Connectors 2.1
+         * and Enterprise Beans 4.0 are unchanged in EE 11).
+         */
+        OPEN_LIBERTY_NEWEST(12) {
+            @Override
+            AppServer start(OrdersOnServer app, Map<String, String> systemProperties) {
+                return app.onLiberty(OpenLibertyServer.forArchives(path("echomq.rar"), path("orders.war"))
+                        .homeProperty(AppServers.OPEN_LIBERTY_NEWEST_HOME).features(OpenLibertyServer.ADAPTER_FEATURES_EE11), systemProperties);
             }
         };
+
 
         final int firstValkeyDatabase;
 
@@ -156,6 +162,17 @@ final class OrdersOnServer implements AutoCloseable {
 
         /** Starts the server for {@code app}, {@code systemProperties} as {@code -D} of its JVM; returns once /orders/stats answers. */
         abstract AppServer start(OrdersOnServer app, Map<String, String> systemProperties);
+    }
+
+    /** What every Liberty needs for the two archives: the driver, jdbc/orders, the bean's activation. */
+    private AppServer onLiberty(OpenLibertyServer.Builder builder, Map<String, String> systemProperties) {
+        builder.library("postgresql", path("postgresql.driver"))
+                .config(libertyDataSource(), "<activationSpec id=\"orders/OrderFulfillment\"><properties.echomq/></activationSpec>")
+                .env(serverEnv())
+                .jvmOptions("-Xmx768m")
+                .readinessPath("/stats");
+        systemProperties.forEach(builder::systemProperty);
+        return builder.start();
     }
 
     private Map<String, String> serverEnv() {
