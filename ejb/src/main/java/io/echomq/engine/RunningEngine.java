@@ -70,7 +70,7 @@ public final class RunningEngine implements AutoCloseable {
                 config.limitsFor(queue).ifPresent(limits -> {
                     if (connections.queue().applyConfiguredLimits(queue, limits)) {
                         LOG.info("EchoMQ queue '" + queue + "': limits " + limits + " from configuration");
-                    } else if (connections.queue().limitsSource(queue).orElse(LimitsSource.CONFIG) == LimitsSource.API) {
+                    } else if (connections.queue().limitsInForce(queue).source().orElse(LimitsSource.CONFIG) == LimitsSource.API) {
                         LOG.info("EchoMQ queue '" + queue + "': limits set over the API stand (the configured limits " + limits
                                 + " were applied before; they apply again when the configuration changes)");
                     }

@@ -492,12 +492,6 @@ public final class QueueClient {
         return !"KEPT".equals(setLimits(queue, limits, LimitsSource.CONFIG));
     }
 
-    /** Where the queue's limits in force came from; empty when none were ever set. */
-    public Optional<LimitsSource> limitsSource(String queue) {
-        QueueKeys keys = keysOf(queue);
-        return Optional.ofNullable(read(() -> redis.hget(keys.meta(), "limits_source"))).map(LimitsSource::of);
-    }
-
     /** Runs set-limits; answers its status (OK, or KEPT for configured limits applied before). */
     private String setLimits(String queue, QueueLimits limits, LimitsSource source) {
         QueueKeys keys = keysOf(queue);
@@ -513,13 +507,27 @@ public final class QueueClient {
         return Replies.limitsSet(scripts.run(Script.SET_LIMITS, keys, null, args));
     }
 
+    /**
+     * The queue's caps and rate limits as the claim reads them now, and which set them.
+     *
+     * @param source empty while no limits were ever set
+     */
+    public record LimitsInForce(QueueLimits limits, Optional<LimitsSource> source) {
+    }
+
     /** The queue's caps and rate limits as the claim reads them now. */
     public QueueLimits limits(String queue) {
+        return limitsInForce(queue).limits();
+    }
+
+    /** The limits and their source, in one read. */
+    public LimitsInForce limitsInForce(String queue) {
         QueueKeys keys = keysOf(queue);
         List<String> f = read(() -> redis.hmget(keys.meta(), "max_active", "rate_max", "rate_window_ms", "lane_max_active",
-                "lane_rate_max", "lane_rate_window_ms"));
-        return new QueueLimits(Optional.ofNullable(f.get(0)).map(Integer::valueOf), rate(f.get(1), f.get(2)),
-                Optional.ofNullable(f.get(3)).map(Integer::valueOf), rate(f.get(4), f.get(5)));
+                "lane_rate_max", "lane_rate_window_ms", "limits_source"));
+        return new LimitsInForce(new QueueLimits(Optional.ofNullable(f.get(0)).map(Integer::valueOf), rate(f.get(1), f.get(2)),
+                Optional.ofNullable(f.get(3)).map(Integer::valueOf), rate(f.get(4), f.get(5))),
+                Optional.ofNullable(f.get(6)).map(LimitsSource::of));
     }
 
     private static Optional<QueueLimits.Rate> rate(String starts, String windowMs) {

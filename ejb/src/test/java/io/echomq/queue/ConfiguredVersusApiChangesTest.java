@@ -27,20 +27,20 @@ class ConfiguredVersusApiChangesTest extends RealQueueTest {
 
         assertThat(client.applyConfiguredLimits(queue, CONFIGURED)).as("a restart, configuration unchanged").isFalse();
         assertThat(client.limits(queue)).isEqualTo(DURING_THE_INCIDENT);
-        assertThat(client.limitsSource(queue)).contains(LimitsSource.API);
+        assertThat(client.limitsInForce(queue).source()).contains(LimitsSource.API);
 
         assertThat(client.applyConfiguredLimits(queue, NEXT_RELEASE)).as("the configuration changed").isTrue();
         assertThat(client.limits(queue)).isEqualTo(NEXT_RELEASE);
-        assertThat(client.limitsSource(queue)).contains(LimitsSource.CONFIG);
+        assertThat(client.limitsInForce(queue).source()).contains(LimitsSource.CONFIG);
     }
 
     @Test
     void configuredLimitsAppliedOnceChangeNothingOnTheNextStart() {
-        assertThat(client.limitsSource(queue)).isEmpty();
+        assertThat(client.limitsInForce(queue).source()).isEmpty();
         assertThat(client.applyConfiguredLimits(queue, CONFIGURED)).isTrue();
         assertThat(client.applyConfiguredLimits(queue, CONFIGURED)).isFalse();
         assertThat(client.limits(queue)).isEqualTo(CONFIGURED);
-        assertThat(client.limitsSource(queue)).contains(LimitsSource.CONFIG);
+        assertThat(client.limitsInForce(queue).source()).contains(LimitsSource.CONFIG);
     }
 
     @Test

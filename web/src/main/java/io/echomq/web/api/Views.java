@@ -7,6 +7,7 @@ import io.echomq.queue.JobView;
 import io.echomq.queue.ManualTransition;
 import io.echomq.queue.Progress;
 import io.echomq.queue.LimitsSource;
+import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueLimits;
 import io.echomq.queue.QueueStats;
 import jakarta.json.JsonException;
@@ -51,8 +52,8 @@ final class Views {
         }
 
         static QueueView of(io.echomq.runtime.EchoMqEngine engine, String queue) {
-            return of(engine.queue().stats(queue), engine.queue().limits(queue),
-                    engine.queue().limitsSource(queue).map(LimitsSource::wireName).orElse(null));
+            QueueClient.LimitsInForce limits = engine.queue().limitsInForce(queue);
+            return of(engine.queue().stats(queue), limits.limits(), limits.source().map(LimitsSource::wireName).orElse(null));
         }
 
         static QueueView of(QueueStats s, QueueLimits limits, String limitsSource) {
