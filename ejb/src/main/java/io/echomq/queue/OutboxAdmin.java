@@ -1,5 +1,7 @@
 package io.echomq.queue;
 
+import static io.echomq.queue.ValkeyReads.read;
+
 import io.echomq.queue.internal.QueueKeys;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,10 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisClusterOperationException;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * The resource adapter's dead outbox rows and the admins' commands on them, exchanged through
@@ -164,13 +163,5 @@ public final class OutboxAdmin {
             throw new InvalidRequestException("source", "must be at most " + MAX_SOURCE_CHARS + " characters, held " + source.length());
         }
         return source;
-    }
-
-    private static <T> T read(Supplier<T> reading) {
-        try {
-            return reading.get();
-        } catch (JedisConnectionException | JedisClusterOperationException e) {
-            throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
-        }
     }
 }

@@ -1,5 +1,7 @@
 package io.echomq.queue;
 
+import static io.echomq.queue.ValkeyReads.read;
+
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.queue.internal.Replies;
 import io.echomq.queue.internal.Script;
@@ -11,10 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisClusterOperationException;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * The queue's Java API: one method per state-machine script. Every state change is one
@@ -606,14 +605,6 @@ public final class QueueClient {
     }
 
     /** A plain read (no script): a server that cannot be reached is the queue's unavailability, as for scripts. */
-    private static <T> T read(Supplier<T> reading) {
-        try {
-            return reading.get();
-        } catch (JedisConnectionException | JedisClusterOperationException e) {
-            throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
-        }
-    }
-
     private static QueueKeys keysOf(String queue) {
         return new QueueKeys(RequestChecks.queueName(queue));
     }

@@ -13,10 +13,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisClusterOperationException;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * Recurring jobs: schedules kept in Valkey beside their queue's jobs (under the queue's hash tag,
@@ -121,7 +118,7 @@ public final class ScheduleClient {
     /** The queue's schedules, by name. */
     public List<ScheduleView> list(String queue) {
         QueueKeys keys = new QueueKeys(RequestChecks.queueName(queue));
-        List<String> names = read(() -> redis.zrange(keys.schedules(), 0, -1));
+        List<String> names = ValkeyReads.read(() -> redis.zrange(keys.schedules(), 0, -1));
         List<ScheduleView> views = new ArrayList<>(names.size());
         for (String name : names.stream().sorted().toList()) {
             read(keys, name, true).ifPresent(views::add);
@@ -241,11 +238,11 @@ public final class ScheduleClient {
     }
 
     private Optional<ScheduleView> read(QueueKeys keys, String name, boolean withHistory) {
-        Map<String, String> hash = read(() -> redis.hgetAll(keys.schedule(name)));
+        Map<String, String> hash = ValkeyReads.read(() -> redis.hgetAll(keys.schedule(name)));
         if (hash == null || !hash.containsKey("version")) {
             return Optional.empty();
         }
-        List<String> log = withHistory ? read(() -> redis.lrange(keys.scheduleHistory(name), 0, -1)) : List.of();
+        List<String> log = withHistory ? ValkeyReads.read(() -> redis.lrange(keys.scheduleHistory(name), 0, -1)) : List.of();
         return Optional.of(ScheduleView.of(keys.queue(), hash, log));
     }
 
@@ -253,13 +250,5 @@ public final class ScheduleClient {
         QueueKeys keys = new QueueKeys(RequestChecks.queueName(queue));
         RequestChecks.scheduleName(name);
         return keys;
-    }
-
-    private static <T> T read(Supplier<T> reading) {
-        try {
-            return reading.get();
-        } catch (JedisConnectionException | JedisClusterOperationException e) {
-            throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
-        }
     }
 }
