@@ -1,5 +1,6 @@
 package io.echomq.web.api;
 
+import jakarta.annotation.Priority;
 import jakarta.json.JsonException;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
@@ -29,6 +30,10 @@ import java.util.Objects;
  */
 @Provider
 @Consumes(MediaType.APPLICATION_JSON)
+// The server's JSON-B reader takes the same types and media type; being an application provider
+// is not always enough for the runtime to prefer this one (a clean-clone CI run on Payara bound
+// every body with JSON-B), so the spec's tie-breaker decides: the highest priority wins.
+@Priority(1)
 public class JsonBodyReader implements MessageBodyReader<Object> {
 
     @Override
