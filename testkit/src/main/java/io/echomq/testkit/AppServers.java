@@ -31,7 +31,7 @@ public enum AppServers {
     WILDFLY {
         @Override
         public AppServer start(Path war, Map<String, String> env) {
-            return WildFlyServer.start(war, env);
+            return WildFlyServer.forWar(war).env(env).start();
         }
     },
     /** The newest WildFly ({@value #WILDFLY_NEWEST_HOME}), the same configuration. */
@@ -45,7 +45,7 @@ public enum AppServers {
     OPEN_LIBERTY {
         @Override
         public AppServer start(Path war, Map<String, String> env) {
-            return OpenLibertyServer.start(war, env);
+            return OpenLibertyServer.forWar(war).env(env).start();
         }
     },
     /** The newest Open Liberty ({@value #OPEN_LIBERTY_NEWEST_HOME}) with the Jakarta EE 11 {@link OpenLibertyServer#FEATURES_EE11}. */

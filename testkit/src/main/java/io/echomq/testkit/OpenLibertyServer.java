@@ -3,7 +3,6 @@ package io.echomq.testkit;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,7 +17,6 @@ import java.util.Properties;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntSupplier;
 
 /**
  * The WAR on Open Liberty in a child JVM on loopback, from the runtime the web module's build
@@ -37,7 +35,7 @@ import java.util.function.IntSupplier;
  * JVM itself. {@link #forArchives} deploys resource adapters and WARs with features, libraries
  * and {@code server.xml} elements of the caller's choosing.
  */
-public final class OpenLibertyServer extends LaunchedAppServer {
+public final class OpenLibertyServer extends LaunchedAppServer.Unpacked {
 
     public static final String HOME_PROPERTY = "echomq.openliberty.home";
     /**
@@ -57,19 +55,10 @@ public final class OpenLibertyServer extends LaunchedAppServer {
     public static final List<String> ADAPTER_FEATURES_EE11 = List.of("webProfile-11.0", "connectors-2.1", "mdb-4.0");
 
     private static final String SERVER = "echomq";
-    private static final String CONTEXT_ROOT = "echomq";
     private static final Duration CREATE_TIMEOUT = Duration.ofMinutes(2);
 
-    private final Path home;
-
     private OpenLibertyServer(Path home, int port, String contextRoot, ServerJvm jvm) {
-        super(port, contextRoot, jvm);
-        this.home = home;
-    }
-
-    /** Deploys {@code war} with {@code env} on the unpacked Open Liberty and returns once the application answers. */
-    public static OpenLibertyServer start(Path war, Map<String, String> env) {
-        return forWar(war).env(env).start();
+        super(home, port, contextRoot, jvm);
     }
 
     /**
@@ -77,9 +66,7 @@ public final class OpenLibertyServer extends LaunchedAppServer {
      * {@code /echomq}, ready once {@code /echomq/api/about} answers.
      */
     public static Builder forWar(Path war) {
-        Builder builder = new Builder(List.of(war), FEATURES);
-        builder.deployedNames.set(0, CONTEXT_ROOT + ".war");
-        return builder.readinessPath("/api/about");
+        return new Builder(List.of(war), FEATURES).asTheEchoMqWar();
     }
 
     /**
@@ -108,32 +95,28 @@ public final class OpenLibertyServer extends LaunchedAppServer {
     }
 
     /** How to start a server; {@link #start()} starts it. */
-    public static final class Builder {
+    public static final class Builder extends LaunchedAppServer.UnpackedServerBuilder<Builder, OpenLibertyServer> {
 
-        private final List<Path> archives;
-        private final List<String> deployedNames = new ArrayList<>();
         private final List<String> features;
         private final Map<String, List<Path>> libraries = new LinkedHashMap<>();
         private final List<String> config = new ArrayList<>();
-        private final Map<String, String> env = new LinkedHashMap<>();
-        private final Map<String, String> systemProperties = new LinkedHashMap<>();
         // Liberty's default heap is a quarter of the machine's memory; the tests' servers share it.
         private final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m"));
-        private String readinessPath = "/";
-        private Duration startupTimeout = ServerJvm.DEFAULT_STARTUP_TIMEOUT;
-        private String homeProperty = HOME_PROPERTY;
-        private IntSupplier freePorts = FreePort::onLoopback;
 
         private Builder(List<Path> archives, List<String> features) {
-            this.archives = archives.stream().map(a -> Objects.requireNonNull(a, "archive").toAbsolutePath().normalize()).toList();
+            super(archives, "/", HOME_PROPERTY, "bin/server");
             for (Path archive : this.archives) {
                 String name = archive.getFileName().toString();
                 if (!name.endsWith(".rar") && !name.endsWith(".war")) {
                     throw new IllegalArgumentException("only .rar and .war archives are deployed: " + archive);
                 }
-                deployedNames.add(name);
             }
             this.features = new ArrayList<>(features);
+        }
+
+        @Override
+        Builder self() {
+            return this;
         }
 
         /** The features, replacing the defaults ({@link #FEATURES} for one WAR, {@link #ADAPTER_FEATURES} for several archives). */
@@ -161,12 +144,8 @@ public final class OpenLibertyServer extends LaunchedAppServer {
             return this;
         }
 
-        /** Settings for the server, appended to its {@code server.env} (MicroProfile Config reads them as environment variables). */
-        public Builder env(Map<String, String> variables) {
-            variables.forEach(this::env);
-            return this;
-        }
-
+        /** A setting for the server, appended to its {@code server.env} (MicroProfile Config reads it as an environment variable). */
+        @Override
         public Builder env(String name, String value) {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(value, () -> "value of " + name);
@@ -174,61 +153,19 @@ public final class OpenLibertyServer extends LaunchedAppServer {
                 throw new IllegalArgumentException("env " + name + ": server.env takes NAME=value lines (a name of letters,"
                         + " digits and _, a value without line breaks)");
             }
-            env.put(name, value);
-            return this;
+            return super.env(name, value);
         }
 
-        /** A system property of the server JVM (a {@code -Dkey=value} line in {@code jvm.options}). */
-        public Builder systemProperty(String key, String value) {
-            systemProperties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, () -> "value of " + key));
-            return this;
-        }
-
-        /** JVM options ({@code jvm.options} lines) besides the default {@code -Xmx512m}. */
+        /** JVM options ({@code jvm.options} lines) besides the default {@code -Xmx512m}; system properties become {@code -D} lines there too. */
         public Builder jvmOptions(String... options) {
             jvmOptions.addAll(List.of(options));
             return this;
         }
 
-        /** The path (relative to {@link #baseUrl()}) that must answer 200 before {@link #start()} returns. */
-        public Builder readinessPath(String path) {
-            this.readinessPath = path.startsWith("/") ? path : "/" + path;
-            return this;
-        }
-
-        public Builder startupTimeout(Duration timeout) {
-            this.startupTimeout = Objects.requireNonNull(timeout, "timeout");
-            return this;
-        }
-
-        /** The system property naming the unpacked runtime; by default {@value OpenLibertyServer#HOME_PROPERTY}. */
-        public Builder homeProperty(String property) {
-            this.homeProperty = Objects.requireNonNull(property, "property");
-            return this;
-        }
-
-        /** Where free ports come from; a test of the retry hands in a taken one first. */
-        Builder freePorts(IntSupplier ports) {
-            this.freePorts = Objects.requireNonNull(ports, "ports");
-            return this;
-        }
-
-        /**
-         * Creates the server's folder and starts it; returns once the readiness path answers 200.
-         *
-         * @throws IllegalStateException when the start or a deployment failed (the message ends with the server's log)
-         */
-        public OpenLibertyServer start() {
-            for (Path archive : archives) {
-                if (!Files.isRegularFile(archive)) {
-                    throw new IllegalStateException("no archive at " + archive + " (build it first: mvn -pl <module> -am package)");
-                }
-            }
-            Path home = ServerInstall.home(homeProperty, "bin/server");
-            return launchOnFreePort(freePorts, port -> prepare(home, port));
-        }
-
-        private OpenLibertyServer prepare(Path home, int port) {
+        /** Creates the server's user folder, writes its configuration and copies the archives and libraries in. */
+        @Override
+        OpenLibertyServer prepare(int port) {
+            Path home = home();
             Path directory = ServiceDirectories.fresh("openliberty-" + port);
             Path userDir = directory.resolve("usr");
             Map<String, String> launch = new HashMap<>();
@@ -244,64 +181,37 @@ public final class OpenLibertyServer extends LaunchedAppServer {
             ServerInstall.write(server.resolve("bootstrap.properties"), "command.port=-1\n");
             appendServerEnv(server.resolve("server.env"), env);
 
-            String contextRoot = contextRoot();
             List<String> command = List.of(home.resolve("bin/server").toString(), "run", SERVER);
-            URI readiness = URI.create("http://127.0.0.1:" + port + (contextRoot.isEmpty() ? "" : "/" + contextRoot) + readinessPath);
-            ServerJvm jvm = new ServerJvm("Open Liberty", command, launch, directory, Optional.empty(), readiness, "[ERROR",
+            ServerJvm jvm = new ServerJvm("Open Liberty", command, launch, directory, Optional.empty(), readiness(port), "[ERROR",
                     startupTimeout);
-            return new OpenLibertyServer(home, port, contextRoot, jvm);
+            return new OpenLibertyServer(home, port, contextRoot(), jvm);
         }
 
-        private String contextRoot() {
-            String contextRoot = "";
-            for (String name : deployedNames) {
-                if (name.endsWith(".war")) {
-                    contextRoot = name.substring(0, name.length() - ".war".length());
-                }
-            }
-            return contextRoot;
-        }
-
+        /** The {@code server.xml}, with the libraries and archives it names copied into {@code server}'s folder. */
         private String serverXml(Path server, int port) {
-            StringBuilder xml = new StringBuilder("""
-                    <?xml version="1.0" encoding="UTF-8"?>
-                    <server description="EchoMQ end-to-end test">
-                        <featureManager>
-                    """);
-            features.forEach(feature -> xml.append("        <feature>").append(feature).append("</feature>\n"));
-            xml.append("    </featureManager>\n")
-                    .append("    <httpEndpoint id=\"defaultHttpEndpoint\" host=\"127.0.0.1\" httpPort=\"").append(port)
-                    .append("\" httpsPort=\"-1\"/>\n");
+            LibertyServerXml xml = new LibertyServerXml("EchoMQ end-to-end test").features(features).httpOnLoopback(port);
             libraries.forEach((id, jars) -> {
-                xml.append("    <library id=\"").append(id).append("\">\n");
+                List<String> files = new ArrayList<>();
                 for (Path jar : jars) {
                     ServerInstall.copy(jar, server.resolve("lib").resolve(id).resolve(jar.getFileName()));
-                    xml.append("        <file name=\"${server.config.dir}/lib/").append(id).append('/').append(jar.getFileName())
-                            .append("\"/>\n");
+                    files.add("${server.config.dir}/lib/" + id + "/" + jar.getFileName());
                 }
-                xml.append("    </library>\n");
+                xml.library(id, files);
             });
-            config.forEach(element -> xml.append("    ").append(element.strip()).append('\n'));
+            config.forEach(elements -> xml.elements(elements.strip()));
             List<String> adapters = new ArrayList<>();
             for (int i = 0; i < archives.size(); i++) {
                 String file = deployedNames.get(i);
-                String name = file.substring(0, file.length() - 4);
+                String name = file.substring(0, file.length() - ".war".length());
                 ServerInstall.copy(archives.get(i), server.resolve("apps").resolve(file));
                 if (file.endsWith(".rar")) {
                     adapters.add(name);
-                    xml.append("    <resourceAdapter id=\"").append(name).append("\" location=\"${server.config.dir}/apps/")
-                            .append(file).append("\"/>\n");
+                    xml.resourceAdapter(name, "${server.config.dir}/apps/" + file);
                 } else {
-                    xml.append("    <webApplication location=\"").append(file).append("\" contextRoot=\"/").append(name).append('"');
-                    if (adapters.isEmpty()) {
-                        xml.append("/>\n");
-                    } else {
-                        xml.append(">\n        <classloader classProviderRef=\"").append(String.join(",", adapters))
-                                .append("\"/>\n    </webApplication>\n");
-                    }
+                    xml.webApplication(file, name, List.copyOf(adapters));
                 }
             }
-            return xml.append("</server>\n").toString();
+            return xml.toXml();
         }
     }
 

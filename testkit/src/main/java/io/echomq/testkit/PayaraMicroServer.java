@@ -3,7 +3,6 @@ package io.echomq.testkit;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.JarURLConnection;
-import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
@@ -11,13 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.IntFunction;
-import java.util.function.IntSupplier;
 
 /**
  * The real product for end-to-end tests: Payara Micro running a WAR in a child JVM.
@@ -63,9 +58,9 @@ import java.util.function.IntSupplier;
 public final class PayaraMicroServer extends LaunchedAppServer {
 
     /** What {@code --contextroot} gets unless {@link Builder#contextRoot} says otherwise. */
-    public static final String DEFAULT_CONTEXT_ROOT = "echomq";
+    public static final String DEFAULT_CONTEXT_ROOT = ECHOMQ_CONTEXT_ROOT;
     /** The application URL whose 200 means "deployed", relative to {@link #baseUrl()}. */
-    public static final String DEFAULT_READINESS_PATH = "/api/about";
+    public static final String DEFAULT_READINESS_PATH = ECHOMQ_READINESS_PATH;
     public static final Duration DEFAULT_STARTUP_TIMEOUT = ServerJvm.DEFAULT_STARTUP_TIMEOUT;
 
     /** HTTP on loopback only; Hazelcast (port 6900 on all interfaces, even with --nocluster) off. */
@@ -76,52 +71,10 @@ public final class PayaraMicroServer extends LaunchedAppServer {
     private final List<Path> archives;
     private final Path payaraJar;
 
-    private PayaraMicroServer(Builder builder, int port, Path directory, Path payaraJar) {
-        super(port, builder.contextRoot, new ServerJvm("Payara Micro", command(builder, port, directory, payaraJar), builder.env,
-                directory, Optional.empty(), URI.create("http://127.0.0.1:" + port
-                        + (builder.contextRoot.isEmpty() ? "" : "/" + builder.contextRoot) + builder.readinessPath),
-                "SEVERE", builder.startupTimeout));
+    private PayaraMicroServer(Builder builder, int port, String contextRoot, ServerJvm jvm, Path payaraJar) {
+        super(port, contextRoot, jvm);
         this.archives = builder.archives;
         this.payaraJar = payaraJar;
-    }
-
-    private static List<String> command(Builder builder, int port, Path directory, Path payaraJar) {
-        Path preboot = directory.resolve("preboot.asadmin");
-        Path postboot = directory.resolve("postboot.asadmin");
-        Path tmp = directory.resolve("tmp");
-        try {
-            Files.write(preboot, PREBOOT_COMMANDS, StandardCharsets.UTF_8);
-            if (!builder.postBootCommands.isEmpty()) {
-                Files.write(postboot, builder.postBootCommands, StandardCharsets.UTF_8);
-            }
-            Files.createDirectories(tmp);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot prepare " + directory, e);
-        }
-        List<String> command = new ArrayList<>();
-        command.add(builder.javaHome.resolve("bin").resolve("java").toString());
-        // Payara's temporary runtime folder goes under our directory, never into a shared /tmp.
-        command.add("-Djava.io.tmpdir=" + tmp);
-        command.addAll(builder.jvmOptions);
-        builder.systemProperties.forEach((key, value) -> command.add("-D" + key + "=" + value));
-        command.addAll(List.of("-jar", payaraJar.toString()));
-        for (Path archive : builder.archives) {
-            command.addAll(List.of("--deploy", archive.toString()));
-        }
-        if (!builder.several) {
-            command.addAll(List.of("--contextroot", builder.contextRoot.isEmpty() ? "/" : builder.contextRoot));
-        }
-        if (!builder.libs.isEmpty()) {
-            command.addAll(List.of("--addlibs", String.join(java.io.File.pathSeparator, builder.libs.stream().map(Path::toString).toList())));
-        }
-        command.addAll(List.of(
-                "--port", Integer.toString(port),
-                "--nocluster",
-                "--prebootcommandfile", preboot.toString()));
-        if (!builder.postBootCommands.isEmpty()) {
-            command.addAll(List.of("--postbootcommandfile", postboot.toString()));
-        }
-        return command;
     }
 
     /** Starts describing a server for {@code war} (an existing {@code .war} file). */
@@ -142,42 +95,23 @@ public final class PayaraMicroServer extends LaunchedAppServer {
     }
 
     /** How to start a server; {@link #start()} starts it. */
-    public static final class Builder {
+    public static final class Builder extends LaunchedAppServer.Builder<Builder, PayaraMicroServer> {
 
-        private final List<Path> archives;
         private final boolean several;
-        private final Map<String, String> env = new LinkedHashMap<>();
         private final List<String> jvmOptions = new ArrayList<>();
-        private final Map<String, String> systemProperties = new LinkedHashMap<>();
         private final List<Path> libs = new ArrayList<>();
         private final List<String> postBootCommands = new ArrayList<>();
-        private String contextRoot;
-        private String readinessPath = DEFAULT_READINESS_PATH;
-        private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
-        private int port;
-        private IntSupplier freePorts = FreePort::onLoopback;
+        private String contextRoot = DEFAULT_CONTEXT_ROOT;
         private Path payaraJar;
         private Path javaHome = Path.of(ServerInstall.javaHome());
 
         private Builder(List<Path> archives, boolean several) {
-            this.archives = archives.stream().map(a -> Objects.requireNonNull(a, "archive").toAbsolutePath().normalize()).toList();
+            super(archives, DEFAULT_READINESS_PATH);
             this.several = several;
-            this.contextRoot = several ? contextRootOf(this.archives) : DEFAULT_CONTEXT_ROOT;
         }
 
-        private static String contextRootOf(List<Path> archives) {
-            for (int i = archives.size() - 1; i >= 0; i--) {
-                String name = archives.get(i).getFileName().toString();
-                if (name.endsWith(".war")) {
-                    return name.substring(0, name.length() - ".war".length());
-                }
-            }
-            return "";
-        }
-
-        /** A system property of the server's JVM ({@code -Dkey=value}), e.g. a fault hook or the adapter's settings. */
-        public Builder systemProperty(String key, String value) {
-            systemProperties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, () -> "value of " + key));
+        @Override
+        Builder self() {
             return this;
         }
 
@@ -195,17 +129,6 @@ public final class PayaraMicroServer extends LaunchedAppServer {
          */
         public Builder postBootCommands(String... commands) {
             postBootCommands.addAll(List.of(commands));
-            return this;
-        }
-
-        /** Environment variables for the server (the application reads them through MicroProfile Config). */
-        public Builder env(Map<String, String> variables) {
-            variables.forEach(this::env);
-            return this;
-        }
-
-        public Builder env(String name, String value) {
-            env.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, () -> "value of " + name));
             return this;
         }
 
@@ -233,26 +156,14 @@ public final class PayaraMicroServer extends LaunchedAppServer {
             return this;
         }
 
-        /** The path (relative to {@link #baseUrl()}) that must answer 200 before {@link #start()} returns. */
-        public Builder readinessPath(String path) {
-            this.readinessPath = path.startsWith("/") ? path : "/" + path;
-            return this;
-        }
-
-        public Builder startupTimeout(Duration timeout) {
-            this.startupTimeout = Objects.requireNonNull(timeout, "timeout");
-            return this;
+        @Override
+        String contextRoot() {
+            return several ? super.contextRoot() : contextRoot;
         }
 
         /** The Payara Micro jar to run; by default the {@code payara-micro} jar on the class path. */
         public Builder payaraJar(Path jar) {
             this.payaraJar = Objects.requireNonNull(jar, "jar").toAbsolutePath().normalize();
-            return this;
-        }
-
-        /** Where free ports come from; a test of the retry hands in a taken one first. */
-        Builder freePorts(IntSupplier ports) {
-            this.freePorts = Objects.requireNonNull(ports, "ports");
             return this;
         }
 
@@ -269,29 +180,81 @@ public final class PayaraMicroServer extends LaunchedAppServer {
             return this;
         }
 
-        /**
-         * Starts the server and waits until the application answers.
-         *
-         * @throws IllegalStateException when the deployment failed (the message ends with the server's log)
-         */
-        public PayaraMicroServer start() {
-            for (Path archive : archives) {
-                if (!Files.isRegularFile(archive)) {
-                    throw new IllegalStateException("no archive at " + archive + " (build it first: mvn -pl <module> -am package)");
-                }
-            }
+        @Override
+        void checkBeforeStart() {
             for (Path lib : libs) {
                 if (!Files.exists(lib)) {
                     throw new IllegalStateException("no library at " + lib);
                 }
             }
-            Path jar = payaraJar != null ? payaraJar : locatePayaraMicroJar();
+            Path jar = jar();
             if (!Files.isRegularFile(jar)) {
                 throw new IllegalStateException("no Payara Micro jar at " + jar);
             }
-            IntFunction<PayaraMicroServer> onPort = chosen -> new PayaraMicroServer(this, chosen,
-                    ServiceDirectories.fresh("payara-" + chosen), jar);
-            return port > 0 ? launchOnPort(port, onPort) : launchOnFreePort(freePorts, onPort);
+        }
+
+        private Path jar() {
+            return payaraJar != null ? payaraJar : locatePayaraMicroJar();
+        }
+
+        @Override
+        PayaraMicroServer prepare(int port) {
+            Path directory = ServiceDirectories.fresh("payara-" + port);
+            ServerJvm jvm = new ServerJvm("Payara Micro", command(port, directory), env, directory, Optional.empty(),
+                    readiness(port), "SEVERE", startupTimeout);
+            return new PayaraMicroServer(this, port, contextRoot(), jvm, jar());
+        }
+
+        /**
+         * The command line {@link #start()} runs, for a program that runs Payara Micro itself
+         * ({@code bin/echomq-dev}): the {@link #port} chosen, the preboot (and postboot) command
+         * files and Payara's temporary folder in {@code directory}.
+         */
+        public List<String> commandLine(Path directory) {
+            if (port == 0) {
+                throw new IllegalStateException("port: the command line needs the port chosen (Builder.port)");
+            }
+            checkBeforeStart();
+            return command(port, directory.toAbsolutePath().normalize());
+        }
+
+        private List<String> command(int port, Path directory) {
+            Path preboot = directory.resolve("preboot.asadmin");
+            Path postboot = directory.resolve("postboot.asadmin");
+            Path tmp = directory.resolve("tmp");
+            try {
+                Files.createDirectories(tmp);
+                Files.write(preboot, PREBOOT_COMMANDS, StandardCharsets.UTF_8);
+                if (!postBootCommands.isEmpty()) {
+                    Files.write(postboot, postBootCommands, StandardCharsets.UTF_8);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot prepare " + directory, e);
+            }
+            List<String> command = new ArrayList<>();
+            command.add(javaHome.resolve("bin").resolve("java").toString());
+            // Payara's temporary runtime folder goes under our directory, never into a shared /tmp.
+            command.add("-Djava.io.tmpdir=" + tmp);
+            command.addAll(jvmOptions);
+            systemProperties.forEach((key, value) -> command.add("-D" + key + "=" + value));
+            command.addAll(List.of("-jar", jar().toString()));
+            for (Path archive : archives) {
+                command.addAll(List.of("--deploy", archive.toString()));
+            }
+            if (!several) {
+                command.addAll(List.of("--contextroot", contextRoot.isEmpty() ? "/" : contextRoot));
+            }
+            if (!libs.isEmpty()) {
+                command.addAll(List.of("--addlibs", String.join(java.io.File.pathSeparator, libs.stream().map(Path::toString).toList())));
+            }
+            command.addAll(List.of(
+                    "--port", Integer.toString(port),
+                    "--nocluster",
+                    "--prebootcommandfile", preboot.toString()));
+            if (!postBootCommands.isEmpty()) {
+                command.addAll(List.of("--postbootcommandfile", postboot.toString()));
+            }
+            return command;
         }
 
         private static String stripSlashes(String path) {

@@ -1,20 +1,16 @@
 package io.echomq.testkit;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntSupplier;
 
 /**
  * The WAR on WildFly ({@code standalone-microprofile.xml}) in a child JVM on loopback, from the
@@ -35,7 +31,7 @@ import java.util.function.IntSupplier;
  * <p>It is started by {@code bin/standalone.sh}, which stays the JVM's parent and writes the JVM's
  * pid to a file: {@link #pid()} and {@link #killHard()} act on that JVM.
  */
-public final class WildFlyServer extends LaunchedAppServer {
+public final class WildFlyServer extends LaunchedAppServer.Unpacked {
 
     public static final String HOME_PROPERTY = "echomq.wildfly.home";
     public static final String CONFIG = "standalone-microprofile.xml";
@@ -56,22 +52,10 @@ public final class WildFlyServer extends LaunchedAppServer {
     static final List<String> UNUSED_LISTENERS = List.of(
             "/subsystem=undertow/server=default-server/https-listener=https:remove");
 
-    private static final String CONTEXT_ROOT = "echomq";
     private static final Duration CLI_TIMEOUT = Duration.ofMinutes(2);
 
-    private final Path home;
-
     private WildFlyServer(Path home, int port, String contextRoot, ServerJvm jvm) {
-        super(port, contextRoot, jvm);
-        this.home = home;
-    }
-
-    /**
-     * Deploys {@code war} with {@code env} on the unpacked WildFly ({@value #CONFIG} with the
-     * {@link #CLI_COMMANDS}, the WAR as {@code echomq.war}) and returns once {@code /echomq/api/about} answers.
-     */
-    public static WildFlyServer start(Path war, Map<String, String> env) {
-        return forWar(war).env(env).start();
+        super(home, port, contextRoot, jvm);
     }
 
     /**
@@ -79,9 +63,7 @@ public final class WildFlyServer extends LaunchedAppServer {
      * as {@code echomq.war}, ready once {@code /echomq/api/about} answers.
      */
     public static Builder forWar(Path war) {
-        Builder builder = new Builder(List.of(war), CONTEXT_ROOT);
-        builder.deployedNames.set(0, CONTEXT_ROOT + ".war");
-        return builder.serverConfig(CONFIG).cliCommands(CLI_COMMANDS.toArray(String[]::new)).readinessPath("/api/about");
+        return new Builder(List.of(war)).asTheEchoMqWar().serverConfig(CONFIG).cliCommands(CLI_COMMANDS.toArray(String[]::new)).readinessPath("/api/about");
     }
 
     /**
@@ -91,7 +73,7 @@ public final class WildFlyServer extends LaunchedAppServer {
      * dependencies (a WAR's {@code jboss-deployment-structure.xml} dependency on
      * {@code deployment.echomq.rar} waits for the adapter). The context root is the last WAR's
      * file name without {@code .war}; the readiness path is relative to it. Unlike
-     * {@link #start(Path, Map)}, nothing is configured unless asked: {@link Builder#serverConfig},
+     * {@link #forWar}, nothing is configured unless asked: {@link Builder#serverConfig},
      * {@link Builder#cliCommands}.
      *
      * <pre>{@code
@@ -107,40 +89,23 @@ public final class WildFlyServer extends LaunchedAppServer {
         if (archives.length == 0) {
             throw new IllegalArgumentException("no archive to deploy");
         }
-        List<Path> list = List.of(archives);
-        return new Builder(list, contextRootOf(list));
-    }
-
-    private static String contextRootOf(List<Path> archives) {
-        for (int i = archives.size() - 1; i >= 0; i--) {
-            String name = archives.get(i).getFileName().toString();
-            if (name.endsWith(".war")) {
-                return name.substring(0, name.length() - ".war".length());
-            }
-        }
-        return "";
+        return new Builder(List.of(archives));
     }
 
     /** How to start a server; {@link #start()} starts it. */
-    public static final class Builder {
+    public static final class Builder extends LaunchedAppServer.UnpackedServerBuilder<Builder, WildFlyServer> {
 
-        private final List<Path> archives;
-        private final List<String> deployedNames = new ArrayList<>();
-        private final String contextRoot;
-        private final Map<String, String> env = new LinkedHashMap<>();
-        private final Map<String, String> systemProperties = new LinkedHashMap<>();
         private final List<String> cliCommands = new ArrayList<>();
         private String serverConfig = CONFIG;
         private String javaOpts;
-        private String readinessPath = "/";
-        private Duration startupTimeout = ServerJvm.DEFAULT_STARTUP_TIMEOUT;
-        private String homeProperty = HOME_PROPERTY;
-        private IntSupplier freePorts = FreePort::onLoopback;
 
-        private Builder(List<Path> archives, String contextRoot) {
-            this.archives = archives.stream().map(a -> Objects.requireNonNull(a, "archive").toAbsolutePath().normalize()).toList();
-            this.archives.forEach(a -> deployedNames.add(a.getFileName().toString()));
-            this.contextRoot = contextRoot;
+        private Builder(List<Path> archives) {
+            super(archives, "/", HOME_PROPERTY, "bin/standalone.sh");
+        }
+
+        @Override
+        Builder self() {
+            return this;
         }
 
         /** The server configuration file in {@code standalone/configuration/}; by default {@value WildFlyServer#CONFIG}. */
@@ -159,69 +124,16 @@ public final class WildFlyServer extends LaunchedAppServer {
             return this;
         }
 
-        /** Environment variables for the server JVM ({@code standalone.sh} passes its environment on). */
-        public Builder env(Map<String, String> variables) {
-            variables.forEach(this::env);
-            return this;
-        }
-
-        public Builder env(String name, String value) {
-            env.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, () -> "value of " + name));
-            return this;
-        }
-
-        /** A system property of the server JVM ({@code -Dkey=value} on {@code standalone.sh}'s command line). */
-        public Builder systemProperty(String key, String value) {
-            systemProperties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, () -> "value of " + key));
-            return this;
-        }
-
         /** The JVM's options ({@code JAVA_OPTS}), replacing {@code standalone.conf}'s defaults (-Xmx512m and friends). */
         public Builder javaOpts(String options) {
             this.javaOpts = Objects.requireNonNull(options, "options");
             return this;
         }
 
-        /** The path (relative to {@link #baseUrl()}) that must answer 200 before {@link #start()} returns. */
-        public Builder readinessPath(String path) {
-            this.readinessPath = path.startsWith("/") ? path : "/" + path;
-            return this;
-        }
-
-        public Builder startupTimeout(Duration timeout) {
-            this.startupTimeout = Objects.requireNonNull(timeout, "timeout");
-            return this;
-        }
-
-        /** The system property naming the unpacked distribution; by default {@value WildFlyServer#HOME_PROPERTY}. */
-        public Builder homeProperty(String property) {
-            this.homeProperty = Objects.requireNonNull(property, "property");
-            return this;
-        }
-
-        /** Where free ports come from; a test of the retry hands in a taken one first. */
-        Builder freePorts(IntSupplier ports) {
-            this.freePorts = Objects.requireNonNull(ports, "ports");
-            return this;
-        }
-
-        /**
-         * Copies the distribution's {@code standalone/}, applies the CLI commands, deploys the
-         * archives and starts the server; returns once the readiness path answers 200.
-         *
-         * @throws IllegalStateException when the start or a deployment failed (the message ends with the server's log)
-         */
-        public WildFlyServer start() {
-            for (Path archive : archives) {
-                if (!Files.isRegularFile(archive)) {
-                    throw new IllegalStateException("no archive at " + archive + " (build it first: mvn -pl <module> -am package)");
-                }
-            }
-            Path home = ServerInstall.home(homeProperty, "bin/standalone.sh");
-            return launchOnFreePort(freePorts, port -> prepare(home, port));
-        }
-
-        private WildFlyServer prepare(Path home, int port) {
+        /** Copies the distribution's {@code standalone/}, applies the CLI commands and deploys the archives. */
+        @Override
+        WildFlyServer prepare(int port) {
+            Path home = home();
             Path directory = ServiceDirectories.fresh("wildfly-" + port);
             Path base = directory.resolve("standalone");
             ServerInstall.copyTree(home.resolve("standalone"), base);
@@ -249,10 +161,9 @@ public final class WildFlyServer extends LaunchedAppServer {
                     "-Djboss.http.port=" + port,
                     "-Djboss.management.http.port=0"));
             systemProperties.forEach((key, value) -> command.add("-D" + key + "=" + value));
-            URI readiness = URI.create("http://127.0.0.1:" + port + (contextRoot.isEmpty() ? "" : "/" + contextRoot) + readinessPath);
-            ServerJvm jvm = new ServerJvm("WildFly", command, launch, directory, Optional.of(jvmPid), readiness, " ERROR [",
+            ServerJvm jvm = new ServerJvm("WildFly", command, launch, directory, Optional.of(jvmPid), readiness(port), " ERROR [",
                     startupTimeout);
-            return new WildFlyServer(home, port, contextRoot, jvm);
+            return new WildFlyServer(home, port, contextRoot(), jvm);
         }
     }
 
