@@ -6,7 +6,7 @@ import io.echomq.queue.internal.QueueKeys;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptSource;
 import io.echomq.testkit.RealServices;
-import io.echomq.testkit.ValkeyCluster;
+import io.echomq.testkit.services.ValkeyCluster;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.echomq.queue.internal.QueueKeys;
-import io.echomq.testkit.FaultProxy;
+import io.echomq.testkit.faults.FaultProxy;
 import io.echomq.testkit.RealServices;
-import io.echomq.testkit.ValkeyCluster;
+import io.echomq.testkit.services.ValkeyCluster;
 import io.echomq.testkit.ValkeyService;
 import java.time.Duration;
 import java.util.List;

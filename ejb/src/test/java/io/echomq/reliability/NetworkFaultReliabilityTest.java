@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
-import io.echomq.testkit.FaultProxy;
+import io.echomq.testkit.faults.FaultProxy;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;

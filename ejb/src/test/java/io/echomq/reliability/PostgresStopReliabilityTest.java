@@ -2,7 +2,7 @@ package io.echomq.reliability;
 
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
-import io.echomq.testkit.CrashablePostgres;
+import io.echomq.testkit.faults.CrashablePostgres;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;

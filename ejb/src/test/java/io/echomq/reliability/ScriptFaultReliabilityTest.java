@@ -2,7 +2,7 @@ package io.echomq.reliability;
 
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
-import io.echomq.testkit.CrashableValkey;
+import io.echomq.testkit.faults.CrashableValkey;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.WithRealServices;
 import java.time.Duration;

@@ -20,7 +20,7 @@ import io.echomq.queue.internal.QueueKeys;
 import io.echomq.reliability.ReliabilityChecker;
 import io.echomq.runtime.ValkeyEndpoint;
 import io.echomq.testkit.PostgresService;
-import io.echomq.testkit.ValkeyCluster;
+import io.echomq.testkit.services.ValkeyCluster;
 import io.echomq.testkit.WithRealServices;
 import java.time.Duration;
 import java.util.HashSet;

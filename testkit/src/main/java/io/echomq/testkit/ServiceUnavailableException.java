@@ -8,7 +8,7 @@ public final class ServiceUnavailableException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
-    ServiceUnavailableException(String message, Throwable cause) {
+    public ServiceUnavailableException(String message, Throwable cause) {
         super(message, cause);
     }
 }

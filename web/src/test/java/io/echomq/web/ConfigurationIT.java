@@ -2,7 +2,7 @@ package io.echomq.web;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.echomq.testkit.PayaraMicroServer;
+import io.echomq.testkit.appserver.PayaraMicroServer;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;

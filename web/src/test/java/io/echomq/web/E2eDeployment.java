@@ -1,7 +1,7 @@
 package io.echomq.web;
 
-import io.echomq.testkit.AppServer;
-import io.echomq.testkit.AppServers;
+import io.echomq.testkit.appserver.AppServer;
+import io.echomq.testkit.appserver.AppServers;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import jakarta.json.JsonObject;

@@ -3,8 +3,8 @@ package io.echomq.web;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.echomq.testkit.AppServer;
-import io.echomq.testkit.PayaraMicroServer;
+import io.echomq.testkit.appserver.AppServer;
+import io.echomq.testkit.appserver.PayaraMicroServer;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;

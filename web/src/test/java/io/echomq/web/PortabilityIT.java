@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.reliability.ReliabilitySize;
 import io.echomq.reliability.Verdict;
-import io.echomq.testkit.AppServers;
+import io.echomq.testkit.appserver.AppServers;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;

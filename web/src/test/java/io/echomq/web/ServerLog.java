@@ -1,6 +1,6 @@
 package io.echomq.web;
 
-import io.echomq.testkit.AppServer;
+import io.echomq.testkit.appserver.AppServer;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;

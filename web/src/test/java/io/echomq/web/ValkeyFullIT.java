@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.reliability.ReliabilityChecker;
-import io.echomq.testkit.CrashableValkey;
+import io.echomq.testkit.faults.CrashableValkey;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.WithRealServices;
 import java.time.Duration;

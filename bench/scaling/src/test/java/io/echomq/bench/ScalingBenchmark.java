@@ -10,7 +10,7 @@ import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.RealServices;
-import io.echomq.testkit.ValkeyCluster;
+import io.echomq.testkit.services.ValkeyCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

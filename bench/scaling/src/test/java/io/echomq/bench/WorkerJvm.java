@@ -2,7 +2,7 @@ package io.echomq.bench;
 
 import io.echomq.standalone.StandaloneWorker;
 import io.echomq.testkit.PostgresService;
-import io.echomq.testkit.ValkeyCluster;
+import io.echomq.testkit.services.ValkeyCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -14,7 +14,7 @@ import io.echomq.queue.OutboxGauge;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.QueueStats;
-import io.echomq.testkit.FaultProxy;
+import io.echomq.testkit.faults.FaultProxy;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;

@@ -6,7 +6,7 @@ import io.echomq.queue.OutboxCommand;
 import io.echomq.queue.OutboxDeadRow;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
-import io.echomq.testkit.AppServer;
+import io.echomq.testkit.appserver.AppServer;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
