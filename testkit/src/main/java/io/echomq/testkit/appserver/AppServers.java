@@ -3,6 +3,7 @@ package io.echomq.testkit.appserver;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The Jakarta EE servers the end-to-end tests deploy the same WAR to, each started the way its
@@ -13,49 +14,17 @@ import java.util.Map;
 public enum AppServers {
 
     /** Payara Micro 6 (Jakarta EE 10), the {@code payara-micro} jar on the class path, on the test JVM's Java. */
-    PAYARA_MICRO {
-        @Override
-        public AppServer start(Path war, Map<String, String> env) {
-            return PayaraMicroServer.forWar(war).env(env).start();
-        }
-    },
+    PAYARA_MICRO(PayaraMicroServer::forWar),
     /** Payara Micro 7 (Jakarta EE 11): the jar {@value #PAYARA_MICRO_NEWEST_JAR} names, on a Java 21 or later ({@link ServerInstall#java21Home()}). */
-    PAYARA_MICRO_NEWEST {
-        @Override
-        public AppServer start(Path war, Map<String, String> env) {
-            return PayaraMicroServer.forWar(war).payaraJar(file(PAYARA_MICRO_NEWEST_JAR)).javaHome(ServerInstall.java21Home())
-                    .env(env).start();
-        }
-    },
+    PAYARA_MICRO_NEWEST(war -> PayaraMicroServer.forWar(war).payaraJar(file(AppServers.PAYARA_MICRO_NEWEST_JAR)).javaHome(ServerInstall.java21Home())),
     /** WildFly 35 ({@value WildFlyServer#HOME_PROPERTY}). */
-    WILDFLY {
-        @Override
-        public AppServer start(Path war, Map<String, String> env) {
-            return WildFlyServer.forWar(war).env(env).start();
-        }
-    },
+    WILDFLY(WildFlyServer::forWar),
     /** The newest WildFly ({@value #WILDFLY_NEWEST_HOME}), the same configuration. */
-    WILDFLY_NEWEST {
-        @Override
-        public AppServer start(Path war, Map<String, String> env) {
-            return WildFlyServer.forWar(war).homeProperty(WILDFLY_NEWEST_HOME).env(env).start();
-        }
-    },
+    WILDFLY_NEWEST(war -> WildFlyServer.forWar(war).homeProperty(AppServers.WILDFLY_NEWEST_HOME)),
     /** Open Liberty 25 ({@value OpenLibertyServer#HOME_PROPERTY}) with the Jakarta EE 10 {@link OpenLibertyServer#FEATURES}. */
-    OPEN_LIBERTY {
-        @Override
-        public AppServer start(Path war, Map<String, String> env) {
-            return OpenLibertyServer.forWar(war).env(env).start();
-        }
-    },
+    OPEN_LIBERTY(OpenLibertyServer::forWar),
     /** The newest Open Liberty ({@value #OPEN_LIBERTY_NEWEST_HOME}) with the Jakarta EE 11 {@link OpenLibertyServer#FEATURES_EE11}. */
-    OPEN_LIBERTY_NEWEST {
-        @Override
-        public AppServer start(Path war, Map<String, String> env) {
-            return OpenLibertyServer.forWar(war).homeProperty(OPEN_LIBERTY_NEWEST_HOME).features(OpenLibertyServer.FEATURES_EE11)
-                    .env(env).start();
-        }
-    };
+    OPEN_LIBERTY_NEWEST(war -> OpenLibertyServer.forWar(war).homeProperty(AppServers.OPEN_LIBERTY_NEWEST_HOME).features(OpenLibertyServer.FEATURES_EE11));
 
     /** The Payara Micro 7 jar. */
     public static final String PAYARA_MICRO_NEWEST_JAR = "echomq.payara-micro.newest.jar";
@@ -64,8 +33,16 @@ public enum AppServers {
     /** The unpacked newest Open Liberty ({@code wlp}). */
     public static final String OPEN_LIBERTY_NEWEST_HOME = "echomq.openliberty.newest.home";
 
+    private final Function<Path, LaunchedAppServer.Builder<?, ?>> forWar;
+
+    AppServers(Function<Path, LaunchedAppServer.Builder<?, ?>> forWar) {
+        this.forWar = forWar;
+    }
+
     /** Deploys {@code war} with {@code env} (MicroProfile Config reads it) and returns once the application answers. */
-    public abstract AppServer start(Path war, Map<String, String> env);
+    public AppServer start(Path war, Map<String, String> env) {
+        return forWar.apply(war).env(env).start();
+    }
 
     private static Path file(String property) {
         String value = System.getProperty(property);

@@ -1,6 +1,7 @@
 package io.echomq.testkit.appserver;
 
 import io.echomq.testkit.services.FreePort;
+import io.echomq.testkit.services.ServiceDirectories;
 
 import java.net.URI;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.IntFunction;
 import java.util.function.IntSupplier;
 
@@ -39,6 +41,14 @@ abstract class LaunchedAppServer implements AppServer {
     /** E.g. {@code http://127.0.0.1:41234/echomq}; the root context is {@code http://127.0.0.1:41234}. */
     static String baseUrl(int port, String contextRoot) {
         return "http://127.0.0.1:" + port + (contextRoot.isEmpty() ? "" : "/" + contextRoot);
+    }
+
+    /** The version in a file or folder name such as {@code wildfly-35.0.1.Final}: what follows {@code prefix}, less {@code suffix}. */
+    static Optional<String> versionInName(Path path, String prefix, String suffix) {
+        String name = path.getFileName().toString();
+        return name.startsWith(prefix) && name.endsWith(suffix)
+                ? Optional.of(name.substring(prefix.length(), name.length() - suffix.length()))
+                : Optional.empty();
     }
 
     @Override
@@ -156,8 +166,11 @@ abstract class LaunchedAppServer implements AppServer {
         /** 0: a free loopback port from {@link #freePorts}. */
         int port;
         private IntSupplier freePorts = FreePort::onLoopback;
+        private final String folder;
 
-        Builder(List<Path> archives, String readinessPath) {
+        /** @param folder the server's folder name before {@code -<port>}, e.g. {@code wildfly} */
+        Builder(List<Path> archives, String readinessPath, String folder) {
+            this.folder = folder;
             this.archives = archives.stream().map(a -> Objects.requireNonNull(a, "archive").toAbsolutePath().normalize()).toList();
             this.archives.forEach(a -> deployedNames.add(a.getFileName().toString()));
             this.readinessPath = readinessPath;
@@ -171,8 +184,15 @@ abstract class LaunchedAppServer implements AppServer {
             return readinessPath(ECHOMQ_READINESS_PATH);
         }
 
-        /** The server for {@code port}, ready to launch: its folder made, its files written, its command line known. */
-        abstract S prepare(int port);
+        /**
+         * The server for {@code port}, ready to launch: its files written in {@code directory} (fresh,
+         * {@code <folder>-<port>} under the services' folder), its command line known.
+         */
+        abstract S prepare(int port, Path directory);
+
+        private S prepare(int port) {
+            return prepare(port, ServiceDirectories.fresh(folder + "-" + port));
+        }
 
         /** Environment variables for the server (the application reads them through MicroProfile Config). */
         public B env(Map<String, String> variables) {
@@ -270,8 +290,8 @@ abstract class LaunchedAppServer implements AppServer {
         private final String marker;
         private String homeProperty;
 
-        UnpackedServerBuilder(List<Path> archives, String readinessPath, String homeProperty, String marker) {
-            super(archives, readinessPath);
+        UnpackedServerBuilder(List<Path> archives, String readinessPath, String folder, String homeProperty, String marker) {
+            super(archives, readinessPath, folder);
             this.homeProperty = homeProperty;
             this.marker = marker;
         }
@@ -291,5 +311,13 @@ abstract class LaunchedAppServer implements AppServer {
         void checkBeforeStart() {
             home();
         }
+
+        @Override
+        final S prepare(int port, Path directory) {
+            return prepare(home(), port, directory);
+        }
+
+        /** {@link Builder#prepare(int, Path)} for the distribution in {@code home}. */
+        abstract S prepare(Path home, int port, Path directory);
     }
 }

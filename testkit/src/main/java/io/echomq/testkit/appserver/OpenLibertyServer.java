@@ -1,6 +1,5 @@
 package io.echomq.testkit.appserver;
 
-import io.echomq.testkit.services.ServiceDirectories;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,7 +17,6 @@ import java.util.Optional;
 import java.util.Properties;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.StandardOpenOption;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The WAR on Open Liberty in a child JVM on loopback, from the runtime the web module's build
@@ -106,7 +104,7 @@ public final class OpenLibertyServer extends LaunchedAppServer.Unpacked {
         private final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m"));
 
         private Builder(List<Path> archives, List<String> features) {
-            super(archives, "/", HOME_PROPERTY, "bin/server");
+            super(archives, "/", "openliberty", HOME_PROPERTY, "bin/server");
             for (Path archive : this.archives) {
                 String name = archive.getFileName().toString();
                 if (!name.endsWith(".rar") && !name.endsWith(".war")) {
@@ -166,9 +164,7 @@ public final class OpenLibertyServer extends LaunchedAppServer.Unpacked {
 
         /** Creates the server's user folder, writes its configuration and copies the archives and libraries in. */
         @Override
-        OpenLibertyServer prepare(int port) {
-            Path home = home();
-            Path directory = ServiceDirectories.fresh("openliberty-" + port);
+        OpenLibertyServer prepare(Path home, int port, Path directory) {
             Path userDir = directory.resolve("usr");
             Map<String, String> launch = new HashMap<>();
             launch.put("JAVA_HOME", ServerInstall.javaHome());
@@ -219,23 +215,7 @@ public final class OpenLibertyServer extends LaunchedAppServer.Unpacked {
 
     /** {@code bin/server create echomq} in the server's own user folder: its server.env holds the generated passwords. */
     private static void create(Path home, Path directory, Map<String, String> launch) {
-        ProcessBuilder create = new ProcessBuilder(home.resolve("bin/server").toString(), "create", SERVER)
-                .directory(directory.toFile())
-                .redirectErrorStream(true);
-        create.environment().putAll(launch);
-        try {
-            Process process = create.start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(CREATE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS) || process.exitValue() != 0) {
-                process.destroyForcibly();
-                throw new IllegalStateException("bin/server create " + SERVER + " failed in " + directory + ":\n" + output);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run bin/server in " + home, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while creating a Liberty server", e);
-        }
+        ServerInstall.runTool(List.of(home.resolve("bin/server").toString(), "create", SERVER), directory, launch, CREATE_TIMEOUT);
     }
 
     /**

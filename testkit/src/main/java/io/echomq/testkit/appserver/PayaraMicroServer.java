@@ -1,6 +1,5 @@
 package io.echomq.testkit.appserver;
 
-import io.echomq.testkit.services.ServiceDirectories;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,7 +37,8 @@ import java.util.Optional;
  * 127.0.0.1 and switch Hazelcast off. Its files live in
  * {@code ${java.io.tmpdir}/echomq-services/payara-<port>/} (the module's {@code target/} under
  * surefire and failsafe): {@code server.log} (appended to across restarts), the preboot file and
- * Payara's own temporary files.
+ * Payara's own temporary files. {@code bin/echomq-dev} runs the same command line
+ * ({@link Builder#commandLine}, printed by {@code io.echomq.testkit.dev.DevPayara}).
  *
  * <p>The child's environment is the test JVM's without any {@code ECHOMQ_*} variable (a developer's
  * shell settings must not leak into a test), plus the variables given to {@link Builder#env}.
@@ -108,7 +108,7 @@ public final class PayaraMicroServer extends LaunchedAppServer {
         private Path javaHome = Path.of(ServerInstall.javaHome());
 
         private Builder(List<Path> archives, boolean several) {
-            super(archives, DEFAULT_READINESS_PATH);
+            super(archives, DEFAULT_READINESS_PATH, "payara");
             this.several = several;
         }
 
@@ -200,8 +200,7 @@ public final class PayaraMicroServer extends LaunchedAppServer {
         }
 
         @Override
-        PayaraMicroServer prepare(int port) {
-            Path directory = ServiceDirectories.fresh("payara-" + port);
+        PayaraMicroServer prepare(int port, Path directory) {
             ServerJvm jvm = new ServerJvm("Payara Micro", command(port, directory), env, directory, Optional.empty(),
                     readiness(port), "SEVERE", startupTimeout);
             return new PayaraMicroServer(this, port, contextRoot(), jvm, jar());
@@ -279,10 +278,7 @@ public final class PayaraMicroServer extends LaunchedAppServer {
     /** From the jar's name, {@code payara-micro-6.2025.10.jar}. */
     @Override
     public String version() {
-        String jar = payaraJar.getFileName().toString();
-        return jar.startsWith("payara-micro-") && jar.endsWith(".jar")
-                ? jar.substring("payara-micro-".length(), jar.length() - ".jar".length())
-                : "unknown";
+        return versionInName(payaraJar, "payara-micro-", ".jar").orElse("unknown");
     }
 
     @Override

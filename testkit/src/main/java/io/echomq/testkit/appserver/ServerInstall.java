@@ -6,6 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -36,6 +40,30 @@ final class ServerInstall {
             throw new IllegalStateException("no " + marker + " in " + home + " (" + property + "): the server is not unpacked there");
         }
         return home;
+    }
+
+    /**
+     * Runs one of the server's own tools to its end ({@code bin/server create}, {@code jboss-cli})
+     * in {@code directory} with {@code env} added, and returns what it printed; one that fails,
+     * or runs past {@code timeout}, fails with its output.
+     */
+    static String runTool(List<String> command, Path directory, Map<String, String> env, Duration timeout) {
+        ProcessBuilder tool = new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true);
+        tool.environment().putAll(env);
+        try {
+            Process process = tool.start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) || process.exitValue() != 0) {
+                process.destroyForcibly();
+                throw new IllegalStateException(String.join(" ", command) + " failed in " + directory + ":\n" + output);
+            }
+            return output;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + command.get(0), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while running " + String.join(" ", command), e);
+        }
     }
 
     static void copy(Path file, Path target) {

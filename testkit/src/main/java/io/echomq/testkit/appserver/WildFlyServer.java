@@ -1,9 +1,6 @@
 package io.echomq.testkit.appserver;
 
-import io.echomq.testkit.services.ServiceDirectories;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The WAR on WildFly ({@code standalone-microprofile.xml}) in a child JVM on loopback, from the
@@ -102,7 +98,7 @@ public final class WildFlyServer extends LaunchedAppServer.Unpacked {
         private String javaOpts;
 
         private Builder(List<Path> archives) {
-            super(archives, "/", HOME_PROPERTY, "bin/standalone.sh");
+            super(archives, "/", "wildfly", HOME_PROPERTY, "bin/standalone.sh");
         }
 
         @Override
@@ -134,9 +130,7 @@ public final class WildFlyServer extends LaunchedAppServer.Unpacked {
 
         /** Copies the distribution's {@code standalone/}, applies the CLI commands and deploys the archives. */
         @Override
-        WildFlyServer prepare(int port) {
-            Path home = home();
-            Path directory = ServiceDirectories.fresh("wildfly-" + port);
+        WildFlyServer prepare(Path home, int port, Path directory) {
             Path base = directory.resolve("standalone");
             ServerInstall.copyTree(home.resolve("standalone"), base);
             List<String> commands = new ArrayList<>(UNUSED_LISTENERS);
@@ -177,24 +171,11 @@ public final class WildFlyServer extends LaunchedAppServer.Unpacked {
         script.add("stop-embedded-server");
         Path file = directory.resolve("configure.cli");
         ServerInstall.write(file, String.join("\n", script) + "\n");
-        ProcessBuilder cli = new ProcessBuilder(home.resolve("bin/jboss-cli.sh").toString(), "--file=" + file)
-                .directory(directory.toFile())
-                .redirectErrorStream(true);
-        cli.environment().put("JAVA_HOME", ServerInstall.javaHome());
-        cli.environment().put("JAVA_OPTS", "-Djboss.server.base.dir=" + base);
-        try {
-            Process process = cli.start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(CLI_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS) || process.exitValue() != 0
-                    || output.contains("\"outcome\" => \"failed\"")) {
-                process.destroyForcibly();
-                throw new IllegalStateException("jboss-cli could not configure " + base + " (" + file + "):\n" + output);
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run jboss-cli in " + home, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while configuring WildFly", e);
+        String output = ServerInstall.runTool(List.of(home.resolve("bin/jboss-cli.sh").toString(), "--file=" + file), directory,
+                Map.of("JAVA_HOME", ServerInstall.javaHome(), "JAVA_OPTS", "-Djboss.server.base.dir=" + base), CLI_TIMEOUT);
+        // The CLI exits 0 even when an operation of the script failed.
+        if (output.contains("\"outcome\" => \"failed\"")) {
+            throw new IllegalStateException("jboss-cli could not configure " + base + " (" + file + "):\n" + output);
         }
     }
 
@@ -206,7 +187,6 @@ public final class WildFlyServer extends LaunchedAppServer.Unpacked {
     /** From the distribution's folder name, {@code wildfly-35.0.1.Final}. */
     @Override
     public String version() {
-        String folder = home.getFileName().toString();
-        return folder.startsWith("wildfly-") ? folder.substring("wildfly-".length()) : folder;
+        return versionInName(home, "wildfly-", "").orElse(home.getFileName().toString());
     }
 }
