@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.echomq.queue.internal.QueueKeys;
-import io.echomq.testkit.faults.FaultProxy;
 import io.echomq.testkit.RealServices;
-import io.echomq.testkit.services.ValkeyCluster;
 import io.echomq.testkit.ValkeyService;
+import io.echomq.testkit.faults.FaultProxy;
+import io.echomq.testkit.services.ValkeyCluster;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

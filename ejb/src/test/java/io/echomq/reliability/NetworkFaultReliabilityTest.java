@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
-import io.echomq.testkit.faults.FaultProxy;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
+import io.echomq.testkit.faults.FaultProxy;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;

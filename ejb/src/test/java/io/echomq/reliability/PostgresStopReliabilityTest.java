@@ -2,10 +2,10 @@ package io.echomq.reliability;
 
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
-import io.echomq.testkit.faults.CrashablePostgres;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
+import io.echomq.testkit.faults.CrashablePostgres;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

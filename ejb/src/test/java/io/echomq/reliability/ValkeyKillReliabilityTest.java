@@ -2,9 +2,9 @@ package io.echomq.reliability;
 
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
-import io.echomq.testkit.faults.CrashableValkey;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.WithRealServices;
+import io.echomq.testkit.faults.CrashableValkey;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,7 +2,6 @@ package io.echomq.testkit;
 
 import io.echomq.testkit.services.JdbcUrl;
 import io.echomq.testkit.services.RandomSecret;
-
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

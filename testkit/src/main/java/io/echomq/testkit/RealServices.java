@@ -5,7 +5,6 @@ import io.echomq.testkit.services.ServiceDiscovery;
 import io.echomq.testkit.services.StartedPostgres;
 import io.echomq.testkit.services.StartedValkey;
 import io.echomq.testkit.services.ValkeyCluster;
-
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;

@@ -1,7 +1,6 @@
 package io.echomq.testkit;
 
 import io.echomq.testkit.services.ValkeyAddress;
-
 import java.util.Optional;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.JedisClientConfig;

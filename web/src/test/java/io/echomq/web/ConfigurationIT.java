@@ -2,10 +2,10 @@ package io.echomq.web;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.echomq.testkit.appserver.PayaraMicroServer;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
+import io.echomq.testkit.appserver.PayaraMicroServer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

@@ -1,9 +1,9 @@
 package io.echomq.web;
 
-import io.echomq.testkit.appserver.AppServer;
-import io.echomq.testkit.appserver.AppServers;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
+import io.echomq.testkit.appserver.AppServer;
+import io.echomq.testkit.appserver.AppServers;
 import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.util.HashMap;

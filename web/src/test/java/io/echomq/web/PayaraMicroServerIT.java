@@ -3,11 +3,11 @@ package io.echomq.web;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.echomq.testkit.appserver.AppServer;
-import io.echomq.testkit.appserver.PayaraMicroServer;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
+import io.echomq.testkit.appserver.AppServer;
+import io.echomq.testkit.appserver.PayaraMicroServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;

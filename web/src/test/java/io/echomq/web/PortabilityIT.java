@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.reliability.ReliabilitySize;
 import io.echomq.reliability.Verdict;
-import io.echomq.testkit.appserver.AppServers;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
+import io.echomq.testkit.appserver.AppServers;
 import jakarta.json.JsonObject;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;

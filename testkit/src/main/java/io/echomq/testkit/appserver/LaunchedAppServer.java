@@ -2,7 +2,6 @@ package io.echomq.testkit.appserver;
 
 import io.echomq.testkit.services.FreePort;
 import io.echomq.testkit.services.ServiceDirectories;
-
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,19 +4,19 @@ package io.echomq.testkit.appserver;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Objects;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.StandardOpenOption;
 
 /**
  * The WAR on Open Liberty in a child JVM on loopback, from the runtime the web module's build

@@ -4,7 +4,6 @@ import io.echomq.testkit.services.ChildProcess;
 import io.echomq.testkit.services.ChildProcessLauncher;
 import io.echomq.testkit.services.FreePort;
 import io.echomq.testkit.services.TestkitConsole;
-
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;

@@ -1,11 +1,11 @@
 package io.echomq.testkit.dev;
 
 import io.echomq.testkit.services.ChildProcessLauncher;
+import io.echomq.testkit.services.ChildProcessValkey;
 import io.echomq.testkit.services.ContainerServices;
 import io.echomq.testkit.services.CurrentUser;
 import io.echomq.testkit.services.PostgresProbe;
 import io.echomq.testkit.services.ValkeyProbe;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,7 +43,7 @@ final class DevContainers {
 
     static DevServices.Store valkey(Path directory, int port, JedisClientConfig client, Map<String, String> env) {
         List<String> command = new ArrayList<>(List.of("valkey-server", "/data/valkey.conf", "--dir", "/data"));
-        command.addAll(DevValkey.DURABILITY);
+        command.addAll(ChildProcessValkey.DURABLE);
         GenericContainer<?> container = new GenericContainer<>(DockerImageName.parse(ContainerServices.VALKEY_IMAGE))
                 .withFileSystemBind(directory.toString(), "/data", BindMode.READ_WRITE)
                 .withCommand(command.toArray(String[]::new))

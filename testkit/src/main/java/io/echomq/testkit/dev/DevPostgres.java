@@ -1,7 +1,6 @@
 package io.echomq.testkit.dev;
 
 import io.echomq.testkit.services.ChildProcess;
-import io.echomq.testkit.services.SourceUnavailable;
 import io.echomq.testkit.services.ChildProcessLauncher;
 import io.echomq.testkit.services.ChildProcessPostgres;
 import io.echomq.testkit.services.ContainerServices;
@@ -10,8 +9,8 @@ import io.echomq.testkit.services.EmbeddedPostgresBinaries;
 import io.echomq.testkit.services.JdbcUrl;
 import io.echomq.testkit.services.PostgresProbe;
 import io.echomq.testkit.services.ServiceDiscovery;
+import io.echomq.testkit.services.SourceUnavailable;
 import io.echomq.testkit.services.UserNamespace;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,13 +1,12 @@
 package io.echomq.testkit.dev;
 
+import io.echomq.testkit.ServiceUnavailableException;
 import io.echomq.testkit.services.ChildProcess;
 import io.echomq.testkit.services.ChildProcessLauncher;
 import io.echomq.testkit.services.CurrentUser;
 import io.echomq.testkit.services.FreePort;
 import io.echomq.testkit.services.RandomSecret;
-import io.echomq.testkit.ServiceUnavailableException;
 import io.echomq.testkit.services.ServiceDiscovery;
-
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetAddress;

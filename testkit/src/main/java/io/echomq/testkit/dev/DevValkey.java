@@ -1,16 +1,16 @@
 package io.echomq.testkit.dev;
 
 import io.echomq.testkit.services.ChildProcess;
-import io.echomq.testkit.services.EnvironmentSetting;
-import io.echomq.testkit.services.EnvironmentValkey;
-import io.echomq.testkit.services.StartedValkey;
-import io.echomq.testkit.services.ValkeyAddress;
-import io.echomq.testkit.services.ValkeyProbe;
+import io.echomq.testkit.services.ChildProcessValkey;
 import io.echomq.testkit.services.ContainerServices;
 import io.echomq.testkit.services.EmbeddedRedisBinary;
+import io.echomq.testkit.services.EnvironmentSetting;
+import io.echomq.testkit.services.EnvironmentValkey;
 import io.echomq.testkit.services.ServiceDiscovery;
+import io.echomq.testkit.services.StartedValkey;
 import io.echomq.testkit.services.TestkitConsole;
-
+import io.echomq.testkit.services.ValkeyAddress;
+import io.echomq.testkit.services.ValkeyProbe;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,19 +27,13 @@ import redis.clients.jedis.JedisClientConfig;
  * The dev launcher's Valkey: durable, on a fixed loopback port, data and password in
  * {@code <folder>/valkey}. See {@link DevServices} for the order in which a server is found.
  */
-public final class DevValkey {
+final class DevValkey {
 
     static final String URL_VARIABLE = "ECHOMQ_VALKEY_URL";
     static final String PORT_VARIABLE = "ECHOMQ_DEV_VALKEY_PORT";
 
     /** Replaying a large AOF takes a while; a server that is still loading answers PING with an error. */
     private static final Duration STARTUP = Duration.ofSeconds(120);
-
-    /** What every server started here runs with: an acknowledged job must survive a crash, and nothing is evicted. */
-    public static final List<String> DURABILITY = List.of(
-            "--appendonly", "yes",
-            "--appendfsync", "always",
-            "--maxmemory-policy", "noeviction");
 
     private DevValkey() {
     }
@@ -108,7 +102,7 @@ public final class DevValkey {
                 "--protected-mode", "yes",
                 "--daemonize", "no",
                 "--dir", directory.toString()));
-        command.addAll(DURABILITY);
+        command.addAll(ChildProcessValkey.DURABLE);
         ChildProcess server = ChildProcess.start(origin + " on port " + port, command, directory, directory.resolve("valkey.log"),
                 ChildProcess.StopSignal.TERM, Optional.empty());
         try {
@@ -163,7 +157,7 @@ public final class DevValkey {
             if (!"yes".equals(values.get("appendonly")) || !"noeviction".equals(values.get("maxmemory-policy"))) {
                 TestkitConsole.loudWarning("Valkey on port " + port + " runs with " + text + ":",
                         "acknowledged jobs can be lost or evicted. Stop it and run again to get a server started with "
-                                + String.join(" ", DURABILITY));
+                                + String.join(" ", ChildProcessValkey.DURABLE));
             }
             return text;
         } catch (RuntimeException e) {

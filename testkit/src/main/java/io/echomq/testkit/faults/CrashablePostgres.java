@@ -1,11 +1,10 @@
 package io.echomq.testkit.faults;
 
+import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.services.FreePort;
 import io.echomq.testkit.services.PostgresProbe;
-import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.services.ServiceDirectories;
 import io.echomq.testkit.services.ZonkyEmbeddedPostgres;
-
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,16 +1,14 @@
 package io.echomq.testkit.faults;
 
+import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.services.ChildProcess;
 import io.echomq.testkit.services.ChildProcessValkey;
-import io.echomq.testkit.dev.DevValkey;
 import io.echomq.testkit.services.FreePort;
 import io.echomq.testkit.services.RandomSecret;
 import io.echomq.testkit.services.ServiceDirectories;
 import io.echomq.testkit.services.ServiceDiscovery;
 import io.echomq.testkit.services.SourceUnavailable;
 import io.echomq.testkit.services.ValkeyProbe;
-import io.echomq.testkit.ValkeyService;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,7 +85,7 @@ public final class CrashableValkey implements ValkeyService, AutoCloseable {
 
     private synchronized void launch() throws Exception {
         List<String> command = new ArrayList<>(ChildProcessValkey.command(binary, port, password, directory));
-        command.addAll(DevValkey.DURABILITY);
+        command.addAll(ChildProcessValkey.DURABLE);
         command.addAll(settings);
         server = ChildProcess.start(binary.getFileName() + " on port " + port, command, directory,
                 directory.resolve("server.log"), ChildProcess.StopSignal.TERM, Optional.empty());

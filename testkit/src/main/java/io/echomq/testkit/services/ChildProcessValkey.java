@@ -27,6 +27,15 @@ public final class ChildProcessValkey {
     }
 
     /** Test data only: nothing written to disk, and never a key evicted (as production must be configured). */
+    /**
+     * What a Valkey that must keep every acknowledged job runs with (the dev launcher's, a test's
+     * crashable one): an acknowledged job survives a crash, and nothing is evicted.
+     */
+    public static final List<String> DURABLE = List.of(
+            "--appendonly", "yes",
+            "--appendfsync", "always",
+            "--maxmemory-policy", "noeviction");
+
     static final List<String> EPHEMERAL = List.of("--appendonly", "no", "--maxmemory-policy", "noeviction");
 
     /** What makes a server private to the tests: its own password and directory, no snapshots, in the foreground. */

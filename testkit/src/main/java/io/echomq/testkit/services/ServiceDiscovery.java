@@ -1,7 +1,6 @@
 package io.echomq.testkit.services;
 
 import io.echomq.testkit.ServiceUnavailableException;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,6 @@
 package io.echomq.testkit.services;
 
 import io.echomq.testkit.PostgresService;
-
 import java.io.Closeable;
 import java.io.IOException;
 

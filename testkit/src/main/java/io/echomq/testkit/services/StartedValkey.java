@@ -1,7 +1,6 @@
 package io.echomq.testkit.services;
 
 import io.echomq.testkit.ValkeyService;
-
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.Optional;

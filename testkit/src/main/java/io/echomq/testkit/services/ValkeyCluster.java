@@ -1,8 +1,7 @@
 package io.echomq.testkit.services;
 
-import io.echomq.testkit.ServiceUnavailableException;
 import io.echomq.testkit.RealServices;
-
+import io.echomq.testkit.ServiceUnavailableException;
 import java.io.Closeable;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,11 +1,10 @@
 package io.echomq.testkit.appserver;
 
-import io.echomq.testkit.services.FreePort;
-import io.echomq.testkit.services.ServiceDirectories;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.echomq.testkit.services.FreePort;
+import io.echomq.testkit.services.ServiceDirectories;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

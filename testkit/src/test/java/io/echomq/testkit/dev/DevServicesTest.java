@@ -1,14 +1,13 @@
 package io.echomq.testkit.dev;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.RealServices;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.services.FreePort;
 import io.echomq.testkit.services.ValkeyAddress;
 import io.echomq.testkit.services.ValkeyProbe;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

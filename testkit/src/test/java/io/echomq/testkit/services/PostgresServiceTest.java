@@ -1,11 +1,10 @@
 package io.echomq.testkit.services;
 
-import io.echomq.testkit.PostgresService;
-import io.echomq.testkit.WithRealServices;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.echomq.testkit.PostgresService;
+import io.echomq.testkit.WithRealServices;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,10 +1,9 @@
 package io.echomq.testkit.services;
 
-import io.echomq.testkit.ServiceUnavailableException;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.echomq.testkit.ServiceUnavailableException;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

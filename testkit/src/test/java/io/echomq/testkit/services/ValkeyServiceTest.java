@@ -1,11 +1,10 @@
 package io.echomq.testkit.services;
 
-import io.echomq.testkit.ValkeyService;
-import io.echomq.testkit.WithRealServices;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.echomq.testkit.ValkeyService;
+import io.echomq.testkit.WithRealServices;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.DefaultJedisClientConfig;
