@@ -548,6 +548,19 @@ class ApiE2eIT {
         }
 
         @Test
+        void aScheduleAsGetAnswersItCanBePutBackUnchanged() {
+            String path = SCHEDULES + "/round-trip";
+            assertThat(app.admin.put(path, "{\"cron\": \"15 2 * * *\", \"zone\": \"UTC\"}").status()).isEqualTo(201);
+            String answered = app.admin.get(path).body();
+
+            E2eHttp.Response putBack = app.admin.put(path, answered);
+
+            assertThat(putBack.status()).as("%s", putBack).isEqualTo(200);
+            assertThat(json(putBack).getJsonNumber("version").longValue()).as("nothing changed").isEqualTo(1);
+            assertThat(app.admin.delete(path).status()).isEqualTo(200);
+        }
+
+        @Test
         void badDefinitionsAreRefusedNamingTheFieldAndDefineNothing() {
             String path = SCHEDULES + "/refused";
             assertRefused(app.admin.put(path, "{\"cron\": \"0 3 * * *\", \"intervalMs\": 1000}"), 400, "intervalMs");
