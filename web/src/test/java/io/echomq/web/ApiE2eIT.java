@@ -130,13 +130,14 @@ class ApiE2eIT {
         }
 
         @Test
-        void theMetricsServeEachQueuesJobsPerStatePauseAndOldestPendingAgeAsValkeyHoldsThem() {
+        void theMetricsServeEachQueuesJobsPerStatePauseOldestPendingAgeAndEffectRetentionOverdue() {
             E2eHttp.Response metrics = app.anonymous.send("GET", "/metrics", null, Map.of("Accept", "text/plain"));
 
             assertThat(metrics.body()).contains("echomq_queue_jobs{queue=\"payments\",state=\"pending\"}")
                     .contains("echomq_queue_jobs{queue=\"payments\",state=\"completed\"}")
                     .contains("echomq_queue_paused{queue=\"payments\"} 0.0")
-                    .contains("echomq_queue_oldest_pending_age_seconds{queue=\"payments\"}");
+                    .contains("echomq_queue_oldest_pending_age_seconds{queue=\"payments\"}")
+                    .contains("echomq_effect_retention_overdue_seconds{queue=\"payments\"} 0.0");
         }
 
         private long maintenanceRuns(String duty) {

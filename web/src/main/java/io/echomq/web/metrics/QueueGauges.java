@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -19,7 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code queue}): the jobs in each state ({@code echomq_queue_jobs}, tag {@code state}),
  * whether the queue is paused ({@code echomq_queue_paused}, 1 or 0), and how long the job
  * waiting longest has waited ({@code echomq_queue_oldest_pending_age_seconds}, see
- * {@link PendingAge}). Unlike the counters in {@link QueueMetrics}, these count every worker's
+ * {@link PendingAge}); and from PostgreSQL, how far the effect retention is behind
+ * ({@code echomq_effect_retention_overdue_seconds}, see {@link #overdue}). Unlike the counters in {@link QueueMetrics}, these count every worker's
  * work, the resource adapter's and standalone workers' too, and every node reports the same
  * figures: aggregate them with {@code max}, never {@code sum}.
  */
@@ -32,15 +34,15 @@ public class QueueGauges {
     /** Each queue's figures as last read: the gauges registered for it read them. */
     private final Map<String, Figures> queues = new ConcurrentHashMap<>();
 
-    /** One queue's last figures: jobs per state (by ordinal), paused (0|1), oldest pending age in ms. */
-    private record Figures(AtomicLong[] jobs, AtomicLong paused, AtomicLong oldestPendingMs) {
+    /** One queue's last figures: jobs per state (by ordinal), paused (0|1), oldest pending age and effect retention overdue in ms. */
+    private record Figures(AtomicLong[] jobs, AtomicLong paused, AtomicLong oldestPendingMs, AtomicLong effectOverdueMs) {
 
         static Figures none() {
             AtomicLong[] jobs = new AtomicLong[JobState.values().length];
             for (int i = 0; i < jobs.length; i++) {
                 jobs[i] = new AtomicLong();
             }
-            return new Figures(jobs, new AtomicLong(), new AtomicLong());
+            return new Figures(jobs, new AtomicLong(), new AtomicLong(), new AtomicLong());
         }
     }
 
@@ -65,8 +67,10 @@ public class QueueGauges {
      */
     public void read() {
         try {
+            Duration rowLifetime = engine.config().maintenance().effectRowLifetime();
             for (String queue : engine.queues()) {
                 read(engine.queue(), queue);
+                recordEffectOverdue(queue, overdue(engine.effects().oldestRowAge(queue), rowLifetime));
             }
         } catch (RuntimeException unavailable) {
             // As the outbox gauges do: a scrape never fails for want of Valkey.
@@ -88,6 +92,19 @@ public class QueueGauges {
         figures.oldestPendingMs().set(oldestPending.toMillis());
     }
 
+    /**
+     * How long the oldest effect row has outlived the longest a finished job's row lives (its
+     * retention age, and until the retention walk reaches it): zero while the effect retention
+     * keeps up. A row whose job Valkey still holds unfinished is kept on purpose and counts too.
+     */
+    static Duration overdue(Optional<Duration> oldestRowAge, Duration rowLifetime) {
+        return oldestRowAge.map(age -> age.minus(rowLifetime)).filter(d -> !d.isNegative()).orElse(Duration.ZERO);
+    }
+
+    void recordEffectOverdue(String queue, Duration overdue) {
+        queues.computeIfAbsent(queue, this::register).effectOverdueMs().set(overdue.toMillis());
+    }
+
     private Figures register(String queue) {
         Figures figures = Figures.none();
         metrics.register(registry -> {
@@ -100,6 +117,9 @@ public class QueueGauges {
                     .description("1 while the queue is paused (no job is handed out)").tag("queue", queue).register(registry);
             Gauge.builder("echomq.queue.oldest.pending.age.seconds", figures.oldestPendingMs(), ms -> ms.get() / 1000.0)
                     .description("how long the job waiting longest to be claimed has waited; 0 when none waits")
+                    .tag("queue", queue).register(registry);
+            Gauge.builder("echomq.effect.retention.overdue.seconds", figures.effectOverdueMs(), ms -> ms.get() / 1000.0)
+                    .description("how long the oldest effect row has outlived its retention; 0 while the effect retention keeps up")
                     .tag("queue", queue).register(registry);
         });
         return figures;

@@ -50,7 +50,9 @@ final class ExportedMetrics {
         metrics.failed("reaper", queue, new IllegalStateException("Valkey down"));
         metrics.outboxes(List.of(new OutboxGauge("jdbc/orders", 1, 1_000, 1L)));
         metrics.outboxDeadRows("jdbc/orders", 1);
-        new QueueGauges(metrics, null).record(new QueueStats(queue, 1, 1, 1, 1, 1, 1, false, 1, 0), Duration.ofSeconds(1));
+        QueueGauges gauges = new QueueGauges(metrics, null);
+        gauges.record(new QueueStats(queue, 1, 1, 1, 1, 1, 1, false, 1, 0), Duration.ofSeconds(1));
+        gauges.recordEffectOverdue(queue, Duration.ZERO);
         return metrics.scrape();
     }
 

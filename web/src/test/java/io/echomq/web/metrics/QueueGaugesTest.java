@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -105,6 +106,24 @@ class QueueGaugesTest {
 
         assertThat(PendingAge.oldestPending(client, queue, due.minusSeconds(1))).isZero();
         assertThat(metrics.scrape()).contains("echomq_queue_oldest_pending_age_seconds{queue=\"" + queue + "\"} 300.0");
+    }
+
+    @Test
+    void effectRetentionIsOverdueByWhatTheOldestRowOutlivedItsLifetime() {
+        Duration lifetime = Duration.ofHours(24);
+
+        assertThat(QueueGauges.overdue(Optional.of(Duration.ofHours(25)), lifetime)).isEqualTo(Duration.ofHours(1));
+        assertThat(QueueGauges.overdue(Optional.of(Duration.ofHours(23)), lifetime)).isZero();
+        assertThat(QueueGauges.overdue(Optional.empty(), lifetime)).isZero();
+    }
+
+    @Test
+    void effectRetentionOverdueIsAGaugeTaggedWithTheQueue() {
+        QueueMetrics metrics = new QueueMetrics();
+
+        gaugesAt(metrics, Instant.now()).recordEffectOverdue(queue, Duration.ofMinutes(90));
+
+        assertThat(metrics.scrape()).contains("echomq_effect_retention_overdue_seconds{queue=\"" + queue + "\"} 5400.0");
     }
 
     private static QueueGauges gaugesAt(QueueMetrics metrics, Instant now) {
