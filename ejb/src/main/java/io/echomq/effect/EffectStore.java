@@ -258,6 +258,21 @@ public final class EffectStore {
     }
 
     /**
+     * How long ago, on the database's clock, the queue's oldest effect row was applied; empty when
+     * the queue has none. One step into the retention walk's index: the metrics read it at each
+     * scrape to show whether the effect retention keeps up.
+     */
+    public Optional<Duration> oldestRowAge(String queue) {
+        return transactions.withHandle(handle -> handle.createQuery("""
+                        SELECT (extract(epoch FROM now() - applied_at) * 1000)::bigint FROM echomq.effect
+                        WHERE queue = :queue ORDER BY applied_at, job_id LIMIT 1""")
+                .bind("queue", queue)
+                .mapTo(Long.class)
+                .findOne()
+                .map(Duration::ofMillis));
+    }
+
+    /**
      * Deletes these effect rows (each by its job id and the creation time it names).
      * Only for jobs that can never be delivered again: the caller checked that Valkey no longer
      * holds them unfinished.

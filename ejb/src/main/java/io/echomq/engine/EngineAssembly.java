@@ -55,14 +55,18 @@ public final class EngineAssembly {
         return effects;
     }
 
-    /** Starts a worker that drains {@code queueName} with {@code handler}. */
+    /**
+     * Starts a worker that drains {@code queueName} with {@code handler}. The one production
+     * choice of fault injector: every runtime starts its workers here, with {@link FaultInjector#NONE}.
+     */
     public QueueWorker startWorker(String queueName, JobHandler handler, WorkerSettings settings) {
         return startWorker(queueName, handler, settings, workerId, FaultInjector.NONE);
     }
 
     /**
      * Starts a worker under a worker id of its own, with crashes injected where {@code faults}
-     * says: the guarantees lab and the proofs run several workers of one engine this way.
+     * says: for the guarantees lab and the proofs only, which run several workers of one engine
+     * this way.
      */
     public QueueWorker startWorker(String queueName, JobHandler handler, WorkerSettings settings, String id, FaultInjector faults) {
         QueueWorker worker = new QueueWorker(queueName, handler, queue, effects, settings, id, threads.leaseUpkeep(), faults, listener);

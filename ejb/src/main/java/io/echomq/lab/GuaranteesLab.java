@@ -10,8 +10,6 @@ import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.JobState;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
-import io.echomq.worker.CrashPoint;
-import io.echomq.worker.FaultInjector;
 import io.echomq.worker.WorkerSettings;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,7 +106,7 @@ public final class GuaranteesLab {
         EngineAssembly engine = new EngineAssembly(queue, effects, threads, "lab-worker", events, events);
         try {
             engine.startWorker(lab, new LedgerChargeHandler(), WorkerSettings.DEFAULT.withConcurrency(1).withLease(LEASE)
-                    .withIdlePoll(Duration.ofMillis(20)), "lab-worker", FaultInjector.crashAt(crash, 1));
+                    .withIdlePoll(Duration.ofMillis(20)), "lab-worker", SimulatedCrash.at(crash, 1).witnessedBy(events::crashedAt));
             Maintenance reaper = engine.maintenance(List.of(lab), Maintenance.Settings.DEFAULT);
             long deadline = System.nanoTime() + LEASE.multipliedBy(10).toNanos();
             while (System.nanoTime() < deadline && !settled(lab, id) && events.deliveries() <= MAX_DELIVERIES) {

@@ -6,7 +6,6 @@ import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.maintenance.Pass;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Rejected;
-import io.echomq.worker.CrashPoint;
 import io.echomq.worker.WorkerListener;
 import java.time.Duration;
 import java.util.List;
@@ -59,8 +58,8 @@ final class LabTimeline implements WorkerListener, MaintenanceListener {
         steps.add(new Step("acknowledgement refused", rejected.describe()));
     }
 
-    @Override
-    public synchronized void crashed(ClaimedJob job, CrashPoint point) {
+    /** The worker's delivery died at {@code point}: told by the lab's {@link SimulatedCrash}, on the worker's thread. */
+    synchronized void crashedAt(CrashPoint point) {
         steps.add(crashed(point));
     }
 

@@ -32,12 +32,12 @@ final class Completer {
 
     private final QueueClient queue;
     private final WorkerSettings settings;
-    private final DeliveryFaults faults;
+    private final FaultInjector faults;
     private final WorkerListener listener;
     /** Jobs whose effect is in, waiting for the next turn to acknowledge them. Added by runners, taken by the turn. */
     private final Queue<ClaimedJob> toAcknowledge = new ConcurrentLinkedQueue<>();
 
-    Completer(QueueClient queue, WorkerSettings settings, DeliveryFaults faults, WorkerListener listener) {
+    Completer(QueueClient queue, WorkerSettings settings, FaultInjector faults, WorkerListener listener) {
         this.queue = queue;
         this.settings = settings;
         this.faults = faults;
@@ -47,15 +47,15 @@ final class Completer {
     /**
      * Settles one job's outcome, on the thread of the runner that ran it.
      *
-     * @throws SimulatedCrash the delivery died on its way to the acknowledgement
+     * @throws FaultInjector.Crash the delivery died on its way to the acknowledgement
      */
     void settle(JobOutcome outcome) {
         if (outcome instanceof JobOutcome.Done done) {
             reportEffect(done);
-            faults.pass(CrashPoint.EFFECT, done.job());
-            faults.pass(CrashPoint.ACK, done.job());
+            faults.effectCommitted(done.job());
+            faults.acknowledging(done.job());
             toAcknowledge.add(done.job());
-            faults.pass(CrashPoint.DONE, done.job());
+            faults.acknowledgementQueued(done.job());
         } else if (outcome instanceof JobOutcome.Stopped stopped) {
             stop(stopped);
         } else {

@@ -40,11 +40,11 @@ final class JobRunner {
     private final JobHandler handler;
     private final WorkerSettings settings;
     private final LeaseKeeper keeper;
-    private final DeliveryFaults faults;
+    private final FaultInjector faults;
     private final WorkerListener listener;
     private final boolean batched;
 
-    JobRunner(EffectStore effects, JobHandler handler, WorkerSettings settings, LeaseKeeper keeper, DeliveryFaults faults,
+    JobRunner(EffectStore effects, JobHandler handler, WorkerSettings settings, LeaseKeeper keeper, FaultInjector faults,
             WorkerListener listener) {
         this.effects = effects;
         this.handler = handler;
@@ -64,7 +64,7 @@ final class JobRunner {
      * Runs the work, which the calling runner has started, and hands each job's outcome to
      * {@code settle} as soon as it is known (in a batch's one-by-one fallback, job by job).
      *
-     * @throws SimulatedCrash the delivery died at a crash point: nothing more is to be done
+     * @throws FaultInjector.Crash the delivery died where the injector said: nothing more is to be done
      */
     void run(RunningWork work, List<ClaimedJob> jobs, Consumer<JobOutcome> settle) {
         jobs.forEach(listener::claimed);
@@ -78,13 +78,11 @@ final class JobRunner {
     }
 
     private JobOutcome runOne(ClaimedJob job, RunningWork work) {
-        faults.pass(CrashPoint.LEASE, job);
+        faults.leased(job);
         long start = System.nanoTime();
         try {
             EffectOutcome outcome = effects.apply(job.lease(), tx -> cancellableAtTimeout(work, tx, () -> handler.handle(context(job, tx, work))));
             return new JobOutcome.Done(job, outcome, Duration.ofNanos(System.nanoTime() - start));
-        } catch (SimulatedCrash crash) {
-            throw crash;
         } catch (EffectFailedException failed) {
             Throwable cause = failed.getCause();
             boolean timedOut = work.timedOut();
@@ -115,15 +113,13 @@ final class JobRunner {
      * culprit fails, while the jobs waiting their turn keep their leases.
      */
     private void runBatch(RunningWork work, List<ClaimedJob> jobs, BatchJobHandler batchHandler, Consumer<JobOutcome> settle) {
-        faults.pass(CrashPoint.LEASE, jobs);
+        jobs.forEach(faults::leased);
         Map<String, ClaimedJob> byId = jobs.stream().collect(Collectors.toMap(ClaimedJob::id, Function.identity()));
         long start = System.nanoTime();
         List<EffectOutcome> outcomes;
         try {
             outcomes = effects.applyAll(jobs.stream().map(ClaimedJob::lease).toList(), (tx, recorded) -> cancellableAtTimeout(work, tx,
                     () -> batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx, work)).toList())));
-        } catch (SimulatedCrash crash) {
-            throw crash;
         } catch (RuntimeException | Error failed) {
             rethrowIfVirtualMachineError(failed);
             LOG.log(Level.FINE, "batch of {0} jobs on queue ''{1}'' failed ({2}); running them one by one",

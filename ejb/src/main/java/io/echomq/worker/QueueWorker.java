@@ -63,13 +63,12 @@ public final class QueueWorker {
     public QueueWorker(String queueName, JobHandler handler, QueueClient queue, EffectStore effects, WorkerSettings settings,
             String workerId, ScheduledExecutorService timers, FaultInjector faults, WorkerListener listener) {
         WorkerListener safe = SafeListener.of(listener);
-        DeliveryFaults deliveryFaults = new DeliveryFaults(faults, safe);
         this.queueName = queueName;
         this.settings = settings;
         this.workerId = workerId;
         this.keeper = LeaseKeeper.start(timers, queue, settings, safe);
-        this.runner = new JobRunner(effects, handler, settings, keeper, deliveryFaults, safe);
-        this.completer = new Completer(queue, settings, deliveryFaults, safe);
+        this.runner = new JobRunner(effects, handler, settings, keeper, faults, safe);
+        this.completer = new Completer(queue, settings, faults, safe);
         this.ahead = new LeaseAhead(settings.concurrency(), settings.leaseAhead() && !runner.batched());
         this.turn = new Turn(queueName, workerId,
                 (acknowledgements, wanted) -> queue.completeAndClaim(queueName, acknowledgements, settings.lease(), wanted, workerId),
@@ -173,8 +172,8 @@ public final class QueueWorker {
                 completer.settle(outcome);
             });
             ahead.recordDuration(System.nanoTime() - start);
-        } catch (SimulatedCrash crash) {
-            // Reported where it happened; like a dead process, this delivery does nothing more.
+        } catch (FaultInjector.Crash crash) {
+            // Like a dead process, this delivery does nothing more; its leases expire.
         } catch (RuntimeException | Error e) {
             JobRunner.rethrowIfVirtualMachineError(e);
             // The jobs stay leased until their leases expire; the reaper returns them.

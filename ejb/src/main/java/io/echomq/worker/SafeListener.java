@@ -87,11 +87,6 @@ public final class SafeListener implements WorkerListener {
     }
 
     @Override
-    public void crashed(ClaimedJob job, CrashPoint point) {
-        call(l -> l.crashed(job, point));
-    }
-
-    @Override
     public void abandoned(ClaimedJob job, Exception cause) {
         call(l -> l.abandoned(job, cause));
     }

@@ -48,9 +48,6 @@ public interface WorkerListener {
     default void leaseLost(ClaimedJob job, Rejected rejected) {
     }
 
-    default void crashed(ClaimedJob job, CrashPoint point) {
-    }
-
     /** Settlement could not reach the queue; the lease is left to expire. */
     default void abandoned(ClaimedJob job, Exception cause) {
     }

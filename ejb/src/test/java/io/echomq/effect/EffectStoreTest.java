@@ -103,6 +103,19 @@ class EffectStoreTest {
     }
 
     @Test
+    void theOldestRowsAgeIsHowLongAgoTheQueuesOldestEffectWasApplied() {
+        String queue = "oldest-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+        assertThat(store.oldestRowAge(queue)).as("a queue without effect rows").isEmpty();
+        jdbi.useHandle(h -> h.execute("INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt, applied_at) "
+                + "SELECT ?, g, ?, 1, now() - g * interval '1 hour' FROM generate_series(1, 3) g", queue, CREATED_MS));
+        jdbi.useHandle(h -> h.execute("INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt, applied_at) "
+                + "VALUES (?, 1, ?, 1, now() - interval '9 hours')", queue + "-other", CREATED_MS));
+
+        assertThat(store.oldestRowAge(queue)).get().satisfies(age ->
+                assertThat(age).isBetween(Duration.ofHours(3), Duration.ofHours(3).plusMinutes(1)));
+    }
+
+    @Test
     void findingTheRowsPastTheirAgeReadsNoneOfTheYoungerRows() {
         String queue = "aging-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
         jdbi.useHandle(h -> h.execute("INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt, applied_at) "

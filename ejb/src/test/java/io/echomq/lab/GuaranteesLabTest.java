@@ -14,13 +14,15 @@ import io.echomq.queue.QueueSettings;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
-import io.echomq.worker.CrashPoint;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import redis.clients.jedis.RedisClient;
 
 /** The lab's readouts equal the seed's verdicts, produced by the real queue and database. */
@@ -76,6 +78,22 @@ class GuaranteesLabTest {
         assertThat(r.deliveries()).isEqualTo(2);
         assertThat(r.effectsApplied()).isEqualTo(1);
         assertThat(r.timeline()).extracting(GuaranteesLab.Step::step).contains("crashed", "reaped", "effect skipped");
+    }
+
+    @ParameterizedTest
+    @EnumSource(CrashPoint.class)
+    void theEngineWorkersTimelineShowsWhereItDiedAndWhatBroughtTheJobBack(CrashPoint point) throws Exception {
+        Readout r = lab.run(Mode.EFFECT_STORE, point);
+
+        List<String> expected = switch (point) {
+            case LEASE -> List.of("enqueued", "claimed", "crashed", "reaped", "claimed", "effect committed", "acknowledged");
+            case EFFECT, ACK -> List.of("enqueued", "claimed", "effect committed", "crashed", "reaped", "claimed", "effect skipped",
+                    "acknowledged");
+            case DONE -> List.of("enqueued", "claimed", "effect committed", "crashed", "acknowledged");
+        };
+        assertThat(r.timeline()).extracting(GuaranteesLab.Step::step).containsExactlyElementsOf(expected);
+        assertThat(r.effectsApplied()).isEqualTo(1);
+        assertThat(r.completed()).isTrue();
     }
 
     @Test

@@ -8,6 +8,8 @@ import io.echomq.demo.LedgerSummary;
 import io.echomq.effect.EffectOutcome;
 import io.echomq.effect.EffectSettings;
 import io.echomq.handler.BatchJobHandler;
+import io.echomq.lab.CrashPoint;
+import io.echomq.lab.SimulatedCrash;
 import io.echomq.queue.Backoff;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Enqueued;
@@ -20,6 +22,7 @@ import io.echomq.testkit.WithRealServices;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -104,14 +107,15 @@ class BatchedEffectProofTest {
         engine = new Engine(valkey, postgres);
         engine.startMaintenance(Duration.ofMillis(50));
         enqueueCharges(JOBS);
-        engine.startWorker("w1", countedBatchCharge(), batchesOfTen(), FaultInjector.crashAt(point, 1));
+        List<CrashPoint> crashes = new CopyOnWriteArrayList<>();
+        engine.startWorker("w1", countedBatchCharge(), batchesOfTen(), SimulatedCrash.at(point, 1).witnessedBy(crashes::add));
 
         await("all completed").atMost(PATIENCE).until(() -> engine.queue.stats(engine.queueName).completed() == JOBS);
 
         LedgerSummary ledger = engine.ledger();
         assertThat(ledger.distinctJobs()).as("nothing lost").isEqualTo(JOBS);
         assertThat(ledger.duplicates()).as("no effect twice").isZero();
-        assertThat(engine.events.crashes).isNotEmpty().containsOnly(point);
+        assertThat(crashes).isNotEmpty().containsOnly(point);
         if (point == CrashPoint.EFFECT || point == CrashPoint.ACK) {
             // Every crashed batch had committed: its redelivery found the effects and skipped them.
             assertThat(handlerRuns).as("handler runs").hasValue(JOBS);

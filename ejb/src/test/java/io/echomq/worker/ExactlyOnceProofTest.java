@@ -10,6 +10,8 @@ import io.echomq.effect.EffectRecord;
 import io.echomq.effect.EffectSettings;
 import io.echomq.effect.LockWaits;
 import io.echomq.handler.JobHandler;
+import io.echomq.lab.CrashPoint;
+import io.echomq.lab.SimulatedCrash;
 import io.echomq.api.PermanentJobFailure;
 import io.echomq.queue.JobIdentity;
 import io.echomq.queue.Backoff;
@@ -164,12 +166,13 @@ class ExactlyOnceProofTest {
     @Test
     void crashAfterCommitBeforeAckIsRedeliveredAndNotAppliedAgain() {
         engine.startMaintenance(Duration.ofMillis(50));
-        engine.startWorker("w1", countedCharge(), shortLeases(), FaultInjector.crashAt(CrashPoint.EFFECT, 1));
+        List<CrashPoint> crashes = new CopyOnWriteArrayList<>();
+        engine.startWorker("w1", countedCharge(), shortLeases(), SimulatedCrash.at(CrashPoint.EFFECT, 1).witnessedBy(crashes::add));
         Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
 
         JobView done = awaitState(job.id(), JobState.COMPLETED);
 
-        assertThat(engine.events.crashes).containsExactly(CrashPoint.EFFECT);
+        assertThat(crashes).containsExactly(CrashPoint.EFFECT);
         assertThat(engine.events.claims).as("deliveries").hasSize(2);
         assertThat(done.attempts()).isEqualTo(2);
         assertThat(handlerRuns).as("handler runs").hasValue(1);
@@ -183,7 +186,7 @@ class ExactlyOnceProofTest {
     @EnumSource(CrashPoint.class)
     void crashPointSweepNeverLosesAndNeverDoublesTheEffect(CrashPoint point) {
         engine.startMaintenance(Duration.ofMillis(50));
-        engine.startWorker("w1", countedCharge(), shortLeases(), FaultInjector.crashAt(point, 1));
+        engine.startWorker("w1", countedCharge(), shortLeases(), SimulatedCrash.at(point, 1));
         Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
 
         JobView done = awaitState(job.id(), JobState.COMPLETED);

@@ -17,7 +17,6 @@ public final class RecordingListener implements WorkerListener {
     final List<Rejected> rejectedCompletions = new CopyOnWriteArrayList<>();
     final List<RetryOutcome> retries = new CopyOnWriteArrayList<>();
     final List<String> errors = new CopyOnWriteArrayList<>();
-    final List<CrashPoint> crashes = new CopyOnWriteArrayList<>();
     /** How many jobs each claim call leased (calls that asked for none are not reported). */
     final List<Integer> claimCalls = new CopyOnWriteArrayList<>();
 
@@ -50,10 +49,5 @@ public final class RecordingListener implements WorkerListener {
     public void retried(ClaimedJob job, RetryOutcome outcome, String error) {
         retries.add(outcome);
         errors.add(error);
-    }
-
-    @Override
-    public void crashed(ClaimedJob job, CrashPoint point) {
-        crashes.add(point);
     }
 }

@@ -41,7 +41,7 @@ class TurnTest {
 
     private final WorkerSettings settings = WorkerSettings.DEFAULT.withConcurrency(4);
     private final LeaseKeeper keeper = LeaseKeeper.start(timers, null, settings, events);
-    private final Completer completer = new Completer(null, settings, new DeliveryFaults(FaultInjector.NONE, events), events);
+    private final Completer completer = new Completer(null, settings, FaultInjector.NONE, events);
 
     @AfterEach
     void stop() {

@@ -129,6 +129,17 @@ class ApiE2eIT {
             }
         }
 
+        @Test
+        void theMetricsServeEachQueuesJobsPerStatePauseOldestPendingAgeAndEffectRetentionOverdue() {
+            E2eHttp.Response metrics = app.anonymous.send("GET", "/metrics", null, Map.of("Accept", "text/plain"));
+
+            assertThat(metrics.body()).contains("echomq_queue_jobs{queue=\"payments\",state=\"pending\"}")
+                    .contains("echomq_queue_jobs{queue=\"payments\",state=\"completed\"}")
+                    .contains("echomq_queue_paused{queue=\"payments\"} 0.0")
+                    .contains("echomq_queue_oldest_pending_age_seconds{queue=\"payments\"}")
+                    .contains("echomq_effect_retention_overdue_seconds{queue=\"payments\"} 0.0");
+        }
+
         private long maintenanceRuns(String duty) {
             E2eHttp.Response metrics = app.anonymous.send("GET", "/metrics", null, Map.of("Accept", "text/plain"));
             return metrics.body().lines()
@@ -545,6 +556,19 @@ class ApiE2eIT {
             assertThat(json(hourly).getJsonNumber("version").longValue()).isEqualTo(2);
             assertThat(json(hourly).getString("cron")).isEqualTo("0 * * * *");
             assertThat(app.admin.delete(SCHEDULES + "/replaced").status()).isEqualTo(200);
+        }
+
+        @Test
+        void aScheduleAsGetAnswersItCanBePutBackUnchanged() {
+            String path = SCHEDULES + "/round-trip";
+            assertThat(app.admin.put(path, "{\"cron\": \"15 2 * * *\", \"zone\": \"UTC\"}").status()).isEqualTo(201);
+            String answered = app.admin.get(path).body();
+
+            E2eHttp.Response putBack = app.admin.put(path, answered);
+
+            assertThat(putBack.status()).as("%s", putBack).isEqualTo(200);
+            assertThat(json(putBack).getJsonNumber("version").longValue()).as("nothing changed").isEqualTo(1);
+            assertThat(app.admin.delete(path).status()).isEqualTo(200);
         }
 
         @Test

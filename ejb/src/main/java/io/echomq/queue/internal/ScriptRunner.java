@@ -29,7 +29,7 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
  * idempotency key, goes through the client, which may resend it after a connection error (the
  * cluster client does). Every other script is sent once, on one connection to its slot's node:
  * a failure before it was sent, or a refusal that ran nothing (MOVED, ASK, NOSCRIPT, BUSY,
- * out of memory), is the queue's unavailability (or is followed to the right node, for MOVED);
+ * out of memory, READONLY), is the queue's unavailability (or is followed to the right node, for MOVED);
  * a connection error after it was sent is a {@link QueueOutcomeUnknownException}.
  */
 public final class ScriptRunner {
@@ -139,6 +139,12 @@ public final class ScriptRunner {
         if (message.startsWith("OOM")) {
             return new QueueUnavailableException("Valkey is out of memory (maxmemory reached with noeviction): "
                     + script.fileName() + " on queue '" + keys.queue() + "' was refused and changed nothing", e);
+        }
+        if (message.startsWith("READONLY")) {
+            // A replica refuses a script at its first write, so nothing was written: the address
+            // names a replica, or a failover demoted this server and the client has not followed.
+            return new QueueUnavailableException("Valkey answered as a read-only replica: " + script.fileName() + " on queue '"
+                    + keys.queue() + "' was refused and changed nothing; point the client at the primary", e);
         }
         if (e instanceof JedisRedirectionException || message.startsWith("BUSY") || message.startsWith("LOADING")
                 || message.startsWith("MASTERDOWN") || message.startsWith("TRYAGAIN") || message.startsWith("CLUSTERDOWN")) {

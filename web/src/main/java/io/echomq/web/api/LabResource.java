@@ -1,9 +1,9 @@
 package io.echomq.web.api;
 
+import io.echomq.lab.CrashPoint;
 import io.echomq.lab.GuaranteesLab;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.web.security.Roles;
-import io.echomq.worker.CrashPoint;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;

@@ -28,11 +28,15 @@ public class MetricsServlet extends HttpServlet {
     @Inject
     transient EchoMqEngine engine;
 
+    @Inject
+    transient QueueGauges queues;
+
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
         response.setContentType(PROMETHEUS_TEXT);
         response.setHeader("Cache-Control", "no-store");
         readOutboxes();
+        queues.read();
         response.getWriter().write(metrics.scrape());
     }
 

@@ -9,6 +9,7 @@ import io.echomq.queue.RetryOutcome;
 import io.echomq.queue.StopOutcome;
 import io.echomq.worker.WorkerListener;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -19,7 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Per-queue metrics (tag {@code queue}): jobs enqueued, completed, retried and dead; duplicates
+ * Per-queue metrics (tag {@code queue}): jobs enqueued, claimed, completed, retried and dead; duplicates
  * the effect store absorbed (a redelivered job whose effect was already applied), and among them
  * resubmissions (a job whose idempotency key another job's effect already carries); how long
  * claims and effect transactions take; each maintenance duty's runs, changes and failures (tags
@@ -49,6 +50,11 @@ public class QueueMetrics implements WorkerListener, MaintenanceListener {
     /** Completed and failed jobs per queue and minute over the last hour, for the console's charts. */
     public Throughput throughput() {
         return throughput;
+    }
+
+    /** Adds meters another class keeps (see {@link QueueGauges}) to the ones {@link #scrape} serves. */
+    void register(MeterBinder meters) {
+        meters.bindTo(registry);
     }
 
     /** Every metric in the Prometheus text format. */
@@ -102,6 +108,8 @@ public class QueueMetrics implements WorkerListener, MaintenanceListener {
 
     @Override
     public void claimCall(String queue, Duration took, int jobs) {
+        // Counted even when 0: a queue whose workers ask and get nothing shows a flat line, not no line.
+        registry.counter("echomq.jobs.claimed", "queue", queue).increment(jobs);
         micros("echomq.claim.duration.micros", "duration of one claim call, in microseconds", queue).record(micros(took));
     }
 

@@ -3,6 +3,7 @@ package io.echomq.web.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.queue.OutboxGauge;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -32,5 +33,17 @@ class QueueMetricsTest {
 
         assertThat(metrics.scrape()).contains("echomq_outbox_dead_rows{data_source=\"jdbc/orders\"} 2.0")
                 .contains("echomq_outbox_dead_rows{data_source=\"jdbc/billing\"} 0.0");
+    }
+
+    @Test
+    void jobsClaimedAreCountedPerQueueAndAQueueAskedForNothingShowsZero() {
+        QueueMetrics metrics = new QueueMetrics();
+
+        metrics.claimCall("orders", Duration.ofMillis(2), 3);
+        metrics.claimCall("orders", Duration.ofMillis(1), 2);
+        metrics.claimCall("idle", Duration.ofMillis(1), 0);
+
+        assertThat(metrics.scrape()).contains("echomq_jobs_claimed_total{queue=\"orders\"} 5.0")
+                .contains("echomq_jobs_claimed_total{queue=\"idle\"} 0.0");
     }
 }
