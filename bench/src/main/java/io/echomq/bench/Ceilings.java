@@ -3,6 +3,7 @@ package io.echomq.bench;
 import com.zaxxer.hikari.HikariDataSource;
 import io.echomq.demo.Charge;
 import io.echomq.demo.LedgerChargeHandler;
+import io.echomq.demo.LedgerSummary;
 import io.echomq.effect.EffectSettings;
 import io.echomq.effect.EffectStore;
 import io.echomq.handler.JobContext;
@@ -37,6 +38,7 @@ final class Ceilings {
 
     private static final AtomicInteger RUNS = new AtomicInteger();
     private static final Pattern PGBENCH_TPS = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)");
+    private static final Pattern PGBENCH_PROCESSED = Pattern.compile("number of transactions actually processed: ([0-9]+)");
 
     private final Servers servers;
 
@@ -90,39 +92,52 @@ final class Ceilings {
     }
 
     /**
-     * The same SQL through pgbench (-M prepared, one client per thread of ours), for
-     * {@code seconds}. pgbench sends BEGIN on its own: one round trip more than we make.
+     * The per-job transaction's SQL through pgbench ({@link PgbenchScript}: the engine's own
+     * statements; -M prepared, one client per thread of ours), for {@code seconds}. Checked like
+     * every contestant: each transaction pgbench counted left one effect row and one ledger row.
      */
     Measurement pgbench(int concurrency, int seconds) throws IOException, InterruptedException {
+        String queue = freshQueue("pgbench", concurrency);
+        String recordStatement = new EffectStore(Jdbi.create(servers.simpleDataSource()), EffectSettings.DEFAULT).recordOneStatement();
         Path script = Files.createTempFile("echomq-pgbench", ".sql");
         try {
-            Files.writeString(script, String.join("\n",
-                    "\\set id random(1, 9000000000000000)",
-                    "\\set acct random(0, " + (Workload.ACCOUNTS - 1) + ")",
-                    "\\set amount random(1, 97)",
-                    "BEGIN;",
-                    "WITH limits AS MATERIALIZED (SELECT set_config('lock_timeout', '5000ms', true), set_config('idle_in_transaction_session_timeout', '60000ms', true), set_config('synchronous_commit', 'on', true)) INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt) SELECT 'pgbench', job.id, job.created, job.attempt FROM limits, (VALUES (:id::bigint, :id::bigint, 1::bigint)) AS job (id, created, attempt) WHERE NOT EXISTS (SELECT 1 FROM echomq.effect WHERE queue = 'pgbench' AND job_id = job.id AND job_created_ms = 0) ORDER BY job.id ON CONFLICT (queue, job_id, job_created_ms) DO NOTHING RETURNING job_id, applied_at;",
-                    "WITH credited AS (INSERT INTO echomq.demo_account AS a (id, balance_cents) VALUES ('acct-' || :acct, :amount) ON CONFLICT (id) DO UPDATE SET balance_cents = a.balance_cents + EXCLUDED.balance_cents) INSERT INTO echomq.demo_ledger (queue, job_id, attempt, account, amount_cents) VALUES ('pgbench', :id, 1, 'acct-' || :acct, :amount);",
-                    "COMMIT;", ""), StandardCharsets.UTF_8);
+            Files.writeString(script, PgbenchScript.of(recordStatement), StandardCharsets.UTF_8);
             var address = servers.jdbcAddress();
             ProcessBuilder builder = new ProcessBuilder("pgbench", "-n", "-M", "prepared", "-c", Integer.toString(concurrency),
                     "-j", Integer.toString(Math.min(concurrency, 2)), "-T", Integer.toString(seconds), "-f", script.toString(),
-                    "-h", address.getHost(), "-p", Integer.toString(address.getPort()), "-U", servers.database.user(),
-                    servers.databaseName()).redirectErrorStream(true);
+                    "-D", "queue=" + queue, "-h", address.getHost(), "-p", Integer.toString(address.getPort()),
+                    "-U", servers.database.user(), servers.databaseName()).redirectErrorStream(true);
             builder.environment().put("PGPASSWORD", String.valueOf(servers.database.password()));
             Process pgbench = builder.start();
             String output = new String(pgbench.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!pgbench.waitFor(seconds + 60L, TimeUnit.SECONDS) || pgbench.exitValue() != 0) {
                 throw new IllegalStateException("pgbench failed:\n" + output);
             }
-            Matcher tps = PGBENCH_TPS.matcher(output);
-            if (!tps.find()) {
-                throw new IllegalStateException("no tps in pgbench output:\n" + output);
-            }
-            double rate = Double.parseDouble(tps.group(1));
+            double rate = Double.parseDouble(match(PGBENCH_TPS, output));
+            verifyPgbench(queue, Long.parseLong(match(PGBENCH_PROCESSED, output)));
             return Measurement.throughput((int) Math.round(rate * seconds), seconds);
         } finally {
             Files.deleteIfExists(script);
+        }
+    }
+
+    private static String match(Pattern pattern, String pgbenchOutput) {
+        Matcher m = pattern.matcher(pgbenchOutput);
+        if (!m.find()) {
+            throw new IllegalStateException("no '" + pattern + "' in pgbench output:\n" + pgbenchOutput);
+        }
+        return m.group(1);
+    }
+
+    /** Every transaction pgbench counted recorded its job's effect row and wrote its ledger row, once. */
+    private void verifyPgbench(String queue, long transactions) {
+        Jdbi jdbi = Jdbi.create(servers.simpleDataSource());
+        long effectRows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM echomq.effect WHERE queue = :queue")
+                .bind("queue", queue).mapTo(Long.class).one());
+        LedgerSummary ledger = LedgerSummary.of(jdbi, queue);
+        if (effectRows != transactions || ledger.distinctJobs() != transactions || ledger.duplicates() != 0) {
+            throw new IllegalStateException("pgbench counted " + transactions + " transactions but left " + effectRows
+                    + " effect rows and ledger " + ledger + " for " + queue);
         }
     }
 

@@ -24,6 +24,16 @@ public class LedgerChargeHandler implements BatchJobHandler, HandlerSchema {
     public static final String QUEUE = "payments";
     /** The demo runs only where asked for: in dev mode, or with this key true. */
     public static final String ENABLED_BY = "echomq.demo.enabled";
+    /**
+     * One job's charge, the per-job mode's effect (named parameters: queue, jobId, attempt,
+     * account, amount); public so the benchmark's pgbench ceiling runs this statement, not a copy.
+     */
+    public static final String CHARGE = """
+            WITH credited AS (
+                INSERT INTO echomq.demo_account AS a (id, balance_cents) VALUES (:account, :amount)
+                ON CONFLICT (id) DO UPDATE SET balance_cents = a.balance_cents + EXCLUDED.balance_cents)
+            INSERT INTO echomq.demo_ledger (queue, job_id, attempt, account, amount_cents)
+            VALUES (:queue, :jobId, :attempt, :account, :amount)""";
 
     /** The demo's tables (demo_account, demo_ledger), applied by the engine only where this handler is bound. */
     @Override
@@ -95,12 +105,7 @@ public class LedgerChargeHandler implements BatchJobHandler, HandlerSchema {
      * decides which transaction that is.
      */
     public static void charge(Handle tx, String queue, String jobId, long attempt, Charge charge) {
-        tx.createUpdate("""
-                        WITH credited AS (
-                            INSERT INTO echomq.demo_account AS a (id, balance_cents) VALUES (:account, :amount)
-                            ON CONFLICT (id) DO UPDATE SET balance_cents = a.balance_cents + EXCLUDED.balance_cents)
-                        INSERT INTO echomq.demo_ledger (queue, job_id, attempt, account, amount_cents)
-                        VALUES (:queue, :jobId, :attempt, :account, :amount)""")
+        tx.createUpdate(CHARGE)
                 .bind("queue", queue)
                 .bind("jobId", Long.parseLong(jobId))
                 .bind("attempt", attempt)

@@ -144,6 +144,15 @@ public final class EffectStore {
     }
 
     /**
+     * The statement that opens every per-job effect transaction, with this store's wait limits
+     * (parameters: queue, job id, creation ms, attempt, idempotency key, queue): for the benchmark,
+     * whose pgbench ceiling must run the engine's own SQL, never a copy that drifts from it.
+     */
+    public String recordOneStatement() {
+        return recordOne;
+    }
+
+    /**
      * Runs {@code effect} for this attempt unless an earlier attempt of the job already applied it.
      *
      * @throws EffectFailedException    the effect threw; everything was rolled back
