@@ -8,6 +8,7 @@ import io.echomq.queue.QueueSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import redis.clients.jedis.RedisClient;
 
 /**
@@ -20,9 +21,14 @@ final class QueueDepth {
     record ClaimLatency(int pending, double p50Micros, double p99Micros) {
     }
 
-    /** Valkey bytes per job, from INFO memory deltas over {@code jobs} jobs, and MEMORY USAGE of one job's keys. */
-    record JobMemory(int jobs, double bytesPerPending, double bytesPerCompleted, long jobHashBytes, long historyBytes) {
+    /**
+     * Valkey bytes per job from INFO memory deltas: per pending job over {@code jobs}, per
+     * completed job over the {@code retained} ones; and MEMORY USAGE of one completed job's keys.
+     */
+    record JobMemory(int jobs, double bytesPerPending, long retained, double bytesPerCompleted, long jobHashBytes, long historyBytes) {
     }
+
+    private static final AtomicInteger RUNS = new AtomicInteger();
 
     private final Servers servers;
 
@@ -97,24 +103,44 @@ final class QueueDepth {
         }
     }
 
+    /**
+     * Valkey's bytes per pending job over {@code jobs} jobs; per completed job over those the
+     * settle path's retention kept (at most its keep count: the older ones went as later jobs
+     * completed, so dividing by every job run would count them as costing nothing); and MEMORY
+     * USAGE of the newest completed job, which retention keeps.
+     */
     JobMemory memory(int jobs) {
-        String queueName = "memory-" + ProcessHandle.current().pid();
+        // A queue of its own, or the jobs kept from an earlier measurement would count in this one's.
+        String queueName = "memory-" + ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet();
         try (RedisClient redis = servers.newRedis()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             long empty = ValkeyMemory.used(redis);
             Workload.preload(queue, queueName, jobs);
             long pending = ValkeyMemory.used(redis);
             List<Lease> finished = List.of();
+            Lease newest = null;
             do {
                 finished = queue.completeAndClaim(queueName, finished, Duration.ofMinutes(10), QueueClient.MAX_CLAIM_JOBS, "memory")
                         .claimed().stream().map(ClaimedJob::lease).toList();
+                if (!finished.isEmpty()) {
+                    newest = finished.get(finished.size() - 1);
+                }
             } while (!finished.isEmpty());
             long completed = ValkeyMemory.used(redis);
+            long retained = queue.stats(queueName).completed();
             // The key layout is the README's published one; the bench reads it as an operator would.
-            String firstJob = "echomq:{" + queueName + "}:job:1";
-            long hash = redis.memoryUsage(firstJob);
-            long history = redis.memoryUsage(firstJob + ":log");
-            return new JobMemory(jobs, (pending - empty) / (double) jobs, (completed - empty) / (double) jobs, hash, history);
+            String newestJob = "echomq:{" + queueName + "}:job:" + newest.jobId();
+            return new JobMemory(jobs, (pending - empty) / (double) jobs, retained, (completed - empty) / (double) retained,
+                    memoryUsage(redis, newestJob), memoryUsage(redis, newestJob + ":log"));
         }
+    }
+
+    /** MEMORY USAGE of a key that must exist: Valkey answers nil for a missing one, which is no size. */
+    private static long memoryUsage(RedisClient redis, String key) {
+        Long bytes = redis.memoryUsage(key);
+        if (bytes == null) {
+            throw new IllegalStateException("MEMORY USAGE " + key + ": no such key");
+        }
+        return bytes;
     }
 }
