@@ -21,12 +21,12 @@ import io.echomq.worker.WorkerSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.HdrHistogram.Histogram;
 import org.jdbi.v3.core.Jdbi;
 import redis.clients.jedis.RedisClient;
 
@@ -92,20 +92,16 @@ final class OurWorker {
             run.awaitAll();
             double seconds = (System.nanoTime() - start) / 1e9;
             run.verify();
-            double[] millis = run.latencies.stream().mapToDouble(n -> n / 1e6).toArray();
+            Histogram latencies = run.latencies;
             System.err.printf(java.util.Locale.ROOT, "bench: %s latency ms p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f; "
                     + "producer at most %.1f ms late; %d claim calls, %d of them with jobs; claim call ms p50 %.1f p99 %.1f; "
                     + "effect ms p50 %.1f p99 %.1f%n", run.queueName,
-                    Stats.percentile(millis, 50), Stats.percentile(millis, 90), Stats.percentile(millis, 99),
-                    Stats.percentile(millis, 99.9), Stats.percentile(millis, 100), maxLateNanos / 1e6, run.claimCalls.get(), run.claimsWithJobs.get(),
-                    Stats.percentile(micros(run.claimMicros), 50), Stats.percentile(micros(run.claimMicros), 99),
-                    Stats.percentile(micros(run.effectMicros), 50), Stats.percentile(micros(run.effectMicros), 99));
-            return new Measurement(jobs, seconds, Stats.percentile(millis, 50), Stats.percentile(millis, 99));
+                    Stats.millis(latencies, 50), Stats.millis(latencies, 90), Stats.millis(latencies, 99),
+                    Stats.millis(latencies, 99.9), Stats.millis(latencies, 100), maxLateNanos / 1e6, run.claimCalls.get(),
+                    run.claimsWithJobs.get(), Stats.millis(run.claimNanos, 50), Stats.millis(run.claimNanos, 99),
+                    Stats.millis(run.effectNanos, 50), Stats.millis(run.effectNanos, 99));
+            return new Measurement(jobs, seconds, Stats.millis(latencies, 50), Stats.millis(latencies, 99));
         }
-    }
-
-    private static double[] micros(ConcurrentLinkedQueue<Long> values) {
-        return values.stream().mapToDouble(v -> v / 1e3).toArray();
     }
 
     /** One run's queue, pools, worker and counters. */
@@ -121,11 +117,12 @@ final class OurWorker {
         /** Built as every runtime builds the engine; null until the worker starts. */
         EngineAssembly engine;
         final CountDownLatch completed;
-        final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+        /** Send to effect committed, of the timed jobs; nanoseconds. */
+        final Histogram latencies = Stats.concurrentNanos();
         final AtomicInteger failures = new AtomicInteger();
         final AtomicInteger claimCalls = new AtomicInteger();
-        final ConcurrentLinkedQueue<Long> claimMicros = new ConcurrentLinkedQueue<>();
-        final ConcurrentLinkedQueue<Long> effectMicros = new ConcurrentLinkedQueue<>();
+        final Histogram claimNanos = Stats.concurrentNanos();
+        final Histogram effectNanos = Stats.concurrentNanos();
         final AtomicInteger claimsWithJobs = new AtomicInteger();
         final Mode mode;
         final Effect effect;
@@ -151,16 +148,16 @@ final class OurWorker {
                     new WorkerListener() {
                         @Override
                         public void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
-                            effectMicros.add(took.toNanos() / 1_000);
+                            effectNanos.recordValue(took.toNanos());
                             if (job.payload().contains("sentNanos")) {
-                                latencies.add(System.nanoTime() - Workload.sentNanos(job.payload()));
+                                latencies.recordValue(System.nanoTime() - Workload.sentNanos(job.payload()));
                             }
                         }
 
                         @Override
                         public void claimCall(String queue, Duration took, int claimed) {
                             claimCalls.incrementAndGet();
-                            claimMicros.add(took.toNanos() / 1_000);
+                            claimNanos.recordValue(took.toNanos());
                             if (claimed > 0) {
                                 claimsWithJobs.incrementAndGet();
                             }

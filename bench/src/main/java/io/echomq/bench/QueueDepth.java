@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.HdrHistogram.Histogram;
 import redis.clients.jedis.RedisClient;
 
 /**
@@ -19,6 +20,10 @@ final class QueueDepth {
 
     /** Claim latency percentiles at one depth, in microseconds. */
     record ClaimLatency(int pending, double p50Micros, double p99Micros) {
+
+        static ClaimLatency of(int pending, Histogram nanos) {
+            return new ClaimLatency(pending, Stats.micros(nanos, 50), Stats.micros(nanos, 99));
+        }
     }
 
     /**
@@ -47,18 +52,15 @@ final class QueueDepth {
             for (int i = 0; i < depths.size(); i++) {
                 Workload.preload(queue, names.get(i), depths.get(i) + samples);
             }
-            double[][] micros = new double[depths.size()][samples];
+            List<Histogram> nanos = depths.stream().map(d -> Stats.nanos()).toList();
             for (int s = 0; s < samples; s++) {
                 for (int i = 0; i < depths.size(); i++) {
-                    long start = System.nanoTime();
-                    List<ClaimedJob> claimed = queue.claim(names.get(i), Duration.ofMinutes(10), 1, "depth");
-                    micros[i][s] = (System.nanoTime() - start) / 1e3;
-                    queue.complete(claimed.get(0).lease());
+                    claimAndComplete(queue, names.get(i), nanos.get(i));
                 }
             }
             List<ClaimLatency> out = new ArrayList<>();
             for (int i = 0; i < depths.size(); i++) {
-                out.add(new ClaimLatency(depths.get(i), Stats.percentile(micros[i].clone(), 50), Stats.percentile(micros[i].clone(), 99)));
+                out.add(ClaimLatency.of(depths.get(i), nanos.get(i)));
             }
             return out;
         }
@@ -87,20 +89,22 @@ final class QueueDepth {
             Workload.preload(queue, plain, pending + samples, lanes, false);
             Workload.preload(queue, limited, pending + samples, lanes, true);
             queue.setLimits(limited, limits);
-            List<String> names = List.of(plain, limited);
-            double[][] micros = new double[2][samples];
+            Histogram plainNanos = Stats.nanos();
+            Histogram limitedNanos = Stats.nanos();
             for (int s = 0; s < samples; s++) {
-                for (int i = 0; i < 2; i++) {
-                    long start = System.nanoTime();
-                    List<ClaimedJob> claimed = queue.claim(names.get(i), Duration.ofMinutes(10), 1, "depth");
-                    micros[i][s] = (System.nanoTime() - start) / 1e3;
-                    queue.complete(claimed.get(0).lease());
-                }
+                claimAndComplete(queue, plain, plainNanos);
+                claimAndComplete(queue, limited, limitedNanos);
             }
-            return new LimitedClaim(pending, lanes, limits,
-                    new ClaimLatency(pending, Stats.percentile(micros[0].clone(), 50), Stats.percentile(micros[0].clone(), 99)),
-                    new ClaimLatency(pending, Stats.percentile(micros[1].clone(), 50), Stats.percentile(micros[1].clone(), 99)));
+            return new LimitedClaim(pending, lanes, limits, ClaimLatency.of(pending, plainNanos), ClaimLatency.of(pending, limitedNanos));
         }
+    }
+
+    /** Claims one job of {@code queueName}, recording how long the claim took, and completes it. */
+    private static void claimAndComplete(QueueClient queue, String queueName, Histogram claimNanos) {
+        long start = System.nanoTime();
+        List<ClaimedJob> claimed = queue.claim(queueName, Duration.ofMinutes(10), 1, "depth");
+        claimNanos.recordValue(System.nanoTime() - start);
+        queue.complete(claimed.get(0).lease());
     }
 
     /**

@@ -24,11 +24,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 import org.jdbi.v3.core.Jdbi;
 import redis.clients.jedis.RedisClient;
 
@@ -112,14 +113,15 @@ final class Soak {
 
     private List<Sample> soak(OurWorker.Mode mode, double rate, int minutes, Path secondsCsv, Path maintenanceCsv) throws Exception {
         String queueName = "soak-" + name(mode) + "-" + ProcessHandle.current().pid();
-        AtomicReference<ConcurrentLinkedQueue<Long>> latencies = new AtomicReference<>(new ConcurrentLinkedQueue<>());
+        // Each minute takes the interval's histogram and the recording goes on into a fresh one.
+        Recorder latencies = new Recorder(3);
         AtomicReference<SoakSeconds> bySecond = new AtomicReference<>();
         WorkerListener timing = new WorkerListener() {
             @Override
             public void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
                 if (job.payload().contains("sentNanos")) {
                     long latency = System.nanoTime() - Workload.sentNanos(job.payload());
-                    latencies.get().add(latency);
+                    latencies.recordValue(latency);
                     bySecond.get().effect(latency);
                 }
             }
@@ -157,7 +159,7 @@ final class Soak {
             for (int minute = 1; minute <= minutes; minute++) {
                 long due = start + SAMPLE_EVERY.toNanos() * minute;
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
-                Percentiles latency = Percentiles.of(latencies.getAndSet(new ConcurrentLinkedQueue<>()));
+                Percentiles latency = Percentiles.of(latencies.getIntervalHistogram());
                 long sampling = System.nanoTime();
                 samples.add(sample(minute, redis, queue, queueName, jdbi, heap, latency));
                 Sample s = samples.get(samples.size() - 1);
@@ -190,10 +192,8 @@ final class Soak {
     /** A minute's latencies, reduced before the heap is measured so that they are not counted in it. */
     private record Percentiles(int count, double p50Millis, double p99Millis) {
 
-        static Percentiles of(ConcurrentLinkedQueue<Long> nanos) {
-            double[] millis = nanos.stream().mapToDouble(n -> n / 1e6).toArray();
-            return millis.length == 0 ? new Percentiles(0, 0, 0)
-                    : new Percentiles(millis.length, Stats.percentile(millis, 50), Stats.percentile(millis, 99));
+        static Percentiles of(Histogram nanos) {
+            return new Percentiles((int) nanos.getTotalCount(), Stats.millis(nanos, 50), Stats.millis(nanos, 99));
         }
     }
 

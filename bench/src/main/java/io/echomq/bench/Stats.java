@@ -1,10 +1,17 @@
 package io.echomq.bench;
 
-import java.util.Arrays;
 import java.util.List;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
 
-/** Medians and percentiles, the only statistics the bench reports. */
+/**
+ * Medians of rounds and percentiles of recorded durations, the only statistics the bench
+ * reports. Durations are recorded in nanoseconds into HdrHistograms (3 significant digits), so a
+ * run keeps no list of its samples and sorts none at the end.
+ */
 final class Stats {
+
+    private static final int SIGNIFICANT_DIGITS = 3;
 
     private Stats() {
     }
@@ -15,10 +22,25 @@ final class Stats {
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
-    /** The nearest-rank percentile (0 < p <= 100) of {@code values}, which it sorts. */
-    static double percentile(double[] values, double p) {
-        Arrays.sort(values);
-        int rank = (int) Math.ceil(p / 100 * values.length);
-        return values[Math.max(0, Math.min(values.length - 1, rank - 1))];
+    /** An empty histogram of nanoseconds that grows to any duration, for one recording thread. */
+    static Histogram nanos() {
+        Histogram histogram = new Histogram(SIGNIFICANT_DIGITS);
+        histogram.setAutoResize(true);
+        return histogram;
+    }
+
+    /** {@link #nanos()} for many recording threads (a worker's runners). */
+    static Histogram concurrentNanos() {
+        return new ConcurrentHistogram(SIGNIFICANT_DIGITS);
+    }
+
+    /** The {@code p}-th percentile (0 < p <= 100) of {@code nanos}, in milliseconds; 0 when empty. */
+    static double millis(Histogram nanos, double p) {
+        return nanos.getValueAtPercentile(p) / 1e6;
+    }
+
+    /** The {@code p}-th percentile (0 < p <= 100) of {@code nanos}, in microseconds; 0 when empty. */
+    static double micros(Histogram nanos, double p) {
+        return nanos.getValueAtPercentile(p) / 1e3;
     }
 }
