@@ -79,11 +79,23 @@ final class BenchReport {
 
     void memory(QueueDepth.JobMemory m) {
         section("Valkey memory per job (" + String.format(Locale.ROOT, "%,d", m.jobs()) + " jobs, INFO memory deltas)");
-        line(String.format(Locale.ROOT, "- pending: **%.0f bytes per job**", m.bytesPerPending()));
-        line(String.format(Locale.ROOT, "- completed and retained (job hash + history + completed-set entry): **%.0f bytes per job** "
-                + "(over the %,d jobs that retention kept)", m.bytesPerCompleted(), m.retained()));
+        line("- pending: " + bytesPerJob(m.bytesPerPending()));
+        line("- completed and retained (job hash + history + completed-set entry): " + bytesPerJob(m.bytesPerCompleted())
+                + String.format(Locale.ROOT, " (over the %,d jobs that retention kept)", m.retained()));
         line(String.format(Locale.ROOT, "- MEMORY USAGE of the newest completed job: hash %d bytes, history list %d bytes",
                 m.jobHashBytes(), m.historyBytes()));
+    }
+
+    /**
+     * An INFO memory delta per job; none where the server's used_memory did not grow: the delta is
+     * the whole server's, and other keys' memory can move meanwhile (a full run's sections before
+     * this one leave over a million keys, whose hash table may be resizing), so a negative figure
+     * says nothing of a job.
+     */
+    private static String bytesPerJob(double bytes) {
+        return bytes > 0 ? String.format(Locale.ROOT, "**%.0f bytes per job**", bytes)
+                : String.format(Locale.ROOT, "not measured (the server's used_memory changed by %.0f bytes per job: other keys' memory "
+                        + "moved meanwhile)", bytes);
     }
 
     void heap(int jobs, long usedBytes, Measurement run) {

@@ -25,7 +25,8 @@ final class PgbenchScript {
 
     /**
      * The script; the queue comes from {@code -D queue=NAME}, the other variables the charge
-     * statement names (jobId, attempt, account, amount) are set per transaction.
+     * statement names (jobId, attempt, account, amount) are set per transaction. Accounts are
+     * named by their number alone ("42", where the workload's are "acct-42"): as many, as contended.
      */
     static String of(String recordStatement) {
         return String.join("\n",
