@@ -150,11 +150,11 @@ final class Ceilings {
             AtomicLong done = new AtomicLong();
             return servers.withValkeyCpu(() -> inParallel(concurrency, jobs, () -> {
                 while (done.get() < jobs) {
-                    List<ClaimedJob> claimed = queue.claim(queueName, Duration.ofSeconds(30), 1, "ceiling");
+                    List<ClaimedJob> claimed = queue.leases().claim(queueName, Duration.ofSeconds(30), 1, "ceiling");
                     if (claimed.isEmpty()) {
                         return;
                     }
-                    queue.complete(claimed.get(0).lease());
+                    queue.leases().complete(claimed.get(0).lease());
                     done.incrementAndGet();
                 }
             }));
@@ -170,7 +170,7 @@ final class Ceilings {
             return servers.withValkeyCpu(() -> inParallel(1, jobs, () -> {
                 List<Lease> finished = List.of();
                 while (true) {
-                    List<ClaimedJob> claimed = queue.completeAndClaim(queueName, finished, Duration.ofSeconds(30), perCall, "ceiling")
+                    List<ClaimedJob> claimed = queue.leases().completeAndClaim(queueName, finished, Duration.ofSeconds(30), perCall, "ceiling")
                             .claimed();
                     if (claimed.isEmpty()) {
                         return;

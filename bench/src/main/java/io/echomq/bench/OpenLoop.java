@@ -1,5 +1,6 @@
 package io.echomq.bench;
 
+import io.echomq.queue.Submissions;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import java.time.Duration;
@@ -41,13 +42,13 @@ final class OpenLoop {
             // Latency counts from the send; how late the producer got says what that leaves out.
             maxLateNanos = Math.max(maxLateNanos, now - firstDueAt);
             List<NewJob> burst = new ArrayList<>(due - sent);
-            for (int i = sent; i < due && burst.size() < QueueClient.MAX_BATCH_JOBS; i++) {
+            for (int i = sent; i < due && burst.size() < Submissions.MAX_BATCH_JOBS; i++) {
                 burst.add(NewJob.of(i < untimed ? Workload.charge(i) : Workload.timedCharge(i)));
             }
             if (burst.size() == 1) {
-                queue.enqueue(queueName, burst.get(0));
+                queue.submissions().enqueue(queueName, burst.get(0));
             } else {
-                queue.enqueueBatch(queueName, burst);
+                queue.submissions().enqueueBatch(queueName, burst);
             }
             sent += burst.size();
         }

@@ -1,9 +1,10 @@
 package io.echomq.bench;
 
+import io.echomq.queue.Leases;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Lease;
 import io.echomq.queue.QueueClient;
-import io.echomq.queue.QueueLimits;
+import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.QueueSettings;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -88,7 +89,7 @@ final class QueueDepth {
             String limited = "claim-limited-" + ProcessHandle.current().pid();
             Workload.preload(queue, plain, pending + samples, lanes, false);
             Workload.preload(queue, limited, pending + samples, lanes, true);
-            queue.setLimits(limited, limits);
+            queue.admin().setLimits(limited, limits);
             Histogram plainNanos = Stats.nanos();
             Histogram limitedNanos = Stats.nanos();
             for (int s = 0; s < samples; s++) {
@@ -124,7 +125,7 @@ final class QueueDepth {
             List<Lease> finished = List.of();
             Lease newest = null;
             do {
-                finished = queue.completeAndClaim(queueName, finished, Duration.ofMinutes(10), QueueClient.MAX_CLAIM_JOBS, "memory")
+                finished = queue.leases().completeAndClaim(queueName, finished, Duration.ofMinutes(10), Leases.MAX_CLAIM_JOBS, "memory")
                         .claimed().stream().map(ClaimedJob::lease).toList();
                 if (!finished.isEmpty()) {
                     newest = finished.get(finished.size() - 1);

@@ -202,7 +202,7 @@ final class Soak {
         long effectRows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM echomq.effect WHERE queue = :q")
                 .bind("q", queueName).mapTo(Long.class).one());
         long effectBytes = jdbi.withHandle(h -> h.createQuery("SELECT pg_total_relation_size('echomq.effect')").mapTo(Long.class).one());
-        return new Sample(minute, ValkeyMemory.of(redis), queue.stats(queueName).completed(), effectRows, effectBytes, heap.measure(),
+        return new Sample(minute, ValkeyMemory.of(redis), queue.reads().stats(queueName).completed(), effectRows, effectBytes, heap.measure(),
                 latency.count(), latency.p50Millis(), latency.p99Millis());
     }
 

@@ -1,5 +1,6 @@
 package io.echomq.bench;
 
+import io.echomq.queue.Submissions;
 import io.echomq.demo.Charge;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
@@ -63,16 +64,16 @@ final class Workload {
     /** Jobs spread over {@code lanes} lanes in turn, at priorities 0-9 at random when {@code prioritised} (seeded: runs alike). */
     static void preload(QueueClient queue, String queueName, int jobs, int lanes, boolean prioritised) {
         java.util.Random random = new java.util.Random(42);
-        for (int from = 0; from < jobs; from += QueueClient.MAX_BATCH_JOBS) {
-            List<NewJob> batch = new ArrayList<>(QueueClient.MAX_BATCH_JOBS);
-            for (int i = from; i < Math.min(jobs, from + QueueClient.MAX_BATCH_JOBS); i++) {
+        for (int from = 0; from < jobs; from += Submissions.MAX_BATCH_JOBS) {
+            List<NewJob> batch = new ArrayList<>(Submissions.MAX_BATCH_JOBS);
+            for (int i = from; i < Math.min(jobs, from + Submissions.MAX_BATCH_JOBS); i++) {
                 NewJob job = NewJob.of(charge(i));
                 if (lanes > 1) {
                     job = job.inLane("lane-" + i % lanes);
                 }
                 batch.add(prioritised ? job.withPriority(random.nextInt(10)) : job);
             }
-            queue.enqueueBatch(queueName, batch);
+            queue.submissions().enqueueBatch(queueName, batch);
         }
     }
 }

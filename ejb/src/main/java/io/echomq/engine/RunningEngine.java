@@ -5,10 +5,10 @@ import io.echomq.effect.Migrations;
 import io.echomq.handler.HandlerSchema;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.queue.InvalidRequestException;
-import io.echomq.queue.LimitsSource;
+import io.echomq.queue.limits.LimitsSource;
 import io.echomq.queue.QueueClient;
-import io.echomq.queue.Schedule;
-import io.echomq.queue.ScheduleClient;
+import io.echomq.queue.schedule.Schedule;
+import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.runtime.ConfigurationException;
 import io.echomq.runtime.DependencyCheck;
 import io.echomq.runtime.EngineConfig;
@@ -68,9 +68,9 @@ public final class RunningEngine implements AutoCloseable {
             }
             for (String queue : queues) {
                 config.limitsFor(queue).ifPresent(limits -> {
-                    if (connections.queue().applyConfiguredLimits(queue, limits)) {
+                    if (connections.queue().admin().applyConfiguredLimits(queue, limits)) {
                         LOG.info("EchoMQ queue '" + queue + "': limits " + limits + " from configuration");
-                    } else if (connections.queue().limitsInForce(queue).source().orElse(LimitsSource.CONFIG) == LimitsSource.API) {
+                    } else if (connections.queue().reads().limitsInForce(queue).source().orElse(LimitsSource.CONFIG) == LimitsSource.API) {
                         LOG.info("EchoMQ queue '" + queue + "': limits set over the API stand (the configured limits " + limits
                                 + " were applied before; they apply again when the configuration changes)");
                     }

@@ -83,7 +83,7 @@ public final class GuaranteesLab {
     public synchronized Readout run(Mode mode, CrashPoint crash) throws InterruptedException {
         String lab = "lab-" + UUID.randomUUID().toString().substring(0, 8);
         List<Step> timeline = new ArrayList<>();
-        String id = queue.enqueue(lab, NewJob.of("{\"account\":\"lab\",\"amountCents\":" + AMOUNT + "}").withMaxAttempts(MAX_DELIVERIES)).id();
+        String id = queue.submissions().enqueue(lab, NewJob.of("{\"account\":\"lab\",\"amountCents\":" + AMOUNT + "}").withMaxAttempts(MAX_DELIVERIES)).id();
         timeline.add(new Step("enqueued", "job " + id + " on lab queue " + lab));
         try {
             int deliveries = mode == Mode.EFFECT_STORE ? throughTheWorker(lab, id, crash, timeline) : byHand(mode, lab, id, crash, timeline);
@@ -177,7 +177,7 @@ public final class GuaranteesLab {
 
     /** The worker's own acknowledgement: a {@code complete-claim} turn that leases nothing. */
     private void acknowledge(ClaimedJob job) {
-        queue.completeAndClaim(job.lease().queue(), List.of(job.lease()), LEASE, 0, BY_HAND);
+        queue.leases().completeAndClaim(job.lease().queue(), List.of(job.lease()), LEASE, 0, BY_HAND);
     }
 
     private void chargeOutsideTheEffectStore(ClaimedJob job) {
@@ -188,14 +188,14 @@ public final class GuaranteesLab {
     private ClaimedJob awaitClaim(String lab, List<Step> timeline) throws InterruptedException {
         long deadline = System.nanoTime() + LEASE.multipliedBy(10).toNanos();
         while (System.nanoTime() < deadline) {
-            if (queue.reap(lab, 10).toPending() > 0) {
+            if (queue.admin().reap(lab, 10).toPending() > 0) {
                 timeline.add(new Step("reaped", "lease expired: the reaper returned the job to pending"));
             }
-            List<ClaimedJob> claimed = queue.completeAndClaim(lab, List.of(), LEASE, 1, BY_HAND).claimed();
+            List<ClaimedJob> claimed = queue.leases().completeAndClaim(lab, List.of(), LEASE, 1, BY_HAND).claimed();
             if (!claimed.isEmpty()) {
                 return claimed.get(0);
             }
-            io.echomq.queue.QueueStats stats = queue.stats(lab);
+            io.echomq.queue.QueueStats stats = queue.reads().stats(lab);
             if (stats.active() + stats.pending() + stats.delayed() == 0) {
                 timeline.add(new Step("gone", "the job is no longer in the queue: nothing will deliver it again"));
                 return null;
@@ -206,7 +206,7 @@ public final class GuaranteesLab {
     }
 
     private JobState state(String lab, String id) {
-        return queue.job(lab, id).map(j -> j.state()).orElse(null);
+        return queue.reads().job(lab, id).map(j -> j.state()).orElse(null);
     }
 
     private int ledgerRows(String lab) {
@@ -215,7 +215,7 @@ public final class GuaranteesLab {
     }
 
     private void cleanUp(String lab, String id) {
-        queue.remove(lab, id);
+        queue.admin().remove(lab, id);
         jdbi.useHandle(h -> {
             h.createUpdate("DELETE FROM echomq.demo_ledger WHERE queue = :q").bind("q", lab).execute();
             h.createUpdate("DELETE FROM echomq.effect WHERE queue = :q").bind("q", lab).execute();

@@ -4,7 +4,7 @@ import io.echomq.effect.EffectRecord;
 import io.echomq.effect.EffectStore;
 import io.echomq.queue.JobIdentity;
 import io.echomq.queue.JobState;
-import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueReads;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -22,14 +22,13 @@ import java.util.stream.Collectors;
  * effect again. The age is never shorter than the idempotency window (checked where it is
  * configured), so a row still names its idempotency key for as long as the key names one effect.
  *
- * <p>It runs often, in small batches: the work is spread evenly beside the workers'. Run once per
- * trim period, it deleted that period's rows in one burst (at 8,000 jobs a second, 280,000 rows in
- * 4 to 5 s, every 35 s), and the workers' worst latency in those seconds was three times that of
- * the others.
+ * <p>It runs often, in small batches, so the work is spread evenly beside the workers': deleting a
+ * long period's rows in one burst (at 8,000 jobs a second, 280,000 rows in 4 to 5 s every 35 s)
+ * tripled the workers' worst latency during those seconds.
  */
 final class EffectRetention implements MaintenanceDuty {
 
-    private final QueueClient queue;
+    private final QueueReads queue;
     private final EffectStore effects;
     private final Duration interval;
     private final Duration rewalkEvery;
@@ -55,7 +54,7 @@ final class EffectRetention implements MaintenanceDuty {
      * @param interval    delay between runs; a run works for half of it at most
      * @param rewalkEvery how often the walk starts over from the oldest row
      */
-    EffectRetention(QueueClient queue, EffectStore effects, Duration interval, Duration rewalkEvery, Duration age, int batch) {
+    EffectRetention(QueueReads queue, EffectStore effects, Duration interval, Duration rewalkEvery, Duration age, int batch) {
         this.queue = queue;
         this.effects = effects;
         this.interval = interval;

@@ -35,20 +35,22 @@ public final class Maintenance {
      *                       long an expired lease waits, and how late a schedule's slot fires
      * @param reapBatch      jobs reaped per script call (a run repeats calls up to {@link Reaper#MAX_CALLS_PER_RUN} times)
      * @param retention      bounds on finished jobs
-     * @param trimEvery      delay between retention runs
+     * @param trimEvery      delay between runs of the retention trimmer (finished jobs in Valkey)
+     * @param effectRewalkEvery how often the effect retention's walk starts over from the oldest effect row, to look
+     *                       again at the rows it kept while their jobs were unfinished
      * @param reconcileBatch jobs checked per scanned set, queue and run
      * @param effectRetention how old an effect row of a finished job gets before it is deleted (a little older at most:
      *                        {@link #effectRowLifetime}); never shorter than the idempotency window
      * @param timeout        the longest a scheduled run of a duty over a queue is waited for: its wait for a database
      *                       connection, and each of its statements (lock waits included)
      */
-    public record Settings(Duration interval, int reapBatch, Retention retention, Duration trimEvery, int reconcileBatch,
-            Duration effectRetention, Duration timeout) {
+    public record Settings(Duration interval, int reapBatch, Retention retention, Duration trimEvery, Duration effectRewalkEvery,
+            int reconcileBatch, Duration effectRetention, Duration timeout) {
 
         public static final Duration DEFAULT_EFFECT_RETENTION = Duration.ofDays(7);
         public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
         public static final Settings DEFAULT = new Settings(Duration.ofSeconds(1), 500, Retention.DEFAULT, Duration.ofSeconds(30),
-                200, DEFAULT_EFFECT_RETENTION);
+                Duration.ofSeconds(30), 200, DEFAULT_EFFECT_RETENTION);
 
         public Settings {
             if (timeout.isNegative() || timeout.isZero()) {
@@ -57,26 +59,26 @@ public final class Maintenance {
         }
 
         /** Settings with the {@link #DEFAULT_TIMEOUT}. */
-        public Settings(Duration interval, int reapBatch, Retention retention, Duration trimEvery, int reconcileBatch,
-                Duration effectRetention) {
-            this(interval, reapBatch, retention, trimEvery, reconcileBatch, effectRetention, DEFAULT_TIMEOUT);
+        public Settings(Duration interval, int reapBatch, Retention retention, Duration trimEvery, Duration effectRewalkEvery,
+                int reconcileBatch, Duration effectRetention) {
+            this(interval, reapBatch, retention, trimEvery, effectRewalkEvery, reconcileBatch, effectRetention, DEFAULT_TIMEOUT);
         }
 
         public Settings withInterval(Duration newInterval) {
-            return new Settings(newInterval, reapBatch, retention, trimEvery, reconcileBatch, effectRetention, timeout);
+            return new Settings(newInterval, reapBatch, retention, trimEvery, effectRewalkEvery, reconcileBatch, effectRetention, timeout);
         }
 
         public Settings withEffectRetention(Duration age) {
-            return new Settings(interval, reapBatch, retention, trimEvery, reconcileBatch, age, timeout);
+            return new Settings(interval, reapBatch, retention, trimEvery, effectRewalkEvery, reconcileBatch, age, timeout);
         }
 
         public Settings withTimeout(Duration newTimeout) {
-            return new Settings(interval, reapBatch, retention, trimEvery, reconcileBatch, effectRetention, newTimeout);
+            return new Settings(interval, reapBatch, retention, trimEvery, effectRewalkEvery, reconcileBatch, effectRetention, newTimeout);
         }
 
         /** The longest an effect row of a finished job lives: its retention age, and until the effect retention reaches it. */
         public Duration effectRowLifetime() {
-            return effectRetention.plus(EffectRetention.longestOverAge(interval, trimEvery));
+            return effectRetention.plus(EffectRetention.longestOverAge(interval, effectRewalkEvery));
         }
     }
 
@@ -105,12 +107,12 @@ public final class Maintenance {
         this.timeout = settings.timeout();
         EffectStore bounded = effects.withQueryTimeout(settings.timeout());
         this.duties = List.of(
-                new Reaper(queue, settings.interval(), settings.reapBatch()),
-                new RetentionTrimmer(queue, settings.trimEvery(), settings.retention()),
-                new Reconciler(queue, bounded, settings.interval(), settings.reconcileBatch()),
-                new EffectRetention(queue, bounded, settings.interval(), settings.trimEvery(), settings.effectRetention(),
+                new Reaper(queue.admin(), settings.interval(), settings.reapBatch()),
+                new RetentionTrimmer(queue.admin(), settings.trimEvery(), settings.retention()),
+                new Reconciler(queue.reads(), queue.admin(), bounded, settings.interval(), settings.reconcileBatch()),
+                new EffectRetention(queue.reads(), bounded, settings.interval(), settings.effectRewalkEvery(), settings.effectRetention(),
                         EFFECT_RETENTION_BATCH),
-                new ScheduleTicker(queue, settings.interval()));
+                new ScheduleTicker(queue.schedules(), settings.interval()));
         duties.forEach(duty -> tallies.put(duty, new ChangeTally()));
     }
 

@@ -1,6 +1,6 @@
 package io.echomq.maintenance;
 
-import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueAdmin;
 import io.echomq.queue.ReapResult;
 import java.time.Duration;
 
@@ -14,11 +14,11 @@ final class Reaper implements MaintenanceDuty {
     /** Script calls per run and queue: bounds a run while a mass expiry is drained over several. */
     static final int MAX_CALLS_PER_RUN = 10;
 
-    private final QueueClient queue;
+    private final QueueAdmin queue;
     private final Duration interval;
     private final int batch;
 
-    Reaper(QueueClient queue, Duration interval, int batch) {
+    Reaper(QueueAdmin queue, Duration interval, int batch) {
         this.queue = queue;
         this.interval = interval;
         this.batch = batch;

@@ -7,7 +7,8 @@ import io.echomq.queue.JobPage;
 import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
 import io.echomq.queue.ManualTransition;
-import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueAdmin;
+import io.echomq.queue.QueueReads;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -31,15 +32,17 @@ final class Reconciler implements MaintenanceDuty {
 
     private static final List<JobState> SCANNED = List.of(JobState.DEAD, JobState.CANCELLED, JobState.DELAYED);
 
-    private final QueueClient queue;
+    private final QueueReads reads;
+    private final QueueAdmin admin;
     private final EffectStore effects;
     private final Duration interval;
     private final int batch;
     /** Where the walk of each queue's set goes on; absent at the start of a walk. Used by the maintenance thread only. */
     private final Map<String, String> cursors = new ConcurrentHashMap<>();
 
-    Reconciler(QueueClient queue, EffectStore effects, Duration interval, int batch) {
-        this.queue = queue;
+    Reconciler(QueueReads reads, QueueAdmin admin, EffectStore effects, Duration interval, int batch) {
+        this.reads = reads;
+        this.admin = admin;
         this.effects = effects;
         this.interval = interval;
         this.batch = batch;
@@ -60,7 +63,7 @@ final class Reconciler implements MaintenanceDuty {
         int completed = 0;
         for (JobState state : SCANNED) {
             String cursorKey = queueName + "/" + state.wireName();
-            JobPage page = queue.jobs(queueName, state, Optional.ofNullable(cursors.get(cursorKey)), batch);
+            JobPage page = reads.jobs(queueName, state, Optional.ofNullable(cursors.get(cursorKey)), batch);
             // At the end of a set the walk starts over, so later additions are seen on the next one.
             page.next().ifPresentOrElse(next -> cursors.put(cursorKey, next), () -> cursors.remove(cursorKey));
             List<JobIdentity> jobs = page.jobs().stream().map(JobView::identity).toList();
@@ -81,6 +84,6 @@ final class Reconciler implements MaintenanceDuty {
                 : "job " + effect.jobId() + " (submitted with the same idempotency key), attempt " + effect.attempt();
         String reason = "completed by the reconciler: its effect was applied by " + by + " at " + effect.appliedAt()
                 + ", but the job was " + state.wireName();
-        return queue.reconcile(job.queue(), job.jobId(), job.createdMs(), reason) instanceof ManualTransition.Moved;
+        return admin.reconcile(job.queue(), job.jobId(), job.createdMs(), reason) instanceof ManualTransition.Moved;
     }
 }

@@ -1,17 +1,17 @@
 package io.echomq.maintenance;
 
-import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueAdmin;
 import io.echomq.queue.Retention;
 import java.time.Duration;
 
 /** Deletes finished jobs (completed, cancelled, dead) beyond the retention bounds, in bounded batches. */
 final class RetentionTrimmer implements MaintenanceDuty {
 
-    private final QueueClient queue;
+    private final QueueAdmin queue;
     private final Duration interval;
     private final Retention retention;
 
-    RetentionTrimmer(QueueClient queue, Duration interval, Retention retention) {
+    RetentionTrimmer(QueueAdmin queue, Duration interval, Retention retention) {
         this.queue = queue;
         this.interval = interval;
         this.retention = retention;

@@ -1,7 +1,6 @@
 package io.echomq.maintenance;
 
-import io.echomq.queue.QueueClient;
-import io.echomq.queue.ScheduleClient;
+import io.echomq.queue.schedule.ScheduleClient;
 import java.time.Duration;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -17,11 +16,11 @@ final class ScheduleTicker implements MaintenanceDuty {
 
     private static final Logger LOG = Logger.getLogger(ScheduleTicker.class.getName());
 
-    private final QueueClient queue;
+    private final ScheduleClient schedules;
     private final Duration interval;
 
-    ScheduleTicker(QueueClient queue, Duration interval) {
-        this.queue = queue;
+    ScheduleTicker(ScheduleClient schedules, Duration interval) {
+        this.schedules = schedules;
         this.interval = interval;
     }
 
@@ -37,7 +36,7 @@ final class ScheduleTicker implements MaintenanceDuty {
 
     @Override
     public Pass runOnce(String queueName) {
-        ScheduleClient.Tick tick = queue.schedules().tick(queueName);
+        ScheduleClient.Tick tick = schedules.tick(queueName);
         for (String problem : tick.problems()) {
             LOG.log(Level.WARNING, "schedules on queue ''{0}'': {1}", new Object[] {queueName, problem});
         }

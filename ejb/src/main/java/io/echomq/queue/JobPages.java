@@ -1,5 +1,6 @@
 package io.echomq.queue;
 
+import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.QueueKeys;
 import java.time.Instant;
 import java.util.ArrayList;

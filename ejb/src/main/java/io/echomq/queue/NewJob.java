@@ -33,6 +33,9 @@ public record NewJob(
         Optional<Integer> priority,
         Optional<Dedupe> dedupe) {
 
+    /** The lane of jobs that do not name one. */
+    public static final String DEFAULT_LANE = "default";
+
     public static final int LOWEST_PRIORITY = 0;
     public static final int DEFAULT_PRIORITY = 4;
     public static final int HIGHEST_PRIORITY = 9;

@@ -1,5 +1,6 @@
 package io.echomq.queue;
 
+import io.echomq.queue.internal.RequestChecks;
 import java.time.Instant;
 
 /**

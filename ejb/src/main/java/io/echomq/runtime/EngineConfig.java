@@ -3,14 +3,15 @@ package io.echomq.runtime;
 import io.echomq.effect.EffectSettings;
 import io.echomq.queue.Backoff;
 import io.echomq.queue.EvictionPolicyCheck;
-import io.echomq.queue.QueueClient;
-import io.echomq.queue.QueueLimits;
+import io.echomq.queue.Leases;
+import io.echomq.queue.NewJob;
+import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.InvalidRequestException;
-import io.echomq.queue.Misfire;
+import io.echomq.queue.schedule.Misfire;
 import io.echomq.queue.Retention;
-import io.echomq.queue.Schedule;
+import io.echomq.queue.schedule.Schedule;
 import io.echomq.maintenance.Maintenance;
 import io.echomq.worker.WorkerSettings;
 import java.time.Duration;
@@ -160,7 +161,7 @@ public final class EngineConfig {
                 read.millis(prefix + "job-timeout-ms", base.jobTimeout(), Duration.ofMillis(10), DAY),
                 new Backoff(baseDelay, maxDelay),
                 base.idlePoll(),
-                read.integer(prefix + "batch-size", base.batchSize(), 1, QueueClient.MAX_CLAIM_JOBS));
+                read.integer(prefix + "batch-size", base.batchSize(), 1, Leases.MAX_CLAIM_JOBS));
     }
 
     private Maintenance.Settings maintenanceSettings() {
@@ -182,7 +183,7 @@ public final class EngineConfig {
         }
         return new Maintenance.Settings(
                 read.millis("echomq.maintenance.interval-ms", base.interval(), Duration.ofMillis(10), Duration.ofMinutes(10)),
-                base.reapBatch(), retention, base.trimEvery(), base.reconcileBatch(), effectRetention,
+                base.reapBatch(), retention, base.trimEvery(), base.effectRewalkEvery(), base.reconcileBatch(), effectRetention,
                 read.millis("echomq.maintenance.timeout-ms", base.timeout(), Duration.ofMillis(100), Duration.ofMinutes(10)));
     }
 
@@ -213,7 +214,7 @@ public final class EngineConfig {
                         ? Optional.of(read.integer(at + "max-attempts", 1, 1, queueSettings.maxAttemptsLimit())) : Optional.empty();
                 Schedule schedule = new Schedule(read.required(at + "queue", "the queue the schedule's jobs go to"), name,
                         read.optional(at + "cron"), read.optional(at + "zone"), interval, read.optional(at + "payload").orElse("{}"),
-                        read.optional(at + "lane").orElse(QueueClient.DEFAULT_LANE), attempts,
+                        read.optional(at + "lane").orElse(NewJob.DEFAULT_LANE), attempts,
                         Misfire.of("misfire", read.optional(at + "misfire").orElse(Misfire.RUN_ONCE.wireName())),
                         read.integer(at + "misfire-limit", Schedule.DEFAULT_MISFIRE_LIMIT, 1, Schedule.MAX_FIRES_PER_CALL),
                         read.millis(at + "misfire-grace-ms", Schedule.DEFAULT_MISFIRE_GRACE, Schedule.MIN_MISFIRE_GRACE, DAY));

@@ -2,8 +2,8 @@ package io.echomq.worker;
 
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.LeaseExtension;
+import io.echomq.queue.Leases;
 import io.echomq.queue.Progress;
-import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.Rejected;
 import java.util.List;
@@ -35,20 +35,20 @@ final class LeaseKeeper {
     private static final long MIN_TICK_MS = 10;
     private static final long MAX_TICK_MS = 1_000;
 
-    private final QueueClient queue;
+    private final Leases queue;
     private final WorkerSettings settings;
     private final WorkerListener listener;
     private final Set<RunningWork> running = ConcurrentHashMap.newKeySet();
     private volatile ScheduledFuture<?> ticks;
 
-    private LeaseKeeper(QueueClient queue, WorkerSettings settings, WorkerListener listener) {
+    private LeaseKeeper(Leases queue, WorkerSettings settings, WorkerListener listener) {
         this.queue = queue;
         this.settings = settings;
         this.listener = listener;
     }
 
     /** Ticks at a quarter of the shorter of heartbeat interval and job timeout (10 ms to 1 s). */
-    static LeaseKeeper start(ScheduledExecutorService timers, QueueClient queue, WorkerSettings settings,
+    static LeaseKeeper start(ScheduledExecutorService timers, Leases queue, WorkerSettings settings,
             WorkerListener listener) {
         LeaseKeeper keeper = new LeaseKeeper(queue, settings, listener);
         long shortest = Math.min(settings.heartbeatInterval().toMillis(), settings.jobTimeout().toMillis());

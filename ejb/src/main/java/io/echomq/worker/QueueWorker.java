@@ -2,7 +2,7 @@ package io.echomq.worker;
 
 import io.echomq.effect.EffectStore;
 import io.echomq.handler.JobHandler;
-import io.echomq.queue.QueueClient;
+import io.echomq.queue.Leases;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -60,7 +60,7 @@ public final class QueueWorker {
     /** Counted down by each runner as it ends; null until started. */
     private volatile CountDownLatch runnersRunning;
 
-    public QueueWorker(String queueName, JobHandler handler, QueueClient queue, EffectStore effects, WorkerSettings settings,
+    public QueueWorker(String queueName, JobHandler handler, Leases queue, EffectStore effects, WorkerSettings settings,
             String workerId, ScheduledExecutorService timers, FaultInjector faults, WorkerListener listener) {
         WorkerListener safe = SafeListener.of(listener);
         this.queueName = queueName;

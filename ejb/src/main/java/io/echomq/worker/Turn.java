@@ -3,7 +3,7 @@ package io.echomq.worker;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.CompletedAndClaimed;
 import io.echomq.queue.Lease;
-import io.echomq.queue.QueueClient;
+import io.echomq.queue.Leases;
 import io.echomq.queue.QueueUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +29,7 @@ final class Turn {
 
     private static final Logger LOG = Logger.getLogger(Turn.class.getName());
 
-    /** The one Valkey call a turn makes: {@link QueueClient#completeAndClaim}, bound to a queue and worker. */
+    /** The one Valkey call a turn makes: {@link Leases#completeAndClaim}, bound to a queue and worker. */
     @FunctionalInterface
     interface ValkeyCall {
         CompletedAndClaimed completeAndClaim(List<Lease> acknowledgements, int wanted);
@@ -95,8 +95,8 @@ final class Turn {
      *         short or Valkey failed
      */
     List<RunningWork> roundTrip(int freeRunners, boolean stopping) {
-        List<ClaimedJob> acknowledgements = completer.takeAcknowledgements(QueueClient.MAX_CLAIM_JOBS);
-        int wanted = Math.min((freeRunners + ahead.toLease(stopping)) * portionSize, QueueClient.MAX_CLAIM_JOBS);
+        List<ClaimedJob> acknowledgements = completer.takeAcknowledgements(Leases.MAX_CLAIM_JOBS);
+        int wanted = Math.min((freeRunners + ahead.toLease(stopping)) * portionSize, Leases.MAX_CLAIM_JOBS);
         long sentAt = System.nanoTime();
         CompletedAndClaimed result;
         try {

@@ -1,7 +1,7 @@
 package io.echomq.worker;
 
 import io.echomq.queue.Backoff;
-import io.echomq.queue.QueueClient;
+import io.echomq.queue.Leases;
 import java.time.Duration;
 
 /**
@@ -42,8 +42,8 @@ public record WorkerSettings(
         positive("heartbeatInterval", heartbeatInterval);
         positive("jobTimeout", jobTimeout);
         positive("idlePoll", idlePoll);
-        if (batchSize < 1 || batchSize > QueueClient.MAX_CLAIM_JOBS) {
-            throw new IllegalArgumentException("batchSize must be between 1 and " + QueueClient.MAX_CLAIM_JOBS
+        if (batchSize < 1 || batchSize > Leases.MAX_CLAIM_JOBS) {
+            throw new IllegalArgumentException("batchSize must be between 1 and " + Leases.MAX_CLAIM_JOBS
                     + ", was " + batchSize);
         }
         if (backoff == null) {

@@ -80,8 +80,8 @@ class LeaseUpkeepTest {
     void aJobOutlivingItsLeaseIsNeitherReapedNorRedeliveredWhileMaintenanceWaitsForTheDatabase() throws Exception {
         String queue = engine.queueName;
         // A delayed job, so the reconciler reads the effect store on every run, beside the effect retention.
-        engine.queue.enqueue(queue, NewJob.of("{}").delayedBy(Duration.ofHours(1)));
-        String job = engine.queue.enqueue(queue, NewJob.of("{}")).id();
+        engine.queue.submissions().enqueue(queue, NewJob.of("{}").delayedBy(Duration.ofHours(1)));
+        String job = engine.queue.submissions().enqueue(queue, NewJob.of("{}")).id();
         CountDownLatch running = new CountDownLatch(1);
         AtomicInteger handled = new AtomicInteger();
         JobHandler longerThanItsLease = context -> {
@@ -104,7 +104,7 @@ class LeaseUpkeepTest {
         assertThat(stuckOnThePool).as("the reconciler and the effect retention both waited for a connection").isEqualTo(2);
         assertThat(events(job)).as("the job's history").doesNotContain("reaped");
         await("job " + job + " completed").atMost(PATIENCE).until(() -> state(job) == JobState.COMPLETED);
-        JobView done = engine.queue.job(queue, job).orElseThrow();
+        JobView done = engine.queue.reads().job(queue, job).orElseThrow();
         assertThat(done.attempts()).as("deliveries").isEqualTo(1);
         assertThat(handled).as("handler runs").hasValue(1);
     }
@@ -146,11 +146,11 @@ class LeaseUpkeepTest {
     }
 
     private JobState state(String job) {
-        return engine.queue.job(engine.queueName, job).map(JobView::state).orElse(null);
+        return engine.queue.reads().job(engine.queueName, job).map(JobView::state).orElse(null);
     }
 
     private List<String> events(String job) {
-        return engine.queue.history(engine.queueName, job).stream().map(JobEvent::event).toList();
+        return engine.queue.reads().history(engine.queueName, job).stream().map(JobEvent::event).toList();
     }
 
     /** What server A's maintenance reported. */

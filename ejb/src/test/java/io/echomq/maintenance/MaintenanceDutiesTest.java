@@ -45,19 +45,20 @@ class MaintenanceDutiesTest {
 
     private static Maintenance.Settings reconcilingInPagesOf(int batch) {
         Maintenance.Settings d = Maintenance.Settings.DEFAULT;
-        return new Maintenance.Settings(d.interval(), d.reapBatch(), Retention.DEFAULT, d.trimEvery(), batch, d.effectRetention());
+        return new Maintenance.Settings(d.interval(), d.reapBatch(), Retention.DEFAULT, d.trimEvery(), d.effectRewalkEvery(), batch,
+                d.effectRetention());
     }
 
     /** Leases every job on a short lease; {@link #reapAll} then dead-letters them in one call, at one score. */
     private List<ClaimedJob> deadTogether(List<Enqueued> jobs) {
-        List<ClaimedJob> claimed = engine.queue.claim(engine.queueName, SHORT_LEASE, jobs.size(), "gone");
+        List<ClaimedJob> claimed = engine.queue.leases().claim(engine.queueName, SHORT_LEASE, jobs.size(), "gone");
         assertThat(claimed).hasSize(jobs.size());
         return claimed;
     }
 
     private void reapAll(List<ClaimedJob> leased) {
         leased.forEach(job -> serverClock().awaitPast(job.leaseUntil()));
-        assertThat(engine.queue.reap(engine.queueName, 100).toDead()).isEqualTo(leased.size());
+        assertThat(engine.queue.admin().reap(engine.queueName, 100).toDead()).isEqualTo(leased.size());
     }
 
     private ServerClock serverClock() {
@@ -70,7 +71,7 @@ class MaintenanceDutiesTest {
     }
 
     private JobState state(String id) {
-        return engine.queue.job(engine.queueName, id).map(JobView::state).orElseThrow();
+        return engine.queue.reads().job(engine.queueName, id).map(JobView::state).orElseThrow();
     }
 
     @Test
@@ -78,8 +79,8 @@ class MaintenanceDutiesTest {
         String broken = engine.queueName + "-broken";
         // A key of the wrong type makes every script on that queue fail, as a corrupted queue would.
         engine.redis.set("echomq:{" + broken + "}:active", "not a sorted set");
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
-        ClaimedJob gone = engine.queue.claim(engine.queueName, SHORT_LEASE, 1, "gone").get(0);
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE));
+        ClaimedJob gone = engine.queue.leases().claim(engine.queueName, SHORT_LEASE, 1, "gone").get(0);
         serverClock().awaitPast(gone.leaseUntil());
         List<String> failures = new CopyOnWriteArrayList<>();
         Maintenance maintenance = new Maintenance(engine.queue, engine.effects, List.of(broken, engine.queueName),
@@ -103,7 +104,7 @@ class MaintenanceDutiesTest {
         for (int i = 0; i < 4; i++) {
             four.add(NewJob.of(CHARGE).withMaxAttempts(1));
         }
-        List<Enqueued> jobs = engine.queue.enqueueBatch(engine.queueName, four);
+        List<Enqueued> jobs = engine.queue.submissions().enqueueBatch(engine.queueName, four);
         List<ClaimedJob> claimed = deadTogether(jobs);
         // The first page (ids 1 and 2) holds nothing to reconcile; the effects of 3 and 4 committed.
         applyEffect(claimed.get(2));
@@ -124,13 +125,13 @@ class MaintenanceDutiesTest {
 
     @Test
     void aJobSkippedForAnotherJobsIdempotencyKeyThatEndsDeadIsCompleted() throws Exception {
-        Enqueued first = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withIdempotencyKey("order-7"));
-        ClaimedJob firstRun = engine.queue.claim(engine.queueName, Duration.ofSeconds(30), 1, "w").get(0);
+        Enqueued first = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE).withIdempotencyKey("order-7"));
+        ClaimedJob firstRun = engine.queue.leases().claim(engine.queueName, Duration.ofSeconds(30), 1, "w").get(0);
         applyEffect(firstRun);
-        engine.queue.complete(firstRun.lease());
+        engine.queue.leases().complete(firstRun.lease());
         // Valkey forgets the first job and its key (trimmed by retention, or lost in a failover).
-        assertThat(engine.queue.remove(engine.queueName, first.id())).isInstanceOf(io.echomq.queue.ManualTransition.Removed.class);
-        Enqueued again = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withIdempotencyKey("order-7").withMaxAttempts(1));
+        assertThat(engine.queue.admin().remove(engine.queueName, first.id())).isInstanceOf(io.echomq.queue.ManualTransition.Removed.class);
+        Enqueued again = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE).withIdempotencyKey("order-7").withMaxAttempts(1));
         assertThat(again.id()).isNotEqualTo(first.id());
         reapAll(deadTogether(List.of(again)));
         assertThat(state(again.id())).isEqualTo(JobState.DEAD);
@@ -138,7 +139,7 @@ class MaintenanceDutiesTest {
         Pass pass = engine.maintenanceNotStarted().runOnce();
 
         assertThat(pass.reconciled()).isEqualTo(1);
-        JobView done = engine.queue.job(engine.queueName, again.id()).orElseThrow();
+        JobView done = engine.queue.reads().job(engine.queueName, again.id()).orElseThrow();
         assertThat(done.state()).isEqualTo(JobState.COMPLETED);
         assertThat(done.note()).hasValueSatisfying(n -> assertThat(n).contains("same idempotency key"));
         assertThat(engine.ledger().entries()).isEqualTo(1);
@@ -148,7 +149,7 @@ class MaintenanceDutiesTest {
     void oldEffectRowsGoWithinSecondsOfPassingTheirAgeNotATrimPeriodLater() throws Exception {
         insertOldRowsOfJobsValkeyNoLongerHolds(2_500);
         Maintenance.Settings settings = Maintenance.Settings.DEFAULT.withEffectRetention(Duration.ofMinutes(1));
-        assertThat(settings.trimEvery()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(settings.effectRewalkEvery()).isEqualTo(Duration.ofSeconds(30));
 
         engine.assembly.startMaintenance(List.of(engine.queueName), settings);
 
@@ -158,19 +159,19 @@ class MaintenanceDutiesTest {
 
     @Test
     void aRowKeptWhileItsJobWasHeldGoesOnceTheWalkStartsOverAfterTheJobCompleted() throws Exception {
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
-        ClaimedJob claimed = engine.queue.claim(engine.queueName, Duration.ofSeconds(30), 1, "w").get(0);
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE));
+        ClaimedJob claimed = engine.queue.leases().claim(engine.queueName, Duration.ofSeconds(30), 1, "w").get(0);
         applyEffect(claimed);
         insertOldRowsOfJobsValkeyNoLongerHolds(5);
         engine.jdbi.useHandle(h -> h.createUpdate("UPDATE echomq.effect SET applied_at = now() - interval '2 hours' "
                 + "WHERE queue = :q AND job_id = :id").bind("q", engine.queueName).bind("id", Long.parseLong(job.id())).execute());
         Duration rewalkEvery = Duration.ofMillis(200);
-        EffectRetention retention = new EffectRetention(engine.queue, engine.effects, Duration.ofSeconds(30), rewalkEvery,
+        EffectRetention retention = new EffectRetention(engine.queue.reads(), engine.effects, Duration.ofSeconds(30), rewalkEvery,
                 Duration.ofMinutes(1), 2);
         assertThat(retention.runOnce(engine.queueName).effectRowsDeleted()).isEqualTo(5);
         assertThat(hasEffectRow(job.id())).as("the active job's row").isTrue();
 
-        engine.queue.complete(claimed.lease());
+        engine.queue.leases().complete(claimed.lease());
         Thread.sleep(rewalkEvery.toMillis() * 2);
 
         assertThat(retention.runOnce(engine.queueName).effectRowsDeleted()).isEqualTo(1);
@@ -209,14 +210,14 @@ class MaintenanceDutiesTest {
         for (int i = 0; i < 4; i++) {
             four.add(NewJob.of(CHARGE).withMaxAttempts(i == 2 ? 1 : 5));
         }
-        List<Enqueued> jobs = engine.queue.enqueueBatch(engine.queueName, four);
-        List<ClaimedJob> claimed = engine.queue.claim(engine.queueName, SHORT_LEASE, 4, "w");
+        List<Enqueued> jobs = engine.queue.submissions().enqueueBatch(engine.queueName, four);
+        List<ClaimedJob> claimed = engine.queue.leases().claim(engine.queueName, SHORT_LEASE, 4, "w");
         claimed.forEach(this::applyEffect);
-        engine.queue.complete(claimed.get(0).lease());
-        engine.queue.complete(claimed.get(1).lease());
-        engine.queue.remove(engine.queueName, jobs.get(1).id());
+        engine.queue.leases().complete(claimed.get(0).lease());
+        engine.queue.leases().complete(claimed.get(1).lease());
+        engine.queue.admin().remove(engine.queueName, jobs.get(1).id());
         claimed.subList(2, 4).forEach(job -> serverClock().awaitPast(job.leaseUntil()));
-        assertThat(engine.queue.reap(engine.queueName, 100).jobIds()).containsExactlyInAnyOrder(jobs.get(2).id(), jobs.get(3).id());
+        assertThat(engine.queue.admin().reap(engine.queueName, 100).jobIds()).containsExactlyInAnyOrder(jobs.get(2).id(), jobs.get(3).id());
         assertThat(state(jobs.get(2).id())).isEqualTo(JobState.DEAD);
         assertThat(state(jobs.get(3).id())).isEqualTo(JobState.PENDING);
         return jobs;
@@ -227,7 +228,7 @@ class MaintenanceDutiesTest {
         List<Enqueued> jobs = fourAppliedJobs();
         awaitEffectRowsOlderThan(Duration.ofMillis(10));
         // The duty alone: in a whole pass the reconciler would first complete the dead job.
-        EffectRetention retention = new EffectRetention(engine.queue, engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMillis(10), 100);
+        EffectRetention retention = new EffectRetention(engine.queue.reads(), engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMillis(10), 100);
 
         int deleted = retention.runOnce(engine.queueName).effectRowsDeleted();
 
@@ -253,7 +254,7 @@ class MaintenanceDutiesTest {
         // Oldest first: jobs 4 and 3 (kept), then 2 and 1 (finished); a batch of two must step over the kept ones.
         engine.jdbi.useHandle(h -> h.createUpdate("UPDATE echomq.effect SET applied_at = now() - interval '1 hour' * job_id "
                 + "WHERE queue = :q").bind("q", engine.queueName).execute());
-        EffectRetention retention = new EffectRetention(engine.queue, engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(1), 2);
+        EffectRetention retention = new EffectRetention(engine.queue.reads(), engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(1), 2);
 
         Pass first = retention.runOnce(engine.queueName);
 
@@ -266,7 +267,7 @@ class MaintenanceDutiesTest {
         // 25 batches of rows of jobs Valkey no longer holds: a run of the old duty deleted 10 batches.
         engine.jdbi.useHandle(h -> h.createUpdate("INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt, applied_at) "
                 + "SELECT :q, g, 1000 + g, 1, now() - interval '1 hour' FROM generate_series(1, 2500) g").bind("q", engine.queueName).execute());
-        EffectRetention retention = new EffectRetention(engine.queue, engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(1), 100);
+        EffectRetention retention = new EffectRetention(engine.queue.reads(), engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(1), 100);
 
         assertThat(retention.runOnce(engine.queueName).effectRowsDeleted()).isEqualTo(2_500);
         assertThat(effectRows()).isZero();

@@ -2,6 +2,9 @@ package io.echomq.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.echomq.queue.limits.QueueLimits;
+import io.echomq.queue.schedule.Schedule;
+import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptSource;
@@ -49,7 +52,7 @@ class ClusterScriptsTest {
         List<Integer> masters = queues.stream().map(ClusterScriptsTest::masterOf).distinct().toList();
         assertThat(masters).hasSize(3).containsExactlyInAnyOrderElementsOf(cluster.masterPorts());
         for (String queue : queues) {
-            client.enqueue(queue, NewJob.of("{}"));
+            client.submissions().enqueue(queue, NewJob.of("{}"));
             try (Jedis master = cluster.connectTo(masterOf(queue))) {
                 assertThat(master.exists(new QueueKeys(queue).seq())).as("queue %s is stored on its slot's master", queue).isTrue();
             }
@@ -87,10 +90,10 @@ class ClusterScriptsTest {
     @Test
     void jobPagesAndJobStatesAreReadWholeFromEachQueuesMaster() {
         for (String queue : queuesOnEveryMaster()) {
-            List<String> ids = client.enqueueBatch(queue, List.of(NewJob.of("a"), NewJob.of("b").inLane("other"), NewJob.of("c")))
+            List<String> ids = client.submissions().enqueueBatch(queue, List.of(NewJob.of("a"), NewJob.of("b").inLane("other"), NewJob.of("c")))
                     .stream().map(Enqueued::id).toList();
-            ClaimedJob running = client.claim(queue, Duration.ofSeconds(30), 1, "w1").get(0);
-            List<JobView> pending = client.jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs();
+            ClaimedJob running = client.leases().claim(queue, Duration.ofSeconds(30), 1, "w1").get(0);
+            List<JobView> pending = client.reads().jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs();
             assertThat(pending).extracting(JobView::id).as("queue %s", queue)
                     .containsExactlyInAnyOrderElementsOf(ids.stream().filter(id -> !id.equals(running.id())).toList());
             JobView other = pending.get(1);
@@ -99,7 +102,7 @@ class ClusterScriptsTest {
                     new JobIdentity(queue, other.id(), other.createdAt().toEpochMilli() + 1, null),   // another job that had this id
                     new JobIdentity(queue, "999999", 1, null));                                         // no such job
 
-            Map<String, JobState> states = client.statesOf(queue, asked);
+            Map<String, JobState> states = client.reads().statesOf(queue, asked);
 
             assertThat(states).as("queue %s", queue)
                     .containsOnly(Map.entry(pending.get(0).id(), JobState.PENDING), Map.entry(running.id(), JobState.ACTIVE));
@@ -108,56 +111,56 @@ class ClusterScriptsTest {
 
     /** One call of every script, each in a state where it does its real work, not an early refusal. */
     private static void runEveryScript(String queue) {
-        client.enqueue(queue, NewJob.of("a").withIdempotencyKey("k-1"));                               // enqueue
-        client.enqueueBatch(queue, List.of(NewJob.of("b"), NewJob.of("c").inLane("other")));          // enqueue-batch
-        List<ClaimedJob> claimed = client.claim(queue, Duration.ofSeconds(30), 3, "w1");              // claim
+        client.submissions().enqueue(queue, NewJob.of("a").withIdempotencyKey("k-1"));                               // enqueue
+        client.submissions().enqueueBatch(queue, List.of(NewJob.of("b"), NewJob.of("c").inLane("other")));          // enqueue-batch
+        List<ClaimedJob> claimed = client.leases().claim(queue, Duration.ofSeconds(30), 3, "w1");              // claim
         assertThat(claimed).hasSize(3);
-        assertThat(client.extend(claimed.get(0).lease(), Duration.ofSeconds(30)))                    // extend
+        assertThat(client.leases().extend(claimed.get(0).lease(), Duration.ofSeconds(30)))                    // extend
                 .isInstanceOf(LeaseExtension.Extended.class);
-        assertThat(client.complete(claimed.get(0).lease())).isInstanceOf(Settlement.Completed.class); // complete
-        assertThat(client.completeAndClaim(queue, List.of(claimed.get(2).lease()), Duration.ofSeconds(30), 1, "w1") // complete-claim
+        assertThat(client.leases().complete(claimed.get(0).lease())).isInstanceOf(Settlement.Completed.class); // complete
+        assertThat(client.leases().completeAndClaim(queue, List.of(claimed.get(2).lease()), Duration.ofSeconds(30), 1, "w1") // complete-claim
                 .settlements()).singleElement().isInstanceOf(Settlement.Completed.class);
-        assertThat(client.retry(claimed.get(1).lease(), "boom", Backoff.NONE, FailureKind.PERMANENT))                  // retry -> dead
+        assertThat(client.leases().retry(claimed.get(1).lease(), "boom", Backoff.NONE, FailureKind.PERMANENT))                  // retry -> dead
                 .isNotInstanceOf(Rejected.class);
-        assertThat(client.requeue(queue, claimed.get(1).id())).isInstanceOf(ManualTransition.Moved.class); // requeue
-        String delayed = client.enqueue(queue, NewJob.of("d").delayedBy(Duration.ofHours(1))).id();
-        assertThat(client.reschedule(queue, delayed, Duration.ofHours(2))).isInstanceOf(ManualTransition.Rescheduled.class); // reschedule
-        assertThat(client.cancel(queue, delayed)).isInstanceOf(ManualTransition.Moved.class);          // cancel
-        client.enqueue(queue, NewJob.of("e"));
-        ClaimedJob running = client.claim(queue, Duration.ofSeconds(30), 1, "w1").get(0);
-        assertThat(client.cancel(queue, running.id())).isInstanceOf(ManualTransition.CancelRequested.class);
-        assertThat(client.stop(running.lease(), "stopped")).isInstanceOf(StopOutcome.Stopped.class);  // stop
-        assertThat(client.reconcile(queue, claimed.get(1).id(), claimed.get(1).lease().jobCreatedMs(), "seen")).isInstanceOf(ManualTransition.Moved.class); // reconcile
-        assertThat(client.remove(queue, claimed.get(0).id())).isInstanceOf(ManualTransition.Removed.class);          // remove
+        assertThat(client.admin().requeue(queue, claimed.get(1).id())).isInstanceOf(ManualTransition.Moved.class); // requeue
+        String delayed = client.submissions().enqueue(queue, NewJob.of("d").delayedBy(Duration.ofHours(1))).id();
+        assertThat(client.admin().reschedule(queue, delayed, Duration.ofHours(2))).isInstanceOf(ManualTransition.Rescheduled.class); // reschedule
+        assertThat(client.admin().cancel(queue, delayed)).isInstanceOf(ManualTransition.Moved.class);          // cancel
+        client.submissions().enqueue(queue, NewJob.of("e"));
+        ClaimedJob running = client.leases().claim(queue, Duration.ofSeconds(30), 1, "w1").get(0);
+        assertThat(client.admin().cancel(queue, running.id())).isInstanceOf(ManualTransition.CancelRequested.class);
+        assertThat(client.leases().stop(running.lease(), "stopped")).isInstanceOf(StopOutcome.Stopped.class);  // stop
+        assertThat(client.admin().reconcile(queue, claimed.get(1).id(), claimed.get(1).lease().jobCreatedMs(), "seen")).isInstanceOf(ManualTransition.Moved.class); // reconcile
+        assertThat(client.admin().remove(queue, claimed.get(0).id())).isInstanceOf(ManualTransition.Removed.class);          // remove
         // "e" has been pending all along; "h" gets one attempt: their lapsed leases take both ways out of reap.
-        String lastAttempt = client.enqueue(queue, NewJob.of("h").withMaxAttempts(1)).id();
-        List<ClaimedJob> lapsing = client.claim(queue, Duration.ofMillis(100), 10, "w2");
+        String lastAttempt = client.submissions().enqueue(queue, NewJob.of("h").withMaxAttempts(1)).id();
+        List<ClaimedJob> lapsing = client.leases().claim(queue, Duration.ofMillis(100), 10, "w2");
         assertThat(lapsing).extracting(ClaimedJob::payload).containsExactly("e", "h");
         ServerClock.of(redis, queue).awaitPast(lapsing.get(1).leaseUntil());                         // on the clock of the queue's master
-        ReapResult reaped = client.reap(queue, 10);                                                    // reap
+        ReapResult reaped = client.admin().reap(queue, 10);                                                    // reap
         assertThat(reaped.toPending()).as("leases reaped back to pending").isEqualTo(1);
         assertThat(reaped.toDead()).as("leases of a last attempt reaped to dead").isEqualTo(1);
         assertThat(reaped.jobIds()).containsExactlyInAnyOrder(lapsing.get(0).id(), lastAttempt);
-        assertThat(client.job(queue, lastAttempt).orElseThrow().state()).isEqualTo(JobState.DEAD);
-        ClaimedJob again = client.claim(queue, Duration.ofSeconds(30), 1, "w2").get(0);
+        assertThat(client.reads().job(queue, lastAttempt).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        ClaimedJob again = client.leases().claim(queue, Duration.ofSeconds(30), 1, "w2").get(0);
         assertThat(again.id()).isEqualTo(lapsing.get(0).id());
         assertThat(again.attempt()).isEqualTo(2);
-        client.complete(again.lease());
-        assertThat(client.trim(queue, new Retention(0, Duration.ZERO, 0, Duration.ZERO, 100)))          // trim
+        client.leases().complete(again.lease());
+        assertThat(client.admin().trim(queue, new Retention(0, Duration.ZERO, 0, Duration.ZERO, 100)))          // trim
                 .isEqualTo(new TrimResult(queue, 3, 1, 1));
         for (String finished : List.of(claimed.get(1).id(), claimed.get(2).id(), running.id(), delayed, again.id(), lastAttempt)) {
-            assertThat(client.job(queue, finished)).as("finished job %s trimmed", finished).isEmpty();
+            assertThat(client.reads().job(queue, finished)).as("finished job %s trimmed", finished).isEmpty();
         }
-        assertThat(client.stats(queue).total()).isZero();
+        assertThat(client.reads().stats(queue).total()).isZero();
         QueueLimits limits = QueueLimits.NONE.withLaneMaxActive(1).withRate(100, Duration.ofSeconds(1));
-        assertThat(client.setLimits(queue, limits)).isEqualTo(limits);                                // set-limits
-        client.enqueueBatch(queue, List.of(NewJob.of("f").inLane("capped"), NewJob.of("g").inLane("capped")));
-        assertThat(client.claim(queue, Duration.ofSeconds(30), 2, "w3")).hasSize(1);                  // claim, holding a lane
-        assertThat(client.stats(queue).lanesHeld()).isEqualTo(1);
-        client.setLimits(queue, QueueLimits.NONE);
-        assertThat(client.pause(queue)).isTrue();                                                      // set-paused
-        assertThat(client.stats(queue).paused()).isTrue();                                             // stats
-        assertThat(client.jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs()).isNotNull();
+        assertThat(client.admin().setLimits(queue, limits)).isEqualTo(limits);                                // set-limits
+        client.submissions().enqueueBatch(queue, List.of(NewJob.of("f").inLane("capped"), NewJob.of("g").inLane("capped")));
+        assertThat(client.leases().claim(queue, Duration.ofSeconds(30), 2, "w3")).hasSize(1);                  // claim, holding a lane
+        assertThat(client.reads().stats(queue).lanesHeld()).isEqualTo(1);
+        client.admin().setLimits(queue, QueueLimits.NONE);
+        assertThat(client.admin().pause(queue)).isTrue();                                                      // set-paused
+        assertThat(client.reads().stats(queue).paused()).isTrue();                                             // stats
+        assertThat(client.reads().jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs()).isNotNull();
         ScheduleClient schedules = client.schedules();
         assertThat(schedules.put(Schedule.every(queue, "tick", Duration.ofMillis(10), "{}"), "api"))  // schedule-put
                 .isEqualTo(ScheduleClient.PutResult.CREATED);
@@ -165,8 +168,8 @@ class ClusterScriptsTest {
         assertThat(schedules.pause(queue, "tick")).isTrue();                                           // schedule-set-paused
         assertThat(schedules.remove(queue, "tick")).isTrue();                                          // schedule-remove
         Dedupe debounce = Dedupe.debounce("user:{42}", Duration.ofMinutes(1));                        // a key with braces of its own
-        assertThat(client.enqueue(queue, NewJob.of("v1").withDedupe(debounce)).outcome()).isEqualTo(Enqueued.Outcome.CREATED);
-        assertThat(client.enqueueBatch(queue, List.of(NewJob.of("v2").withDedupe(debounce),           // enqueue(-batch) with dedupe keys
+        assertThat(client.submissions().enqueue(queue, NewJob.of("v1").withDedupe(debounce)).outcome()).isEqualTo(Enqueued.Outcome.CREATED);
+        assertThat(client.submissions().enqueueBatch(queue, List.of(NewJob.of("v2").withDedupe(debounce),           // enqueue(-batch) with dedupe keys
                 NewJob.of("t1").withDedupe(Dedupe.throttle("t", Duration.ofMinutes(1))),
                 NewJob.of("t2").withDedupe(Dedupe.throttle("t", Duration.ofMinutes(1))))))
                 .extracting(Enqueued::outcome)

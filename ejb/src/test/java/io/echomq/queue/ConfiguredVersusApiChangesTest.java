@@ -2,6 +2,11 @@ package io.echomq.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.echomq.queue.limits.LimitsSource;
+import io.echomq.queue.limits.QueueLimits;
+import io.echomq.queue.schedule.Schedule;
+import io.echomq.queue.schedule.ScheduleClient;
+import io.echomq.queue.schedule.ScheduleView;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -22,25 +27,25 @@ class ConfiguredVersusApiChangesTest extends RealQueueTest {
 
     @Test
     void limitsAnAdminLoweredOverTheApiStandWhenAServerRestartsWithTheSameConfiguration() {
-        assertThat(client.applyConfiguredLimits(queue, CONFIGURED)).isTrue();
-        client.setLimits(queue, DURING_THE_INCIDENT);
+        assertThat(client.admin().applyConfiguredLimits(queue, CONFIGURED)).isTrue();
+        client.admin().setLimits(queue, DURING_THE_INCIDENT);
 
-        assertThat(client.applyConfiguredLimits(queue, CONFIGURED)).as("a restart, configuration unchanged").isFalse();
-        assertThat(client.limits(queue)).isEqualTo(DURING_THE_INCIDENT);
-        assertThat(client.limitsInForce(queue).source()).contains(LimitsSource.API);
+        assertThat(client.admin().applyConfiguredLimits(queue, CONFIGURED)).as("a restart, configuration unchanged").isFalse();
+        assertThat(client.reads().limits(queue)).isEqualTo(DURING_THE_INCIDENT);
+        assertThat(client.reads().limitsInForce(queue).source()).contains(LimitsSource.API);
 
-        assertThat(client.applyConfiguredLimits(queue, NEXT_RELEASE)).as("the configuration changed").isTrue();
-        assertThat(client.limits(queue)).isEqualTo(NEXT_RELEASE);
-        assertThat(client.limitsInForce(queue).source()).contains(LimitsSource.CONFIG);
+        assertThat(client.admin().applyConfiguredLimits(queue, NEXT_RELEASE)).as("the configuration changed").isTrue();
+        assertThat(client.reads().limits(queue)).isEqualTo(NEXT_RELEASE);
+        assertThat(client.reads().limitsInForce(queue).source()).contains(LimitsSource.CONFIG);
     }
 
     @Test
     void configuredLimitsAppliedOnceChangeNothingOnTheNextStart() {
-        assertThat(client.limitsInForce(queue).source()).isEmpty();
-        assertThat(client.applyConfiguredLimits(queue, CONFIGURED)).isTrue();
-        assertThat(client.applyConfiguredLimits(queue, CONFIGURED)).isFalse();
-        assertThat(client.limits(queue)).isEqualTo(CONFIGURED);
-        assertThat(client.limitsInForce(queue).source()).contains(LimitsSource.CONFIG);
+        assertThat(client.reads().limitsInForce(queue).source()).isEmpty();
+        assertThat(client.admin().applyConfiguredLimits(queue, CONFIGURED)).isTrue();
+        assertThat(client.admin().applyConfiguredLimits(queue, CONFIGURED)).isFalse();
+        assertThat(client.reads().limits(queue)).isEqualTo(CONFIGURED);
+        assertThat(client.reads().limitsInForce(queue).source()).contains(LimitsSource.CONFIG);
     }
 
     @Test

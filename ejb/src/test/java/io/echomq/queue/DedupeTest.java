@@ -20,15 +20,15 @@ class DedupeTest extends RealQueueTest {
     private static final Duration LONG = Duration.ofMinutes(10);
 
     private JobView job(String id) {
-        return client.job(queue, id).orElseThrow();
+        return client.reads().job(queue, id).orElseThrow();
     }
 
     private Enqueued throttled(String payload, String key, Duration window) {
-        return client.enqueue(queue, NewJob.of(payload).withDedupe(Dedupe.throttle(key, window)));
+        return client.submissions().enqueue(queue, NewJob.of(payload).withDedupe(Dedupe.throttle(key, window)));
     }
 
     private Enqueued debounced(String payload, String key, Duration window) {
-        return client.enqueue(queue, NewJob.of(payload).withDedupe(Dedupe.debounce(key, window)));
+        return client.submissions().enqueue(queue, NewJob.of(payload).withDedupe(Dedupe.debounce(key, window)));
     }
 
     @Test
@@ -47,28 +47,28 @@ class DedupeTest extends RealQueueTest {
         assertThat(second.state()).isEqualTo(JobState.PENDING);
         assertThat(job(first.id()).payload()).as("the first wins").isEqualTo("first");
         assertThat(job(first.id()).dedupeKey()).contains("t");
-        assertThat(client.stats(queue).total()).isEqualTo(1);
+        assertThat(client.reads().stats(queue).total()).isEqualTo(1);
 
         awaitServerTime(opened + window.toMillis());
         Enqueued after = throttled("third", "t", window);
         assertThat(after.outcome()).as("the window is over on the server clock").isEqualTo(Outcome.CREATED);
         assertThat(after.id()).isNotEqualTo(first.id());
         assertThat(throttled("fourth", "t", window).id()).as("a new window, on the new job").isEqualTo(after.id());
-        assertThat(client.stats(queue).total()).isEqualTo(2);
+        assertThat(client.reads().stats(queue).total()).isEqualTo(2);
     }
 
     @Test
     void aThrottleWindowOutlivesItsJob() {
         Enqueued first = throttled("first", "t", LONG);
-        ClaimedJob claimed = client.claim(queue, LEASE, 1, "w").get(0);
-        assertThat(client.complete(claimed.lease())).isInstanceOf(Settlement.Completed.class);
-        assertThat(client.remove(queue, first.id())).isInstanceOf(ManualTransition.Removed.class);
+        ClaimedJob claimed = client.leases().claim(queue, LEASE, 1, "w").get(0);
+        assertThat(client.leases().complete(claimed.lease())).isInstanceOf(Settlement.Completed.class);
+        assertThat(client.admin().remove(queue, first.id())).isInstanceOf(ManualTransition.Removed.class);
 
         Enqueued again = throttled("second", "t", LONG);
         assertThat(again.outcome()).as("the window still holds").isEqualTo(Outcome.THROTTLED);
         assertThat(again.id()).isEqualTo(first.id());
         assertThat(again.state()).as("its job is gone").isNull();
-        assertThat(client.stats(queue).total()).isZero();
+        assertThat(client.reads().stats(queue).total()).isZero();
     }
 
     @Test
@@ -88,7 +88,7 @@ class DedupeTest extends RealQueueTest {
         assertThat(firstDue).isBetween(before + LONG.toMillis(), serverNowMs() + LONG.toMillis());
 
         awaitServerTime(firstDue - LONG.toMillis() + 2);
-        Enqueued second = client.enqueue(queue, NewJob.of("v2").inLane("eu").withMaxAttempts(7)
+        Enqueued second = client.submissions().enqueue(queue, NewJob.of("v2").inLane("eu").withMaxAttempts(7)
                 .withDedupe(Dedupe.debounce("d", LONG)));
         assertThat(second.outcome()).isEqualTo(Outcome.REPLACED);
         assertThat(second.id()).isEqualTo(first.id());
@@ -103,8 +103,8 @@ class DedupeTest extends RealQueueTest {
         assertThat(due).as("due a window after the last submission").isGreaterThan(firstDue);
         assertThat(redis.zscore(keys.delayed(), first.id())).isEqualTo((double) due);
         assertThat(redis.zcard(keys.delayed())).as("one job, in the delayed set only").isEqualTo(1);
-        assertThat(redis.exists(keys.pending("eu"), keys.pending(QueueClient.DEFAULT_LANE))).isZero();
-        assertThat(client.history(queue, first.id())).extracting(JobEvent::event).containsExactly("enqueued", "replaced");
+        assertThat(redis.exists(keys.pending("eu"), keys.pending(NewJob.DEFAULT_LANE))).isZero();
+        assertThat(client.reads().history(queue, first.id())).extracting(JobEvent::event).containsExactly("enqueued", "replaced");
     }
 
     @Test
@@ -116,9 +116,9 @@ class DedupeTest extends RealQueueTest {
         assertThat(last.id()).isEqualTo(first.id());
         long due = job(first.id()).dueAt().orElseThrow().toEpochMilli();
 
-        assertThat(client.claim(queue, LEASE, 10, "w")).as("not before the window is quiet").isEmpty();
+        assertThat(client.leases().claim(queue, LEASE, 10, "w")).as("not before the window is quiet").isEmpty();
         awaitServerTime(due);
-        List<ClaimedJob> claimed = client.claim(queue, LEASE, 10, "w");
+        List<ClaimedJob> claimed = client.leases().claim(queue, LEASE, 10, "w");
         assertThat(claimed).hasSize(1);
         assertThat(claimed.get(0).id()).isEqualTo(first.id());
         assertThat(claimed.get(0).payload()).isEqualTo("v3");
@@ -127,17 +127,17 @@ class DedupeTest extends RealQueueTest {
     @Test
     void aSubmissionAfterTheJobWasClaimedMakesANewJob() {
         Enqueued first = debounced("v1", "d", LONG);
-        assertThat(client.promote(queue, first.id())).isInstanceOf(ManualTransition.Moved.class);
+        assertThat(client.admin().promote(queue, first.id())).isInstanceOf(ManualTransition.Moved.class);
 
         Enqueued whilePending = debounced("v2", "d", LONG);
         assertThat(whilePending.outcome()).as("a promoted job is out of its window: it runs as it is").isEqualTo(Outcome.CREATED);
         assertThat(whilePending.id()).isNotEqualTo(first.id());
         assertThat(job(first.id()).payload()).isEqualTo("v1");
 
-        ClaimedJob claimed = client.claim(queue, LEASE, 1, "w").get(0);
+        ClaimedJob claimed = client.leases().claim(queue, LEASE, 1, "w").get(0);
         assertThat(claimed.id()).isEqualTo(first.id());
-        assertThat(client.promote(queue, whilePending.id())).isInstanceOf(ManualTransition.Moved.class);
-        ClaimedJob second = client.claim(queue, LEASE, 1, "w").get(0);
+        assertThat(client.admin().promote(queue, whilePending.id())).isInstanceOf(ManualTransition.Moved.class);
+        ClaimedJob second = client.leases().claim(queue, LEASE, 1, "w").get(0);
         assertThat(second.id()).isEqualTo(whilePending.id());
 
         Enqueued afterClaim = debounced("v3", "d", LONG);
@@ -151,9 +151,9 @@ class DedupeTest extends RealQueueTest {
     @Test
     void aRetriedJobIsNotReplaced() {
         Enqueued first = debounced("v1", "d", LONG);
-        client.promote(queue, first.id());
-        ClaimedJob claimed = client.claim(queue, LEASE, 1, "w").get(0);
-        assertThat(client.retry(claimed.lease(), "boom", new Backoff(LONG, LONG), FailureKind.RETRYABLE))
+        client.admin().promote(queue, first.id());
+        ClaimedJob claimed = client.leases().claim(queue, LEASE, 1, "w").get(0);
+        assertThat(client.leases().retry(claimed.lease(), "boom", new Backoff(LONG, LONG), FailureKind.RETRYABLE))
                 .isInstanceOf(RetryOutcome.Scheduled.class);
         assertThat(job(first.id()).state()).isEqualTo(JobState.DELAYED);
 
@@ -164,7 +164,7 @@ class DedupeTest extends RealQueueTest {
 
     @Test
     void aBatchIsJudgedAsSubmissionsOneAfterAnother() {
-        List<Enqueued> answers = client.enqueueBatch(queue, List.of(
+        List<Enqueued> answers = client.submissions().enqueueBatch(queue, List.of(
                 NewJob.of("t1").withDedupe(Dedupe.throttle("t", LONG)),
                 NewJob.of("t2").withDedupe(Dedupe.throttle("t", LONG)),
                 NewJob.of("d1").withDedupe(Dedupe.debounce("d", LONG)),
@@ -178,36 +178,36 @@ class DedupeTest extends RealQueueTest {
         assertThat(answers.get(3).id()).isEqualTo(answers.get(2).id());
         assertThat(job(answers.get(2).id()).payload()).isEqualTo("d2");
         assertThat(job(answers.get(2).id()).lane()).isEqualTo("eu");
-        assertThat(client.stats(queue).total()).isEqualTo(3);
+        assertThat(client.reads().stats(queue).total()).isEqualTo(3);
     }
 
     @Test
     void anIdempotencyKeyIsJudgedFirstAndKeepsItsMeaning() {
-        Enqueued first = client.enqueue(queue, NewJob.of("a").withIdempotencyKey("i-1").withDedupe(Dedupe.throttle("t", LONG)));
+        Enqueued first = client.submissions().enqueue(queue, NewJob.of("a").withIdempotencyKey("i-1").withDedupe(Dedupe.throttle("t", LONG)));
         assertThat(first.outcome()).isEqualTo(Outcome.CREATED);
         assertThat(job(first.id()).idempotencyKey()).contains("i-1");
 
-        Enqueued again = client.enqueue(queue, NewJob.of("b").withIdempotencyKey("i-1").withDedupe(Dedupe.throttle("t", LONG)));
+        Enqueued again = client.submissions().enqueue(queue, NewJob.of("b").withIdempotencyKey("i-1").withDedupe(Dedupe.throttle("t", LONG)));
         assertThat(again.outcome()).isEqualTo(Outcome.DUPLICATE);
         assertThat(again.replayed()).isTrue();
         assertThat(again.id()).isEqualTo(first.id());
 
-        Enqueued other = client.enqueue(queue, NewJob.of("c").withIdempotencyKey("i-2").withDedupe(Dedupe.throttle("t", LONG)));
+        Enqueued other = client.submissions().enqueue(queue, NewJob.of("c").withIdempotencyKey("i-2").withDedupe(Dedupe.throttle("t", LONG)));
         assertThat(other.outcome()).isEqualTo(Outcome.THROTTLED);
-        Enqueued keyFree = client.enqueue(queue, NewJob.of("c").withIdempotencyKey("i-2"));
+        Enqueued keyFree = client.submissions().enqueue(queue, NewJob.of("c").withIdempotencyKey("i-2"));
         assertThat(keyFree.outcome()).as("a throttled submission records no idempotency key").isEqualTo(Outcome.CREATED);
 
-        Enqueued debounced = client.enqueue(queue, NewJob.of("v1").withIdempotencyKey("i-3").withDedupe(Dedupe.debounce("d", LONG)));
-        Enqueued resent = client.enqueue(queue, NewJob.of("v2").withIdempotencyKey("i-3").withDedupe(Dedupe.debounce("d", LONG)));
+        Enqueued debounced = client.submissions().enqueue(queue, NewJob.of("v1").withIdempotencyKey("i-3").withDedupe(Dedupe.debounce("d", LONG)));
+        Enqueued resent = client.submissions().enqueue(queue, NewJob.of("v2").withIdempotencyKey("i-3").withDedupe(Dedupe.debounce("d", LONG)));
         assertThat(resent.outcome()).isEqualTo(Outcome.DUPLICATE);
         assertThat(job(debounced.id()).payload()).as("a known idempotency key replaces nothing").isEqualTo("v1");
-        Enqueued replacing = client.enqueue(queue, NewJob.of("v3").withIdempotencyKey("i-4").withDedupe(Dedupe.debounce("d", LONG)));
+        Enqueued replacing = client.submissions().enqueue(queue, NewJob.of("v3").withIdempotencyKey("i-4").withDedupe(Dedupe.debounce("d", LONG)));
         assertThat(replacing.outcome()).isEqualTo(Outcome.REPLACED);
         assertThat(job(debounced.id()).idempotencyKey()).as("the job keeps its own key").contains("i-3");
         assertThat(job(debounced.id()).payload()).isEqualTo("v3");
 
-        assertThat(client.enqueue(queue, NewJob.of("x").withIdempotencyKey("plain")).outcome()).isEqualTo(Outcome.CREATED);
-        assertThat(client.enqueue(queue, NewJob.of("x").withIdempotencyKey("plain")).outcome()).isEqualTo(Outcome.DUPLICATE);
+        assertThat(client.submissions().enqueue(queue, NewJob.of("x").withIdempotencyKey("plain")).outcome()).isEqualTo(Outcome.CREATED);
+        assertThat(client.submissions().enqueue(queue, NewJob.of("x").withIdempotencyKey("plain")).outcome()).isEqualTo(Outcome.DUPLICATE);
     }
 
     /**
@@ -216,21 +216,21 @@ class DedupeTest extends RealQueueTest {
      */
     @Test
     void theIdempotencyKeyOfAReplacingSubmissionNamesTheJobUntilTheJobIsDeleted() {
-        Enqueued made = client.enqueue(queue, NewJob.of("v1").withIdempotencyKey("first").withDedupe(Dedupe.debounce("d", LONG)));
-        Enqueued replacing = client.enqueue(queue, NewJob.of("v2").withIdempotencyKey("retried").withDedupe(Dedupe.debounce("d", LONG)));
+        Enqueued made = client.submissions().enqueue(queue, NewJob.of("v1").withIdempotencyKey("first").withDedupe(Dedupe.debounce("d", LONG)));
+        Enqueued replacing = client.submissions().enqueue(queue, NewJob.of("v2").withIdempotencyKey("retried").withDedupe(Dedupe.debounce("d", LONG)));
         assertThat(replacing.outcome()).isEqualTo(Outcome.REPLACED);
-        client.reschedule(queue, made.id(), Duration.ZERO);
-        ClaimedJob ran = client.claim(queue, LEASE, 1, "w").get(0);
-        assertThat(client.complete(ran.lease())).isInstanceOf(Settlement.Completed.class);
+        client.admin().reschedule(queue, made.id(), Duration.ZERO);
+        ClaimedJob ran = client.leases().claim(queue, LEASE, 1, "w").get(0);
+        assertThat(client.leases().complete(ran.lease())).isInstanceOf(Settlement.Completed.class);
 
-        Enqueued retried = client.enqueue(queue, NewJob.of("v2").withIdempotencyKey("retried").withDedupe(Dedupe.debounce("d", LONG)));
+        Enqueued retried = client.submissions().enqueue(queue, NewJob.of("v2").withIdempotencyKey("retried").withDedupe(Dedupe.debounce("d", LONG)));
 
         assertThat(retried.outcome()).isEqualTo(Outcome.DUPLICATE);
         assertThat(retried.id()).isEqualTo(made.id());
-        assertThat(client.stats(queue).total()).as("no second job").isEqualTo(1);
+        assertThat(client.reads().stats(queue).total()).as("no second job").isEqualTo(1);
         assertThat(job(made.id()).idempotencyKey()).as("the job keeps its own key").contains("first");
 
-        assertThat(client.remove(queue, made.id())).isInstanceOf(ManualTransition.Removed.class);
+        assertThat(client.admin().remove(queue, made.id())).isInstanceOf(ManualTransition.Removed.class);
         assertThat(redis.hgetAll(keys.idempotency())).as("both keys released with the job").isEmpty();
     }
 
@@ -262,17 +262,17 @@ class DedupeTest extends RealQueueTest {
         assertField(NewJob.of("x").withDedupe(new Dedupe("k", LONG, null)), "dedupe.mode");
         assertField(NewJob.of("x").delayedBy(Duration.ofSeconds(1)).withDedupe(Dedupe.debounce("k", LONG)), "dedupe.mode");
         assertField(NewJob.of("x").scheduledAt(Instant.now()).withDedupe(Dedupe.debounce("k", LONG)), "dedupe.mode");
-        assertThatThrownBy(() -> client.enqueueBatch(queue, List.of(NewJob.of("a"),
+        assertThatThrownBy(() -> client.submissions().enqueueBatch(queue, List.of(NewJob.of("a"),
                 NewJob.of("x").withDedupe(Dedupe.throttle("", LONG)))))
                 .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("jobs[1].dedupe.key"));
-        assertThat(client.stats(queue).total()).as("nothing reached the queue").isZero();
+        assertThat(client.reads().stats(queue).total()).as("nothing reached the queue").isZero();
 
-        Enqueued delayedThrottle = client.enqueue(queue, NewJob.of("x").delayedBy(LONG).withDedupe(Dedupe.throttle("k", LONG)));
+        Enqueued delayedThrottle = client.submissions().enqueue(queue, NewJob.of("x").delayedBy(LONG).withDedupe(Dedupe.throttle("k", LONG)));
         assertThat(delayedThrottle.state()).as("a throttled job takes a delay as any job does").isEqualTo(JobState.DELAYED);
     }
 
     private void assertField(NewJob job, String field) {
-        assertThatThrownBy(() -> client.enqueue(queue, job))
+        assertThatThrownBy(() -> client.submissions().enqueue(queue, job))
                 .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo(field));
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.echomq.queue.limits.QueueLimits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,19 +18,19 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
 
     private String enqueue(String lane, int priority) {
-        return client.enqueue(queue, NewJob.of("{}").inLane(lane).withPriority(priority)).id();
+        return client.submissions().enqueue(queue, NewJob.of("{}").inLane(lane).withPriority(priority)).id();
     }
 
     private List<String> enqueueMany(String lane, int count) {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            ids.add(client.enqueue(queue, NewJob.of("{}").inLane(lane)).id());
+            ids.add(client.submissions().enqueue(queue, NewJob.of("{}").inLane(lane)).id());
         }
         return ids;
     }
 
     private List<ClaimedJob> claim(int max) {
-        return client.claim(queue, LEASE, max, "worker-a");
+        return client.leases().claim(queue, LEASE, max, "worker-a");
     }
 
     private static List<String> ids(List<ClaimedJob> jobs) {
@@ -41,7 +42,7 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
     }
 
     private static void complete(ClaimedJob job) {
-        assertThat(client.complete(job.lease())).isInstanceOf(Settlement.Completed.class);
+        assertThat(client.leases().complete(job.lease())).isInstanceOf(Settlement.Completed.class);
     }
 
     @Nested
@@ -88,7 +89,7 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
             assertThat(first.id()).isEqualTo(urgent);
             String normal = enqueue("a", NewJob.DEFAULT_PRIORITY);
 
-            client.retry(first.lease(), "boom", Backoff.NONE, FailureKind.RETRYABLE);
+            client.leases().retry(first.lease(), "boom", Backoff.NONE, FailureKind.RETRYABLE);
 
             assertThat(ids(claim(2))).containsExactly(urgent, normal);
         }
@@ -99,8 +100,8 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
             String urgent = enqueue("a", 9);
             String low = enqueue("a", 0);
 
-            JobPage first = client.jobs(queue, JobState.PENDING, Optional.empty(), 2);
-            JobPage second = client.jobs(queue, JobState.PENDING, first.next(), 2);
+            JobPage first = client.reads().jobs(queue, JobState.PENDING, Optional.empty(), 2);
+            JobPage second = client.reads().jobs(queue, JobState.PENDING, first.next(), 2);
 
             assertThat(first.jobs()).extracting(JobView::id).containsExactly(urgent, normal);
             assertThat(first.jobs()).extracting(JobView::priority).containsExactly(9, 4);
@@ -109,13 +110,13 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
 
         @Test
         void aPriorityOutsideZeroToNineIsRefusedNamingTheField() {
-            assertThatThrownBy(() -> client.enqueue(queue, NewJob.of("{}").withPriority(10)))
+            assertThatThrownBy(() -> client.submissions().enqueue(queue, NewJob.of("{}").withPriority(10)))
                     .isInstanceOf(InvalidRequestException.class)
                     .hasMessageStartingWith("priority: must be between 0 and 9, was 10");
-            assertThatThrownBy(() -> client.enqueueBatch(queue, List.of(NewJob.of("{}"), NewJob.of("{}").withPriority(-1))))
+            assertThatThrownBy(() -> client.submissions().enqueueBatch(queue, List.of(NewJob.of("{}"), NewJob.of("{}").withPriority(-1))))
                     .isInstanceOf(InvalidRequestException.class)
                     .hasMessageStartingWith("jobs[1].priority: must be between 0 and 9");
-            assertThat(client.stats(queue).total()).isZero();
+            assertThat(client.reads().stats(queue).total()).isZero();
         }
     }
 
@@ -123,7 +124,7 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
     class Caps {
         @Test
         void theQueueNeverHasMoreActiveJobsThanItsCap() {
-            client.setLimits(queue, QueueLimits.NONE.withMaxActive(2));
+            client.admin().setLimits(queue, QueueLimits.NONE.withMaxActive(2));
             enqueueMany("a", 5);
 
             List<ClaimedJob> first = claim(10);
@@ -132,22 +133,22 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
 
             complete(first.get(0));
             assertThat(claim(10)).hasSize(1);
-            assertThat(client.stats(queue).pending()).isEqualTo(2);
+            assertThat(client.reads().stats(queue).pending()).isEqualTo(2);
         }
 
         @Test
         void aLaneAtItsCapWaitsAsPendingWhileTheOtherLanesAreServed() {
-            client.setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
+            client.admin().setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
             enqueueMany("a", 3);
             enqueueMany("b", 3);
 
             List<ClaimedJob> first = claim(10);
             assertThat(lanes(first)).containsExactly("a", "b");
-            QueueStats held = client.stats(queue);
+            QueueStats held = client.reads().stats(queue);
             assertThat(held.pending()).isEqualTo(4);
             assertThat(held.lanesHeld()).isEqualTo(2);
             assertThat(held.lanesWithWork()).isEqualTo(2);
-            assertThat(client.jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs()).hasSize(4);
+            assertThat(client.reads().jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs()).hasSize(4);
             assertThat(claim(10)).isEmpty();
 
             complete(first.get(0));
@@ -156,7 +157,7 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
 
         @Test
         void lanesAtTheirCapInFrontOfTheRingDoNotMakeAClaimComeBackEmpty() {
-            client.setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
+            client.admin().setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
             for (int lane = 0; lane < 100; lane++) {
                 enqueueMany("busy-" + lane, 1);
             }
@@ -168,20 +169,20 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
             enqueueMany("free", 1);
 
             assertThat(lanes(claim(1))).containsExactly("free");
-            assertThat(client.stats(queue).lanesHeld()).isEqualTo(100);
+            assertThat(client.reads().stats(queue).lanesHeld()).isEqualTo(100);
         }
 
         @Test
         void everyWayOutOfTheActiveSetFreesAPlaceUnderTheLaneCap() {
-            client.setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
+            client.admin().setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
             enqueueMany("a", 4);
 
             ClaimedJob retried = claim(10).get(0);
-            client.retry(retried.lease(), "boom", Backoff.NONE, FailureKind.RETRYABLE);
+            client.leases().retry(retried.lease(), "boom", Backoff.NONE, FailureKind.RETRYABLE);
             ClaimedJob cancelled = claim(10).get(0);
-            client.cancel(queue, cancelled.id());
-            client.stop(cancelled.lease(), "asked to");
-            ClaimedJob reaped = client.claim(queue, Duration.ofMillis(10), 10, "worker-a").get(0);
+            client.admin().cancel(queue, cancelled.id());
+            client.leases().stop(cancelled.lease(), "asked to");
+            ClaimedJob reaped = client.leases().claim(queue, Duration.ofMillis(10), 10, "worker-a").get(0);
             awaitReaped(reaped.id());
 
             assertThat(claim(10)).hasSize(1);
@@ -189,8 +190,8 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
 
         private void awaitReaped(String id) {
             long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            while (client.job(queue, id).orElseThrow().state() == JobState.ACTIVE) {
-                client.reap(queue, 10);
+            while (client.reads().job(queue, id).orElseThrow().state() == JobState.ACTIVE) {
+                client.admin().reap(queue, 10);
                 assertThat(System.nanoTime()).as("the lease of job %s expires", id).isLessThan(deadline);
             }
         }
@@ -200,33 +201,33 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
             enqueueMany("a", 3);
             assertThat(claim(2)).hasSize(2);
 
-            client.setLimits(queue, QueueLimits.NONE.withLaneMaxActive(2));
+            client.admin().setLimits(queue, QueueLimits.NONE.withLaneMaxActive(2));
 
             assertThat(claim(10)).isEmpty();
         }
 
         @Test
         void clearingTheLimitsServesTheHeldLanesAtOnce() {
-            client.setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
+            client.admin().setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
             enqueueMany("a", 3);
             assertThat(claim(10)).hasSize(1);
-            assertThat(client.stats(queue).lanesHeld()).isEqualTo(1);
+            assertThat(client.reads().stats(queue).lanesHeld()).isEqualTo(1);
 
-            client.setLimits(queue, QueueLimits.NONE);
+            client.admin().setLimits(queue, QueueLimits.NONE);
 
             assertThat(claim(10)).hasSize(2);
-            assertThat(client.stats(queue).lanesHeld()).isZero();
+            assertThat(client.reads().stats(queue).lanesHeld()).isZero();
         }
 
         @Test
         void aJobSubmittedToAHeldLaneWaitsInItsLaneNotInTheRing() {
-            client.setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
+            client.admin().setLimits(queue, QueueLimits.NONE.withLaneMaxActive(1));
             enqueueMany("a", 2);
             ClaimedJob running = claim(10).get(0);
             enqueueMany("a", 1);
 
             assertThat(claim(10)).isEmpty();
-            assertThat(client.stats(queue).pending()).isEqualTo(2);
+            assertThat(client.reads().stats(queue).pending()).isEqualTo(2);
 
             complete(running);
             assertThat(claim(10)).hasSize(1);
@@ -237,7 +238,7 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
     class RateLimits {
         @Test
         void theQueueStartsAtMostItsRateInAnyWindow() {
-            client.setLimits(queue, QueueLimits.NONE.withRate(3, Duration.ofMillis(400)));
+            client.admin().setLimits(queue, QueueLimits.NONE.withRate(3, Duration.ofMillis(400)));
             enqueueMany("a", 10);
 
             List<ClaimedJob> first = claim(10);
@@ -250,12 +251,12 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
 
         @Test
         void aLaneOverItsRateIsHeldUntilItsWindowFreesAPlace() {
-            client.setLimits(queue, QueueLimits.NONE.withLaneRate(2, Duration.ofMillis(400)));
+            client.admin().setLimits(queue, QueueLimits.NONE.withLaneRate(2, Duration.ofMillis(400)));
             enqueueMany("a", 5);
             enqueueMany("b", 1);
 
             assertThat(lanes(claim(10))).containsExactly("a", "b", "a");
-            assertThat(client.stats(queue).lanesHeld()).isEqualTo(1);
+            assertThat(client.reads().stats(queue).lanesHeld()).isEqualTo(1);
 
             assertThat(lanes(awaitClaim(10))).containsExactly("a", "a");
         }
@@ -269,14 +270,14 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
          */
         @Test
         void startLogsHoldAboutOneWindowOfStartsHoweverHighTheLimit() {
-            client.setLimits(queue, QueueLimits.NONE.withRate(100_000, Duration.ofSeconds(1))
+            client.admin().setLimits(queue, QueueLimits.NONE.withRate(100_000, Duration.ofSeconds(1))
                     .withLaneRate(100_000, Duration.ofSeconds(1)));
             List<NewJob> jobs = new ArrayList<>();
             for (int i = 0; i < 5_000; i++) {
                 jobs.add(NewJob.of("{}").inLane("hot"));
             }
             for (int from = 0; from < jobs.size(); from += 500) {
-                client.enqueueBatch(queue, jobs.subList(from, from + 500));
+                client.submissions().enqueueBatch(queue, jobs.subList(from, from + 500));
             }
             int perCall = 50;
             int started = 0;
@@ -303,14 +304,14 @@ class PrioritiesAndLimitsTest extends RealQueueTest {
         void limitsAreReadBackAsSetAndBadOnesAreRefusedNamingTheField() {
             QueueLimits limits = QueueLimits.NONE.withMaxActive(50).withRate(100, Duration.ofSeconds(1)).withLaneMaxActive(2)
                     .withLaneRate(10, Duration.ofMinutes(1));
-            client.setLimits(queue, limits);
-            assertThat(client.limits(queue)).isEqualTo(limits);
+            client.admin().setLimits(queue, limits);
+            assertThat(client.reads().limits(queue)).isEqualTo(limits);
 
-            assertThatThrownBy(() -> client.setLimits(queue, QueueLimits.NONE.withLaneRate(5, Duration.ZERO)))
+            assertThatThrownBy(() -> client.admin().setLimits(queue, QueueLimits.NONE.withLaneRate(5, Duration.ZERO)))
                     .isInstanceOf(InvalidRequestException.class).hasMessageStartingWith("laneRate.windowMs: must be between 1 ms");
-            assertThatThrownBy(() -> client.setLimits(queue, QueueLimits.NONE.withMaxActive(0)))
+            assertThatThrownBy(() -> client.admin().setLimits(queue, QueueLimits.NONE.withMaxActive(0)))
                     .isInstanceOf(InvalidRequestException.class).hasMessageStartingWith("maxActive: must be between 1 and");
-            assertThat(client.limits(queue)).isEqualTo(limits);
+            assertThat(client.reads().limits(queue)).isEqualTo(limits);
         }
     }
 }

@@ -17,42 +17,42 @@ class ProgressTest extends RealQueueTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
 
     private ClaimedJob claimOne(Duration lease) {
-        List<ClaimedJob> jobs = client.claim(queue, lease, 1, "w");
+        List<ClaimedJob> jobs = client.leases().claim(queue, lease, 1, "w");
         assertThat(jobs).hasSize(1);
         return jobs.get(0);
     }
 
     private Progress.Reported progressOf(String id) {
-        return client.job(queue, id).orElseThrow().progress().orElseThrow();
+        return client.reads().job(queue, id).orElseThrow().progress().orElseThrow();
     }
 
     @Test
     void theCurrentLeasesProgressIsRecordedWithItsAttempt() {
-        Enqueued job = client.enqueue(queue, NewJob.of("x"));
+        Enqueued job = client.submissions().enqueue(queue, NewJob.of("x"));
         ClaimedJob claimed = claimOne(LEASE);
-        assertThat(client.job(queue, job.id()).orElseThrow().progress()).isEmpty();
+        assertThat(client.reads().job(queue, job.id()).orElseThrow().progress()).isEmpty();
 
-        assertThat(client.extend(claimed.lease(), LEASE, new Progress(42, "resizing"))).isInstanceOf(LeaseExtension.Extended.class);
+        assertThat(client.leases().extend(claimed.lease(), LEASE, new Progress(42, "resizing"))).isInstanceOf(LeaseExtension.Extended.class);
 
         Progress.Reported reported = progressOf(job.id());
         assertThat(reported.percent()).isEqualTo(42);
         assertThat(reported.message()).isEqualTo("resizing");
         assertThat(reported.attempt()).isEqualTo(1);
-        assertThat(client.extend(claimed.lease(), LEASE)).as("a plain heartbeat keeps the last report")
+        assertThat(client.leases().extend(claimed.lease(), LEASE)).as("a plain heartbeat keeps the last report")
                 .isInstanceOf(LeaseExtension.Extended.class);
         assertThat(progressOf(job.id()).percent()).isEqualTo(42);
     }
 
     @Test
     void aStaleLeasesProgressIsRefusedAndChangesNothing() {
-        Enqueued job = client.enqueue(queue, NewJob.of("x"));
+        Enqueued job = client.submissions().enqueue(queue, NewJob.of("x"));
         ClaimedJob first = claimOne(Duration.ofMillis(20));
         awaitServerTimePast(first.leaseUntil());
-        assertThat(client.reap(queue, 10).jobIds()).containsExactly(first.id());
+        assertThat(client.admin().reap(queue, 10).jobIds()).containsExactly(first.id());
         ClaimedJob second = claimOne(LEASE);
-        assertThat(client.extend(second.lease(), LEASE, new Progress(10, "second attempt"))).isInstanceOf(LeaseExtension.Extended.class);
+        assertThat(client.leases().extend(second.lease(), LEASE, new Progress(10, "second attempt"))).isInstanceOf(LeaseExtension.Extended.class);
 
-        assertThat(client.extend(first.lease(), LEASE, new Progress(99, "zombie"))).isInstanceOfSatisfying(Rejected.class,
+        assertThat(client.leases().extend(first.lease(), LEASE, new Progress(99, "zombie"))).isInstanceOfSatisfying(Rejected.class,
                 r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.STALE_TOKEN));
 
         Progress.Reported reported = progressOf(job.id());
@@ -63,14 +63,14 @@ class ProgressTest extends RealQueueTest {
 
     @Test
     void aRetryKeepsTheLastReportWithItsAttemptUntilTheNextAttemptReports() {
-        Enqueued job = client.enqueue(queue, NewJob.of("x").withMaxAttempts(3));
+        Enqueued job = client.submissions().enqueue(queue, NewJob.of("x").withMaxAttempts(3));
         ClaimedJob first = claimOne(LEASE);
-        client.extend(first.lease(), LEASE, new Progress(70, "almost"));
-        client.retry(first.lease(), "boom", Backoff.NONE, FailureKind.RETRYABLE);
+        client.leases().extend(first.lease(), LEASE, new Progress(70, "almost"));
+        client.leases().retry(first.lease(), "boom", Backoff.NONE, FailureKind.RETRYABLE);
 
         assertThat(progressOf(job.id()).attempt()).as("kept, and says which attempt reported it").isEqualTo(1);
         ClaimedJob second = claimOne(LEASE);
-        client.extend(second.lease(), LEASE, new Progress(5, "again"));
+        client.leases().extend(second.lease(), LEASE, new Progress(5, "again"));
         assertThat(progressOf(job.id())).extracting(Progress.Reported::percent, Progress.Reported::attempt).containsExactly(5, 2L);
     }
 

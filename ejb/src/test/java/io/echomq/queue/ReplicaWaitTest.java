@@ -22,7 +22,7 @@ class ReplicaWaitTest {
         try (RedisClient redis = valkey.newClient()) {
             QueueClient client = QueueClient.connect(redis, QueueSettings.DEFAULT, new ReplicaWait(1, Duration.ofMillis(50)));
 
-            assertThatThrownBy(() -> client.enqueue(queue(), NewJob.of("{}").withIdempotencyKey("order-1")))
+            assertThatThrownBy(() -> client.submissions().enqueue(queue(), NewJob.of("{}").withIdempotencyKey("order-1")))
                     .isInstanceOf(QueueUnavailableException.class)
                     .hasMessageContaining("only 0 of 1 replicas confirmed it within 50 ms")
                     .hasMessageContaining("resubmit with the same idempotency key");
@@ -34,7 +34,7 @@ class ReplicaWaitTest {
         try (RedisClient redis = valkey.newClient()) {
             QueueClient client = QueueClient.connect(redis, QueueSettings.DEFAULT, ReplicaWait.NONE);
 
-            assertThat(client.enqueue(queue(), NewJob.of("{}")).state()).isEqualTo(JobState.PENDING);
+            assertThat(client.submissions().enqueue(queue(), NewJob.of("{}")).state()).isEqualTo(JobState.PENDING);
         }
     }
 
@@ -42,11 +42,11 @@ class ReplicaWaitTest {
     void onlySubmissionsWaitForReplicas(ValkeyService valkey) {
         try (RedisClient redis = valkey.newClient()) {
             String queue = queue();
-            QueueClient.connect(redis, QueueSettings.DEFAULT).enqueue(queue, NewJob.of("{}"));
+            QueueClient.connect(redis, QueueSettings.DEFAULT).submissions().enqueue(queue, NewJob.of("{}"));
             QueueClient waiting = QueueClient.connect(redis, QueueSettings.DEFAULT, new ReplicaWait(1, Duration.ofMillis(50)));
 
-            ClaimedJob job = waiting.claim(queue, Duration.ofSeconds(30), 1, "w1").get(0);
-            assertThat(waiting.complete(job.lease())).isInstanceOf(Settlement.Completed.class);
+            ClaimedJob job = waiting.leases().claim(queue, Duration.ofSeconds(30), 1, "w1").get(0);
+            assertThat(waiting.leases().complete(job.lease())).isInstanceOf(Settlement.Completed.class);
         }
     }
 

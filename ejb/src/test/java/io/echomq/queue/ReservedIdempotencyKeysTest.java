@@ -14,21 +14,21 @@ class ReservedIdempotencyKeysTest extends RealQueueTest {
 
     @Test
     void aSubmissionUnderAScheduleSlotsKeyIsRefusedNamingTheFieldAndStoresNothing() {
-        assertThatThrownBy(() -> client.enqueue(queue, NewJob.of("mine").withIdempotencyKey("schedule:nightly:1767236400000")))
+        assertThatThrownBy(() -> client.submissions().enqueue(queue, NewJob.of("mine").withIdempotencyKey("schedule:nightly:1767236400000")))
                 .isInstanceOfSatisfying(InvalidRequestException.class, e -> {
                     assertThat(e.field()).isEqualTo("idempotencyKey");
                     assertThat(e.getMessage()).contains("reserved for the jobs of recurring schedules");
                 });
-        assertThatThrownBy(() -> client.enqueueBatch(queue, List.of(NewJob.of("a"), NewJob.of("b").withIdempotencyKey("schedule:x"))))
+        assertThatThrownBy(() -> client.submissions().enqueueBatch(queue, List.of(NewJob.of("a"), NewJob.of("b").withIdempotencyKey("schedule:x"))))
                 .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("jobs[1].idempotencyKey"));
 
-        assertThat(client.stats(queue).total()).isZero();
+        assertThat(client.reads().stats(queue).total()).isZero();
     }
 
     @Test
     void keysThatOnlyLookAlikeAreStillTheSubmittersOwn() {
         for (String key : List.of("Schedule:nightly:1", "my-schedule:nightly:1", "schedule")) {
-            assertThat(client.enqueue(queue, NewJob.of("x").withIdempotencyKey(key)).replayed()).as(key).isFalse();
+            assertThat(client.submissions().enqueue(queue, NewJob.of("x").withIdempotencyKey(key)).replayed()).as(key).isFalse();
         }
     }
 }

@@ -2,6 +2,9 @@ package io.echomq.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.echomq.queue.schedule.Misfire;
+import io.echomq.queue.schedule.Schedule;
+import io.echomq.queue.schedule.ScheduleView;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -46,7 +49,7 @@ class ScheduleTickTest extends RealQueueTest {
         assertThat(schedules).hasSize(SCHEDULES);
         assertThat(schedules.stream().filter(s -> s.skipped() > 0).count()).as("schedules that skipped a slot as missed").isZero();
         assertThat(schedules.stream().filter(s -> s.fired() < 2).count()).as("schedules that fired fewer than two slots").isZero();
-        assertThat(client.stats(queue).total()).as("one job per fired slot")
+        assertThat(client.reads().stats(queue).total()).as("one job per fired slot")
                 .isEqualTo(schedules.stream().mapToLong(ScheduleView::fired).sum());
     }
 }

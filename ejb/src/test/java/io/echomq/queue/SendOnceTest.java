@@ -63,36 +63,36 @@ class SendOnceTest {
     private static void assertRunsOnce(String queue, FaultProxy proxy, QueueClient observer, QueueClient client) {
         // Connected, so the next connection error is a lost reply, not a refused connection; and the
         // scripts are cached on the server, so the cut request is the one that runs (not a NOSCRIPT).
-        client.stats(queue);
-        observer.enqueue(queue, NewJob.of("first"));
-        observer.completeAndClaim(queue, List.of(), LEASE, 0, "warm-up");
+        client.reads().stats(queue);
+        observer.submissions().enqueue(queue, NewJob.of("first"));
+        observer.leases().completeAndClaim(queue, List.of(), LEASE, 0, "warm-up");
 
-        Cut unkeyed = cutOnce(proxy, marker -> client.enqueue(queue, NewJob.of(marker)), () -> observer.stats(queue).pending(), 1);
+        Cut unkeyed = cutOnce(proxy, marker -> client.submissions().enqueue(queue, NewJob.of(marker)), () -> observer.reads().stats(queue).pending(), 1);
         assertThat(unkeyed.unknown()).hasMessageContaining("enqueue-4.lua").hasMessageContaining("unknown")
                 .hasMessageContaining("not sent again");
-        long pending = observer.stats(queue).pending();
+        long pending = observer.reads().stats(queue).pending();
         assertThat(pending).as("the unkeyed submission ran once: one job").isEqualTo(unkeyed.before() + 1);
 
         String keyed = marker();
         proxy.slow(REPLY_DELAY_MS);
         proxy.cutAfterClientSends(keyed);
         try {
-            Enqueued answered = client.enqueue(queue, NewJob.of(keyed).withIdempotencyKey(keyed));
+            Enqueued answered = client.submissions().enqueue(queue, NewJob.of(keyed).withIdempotencyKey(keyed));
             assertThat(answered.state()).isEqualTo(JobState.PENDING);
         } catch (QueueUnavailableException e) {
             assertThat(e).as("a keyed submission is resendable: never reported unknown").isNotInstanceOf(QueueOutcomeUnknownException.class);
-            assertThat(client.enqueue(queue, NewJob.of(keyed).withIdempotencyKey(keyed)).replayed())
+            assertThat(client.submissions().enqueue(queue, NewJob.of(keyed).withIdempotencyKey(keyed)).replayed())
                     .as("the caller's resend answers the first job").isTrue();
         }
         proxy.heal();
-        assertThat(observer.stats(queue).pending()).as("the keyed submission made one job, resent or not").isEqualTo(pending + 1);
+        assertThat(observer.reads().stats(queue).pending()).as("the keyed submission made one job, resent or not").isEqualTo(pending + 1);
 
-        observer.enqueueBatch(queue, List.of(NewJob.of("a"), NewJob.of("b"), NewJob.of("c"), NewJob.of("d"), NewJob.of("e"),
+        observer.submissions().enqueueBatch(queue, List.of(NewJob.of("a"), NewJob.of("b"), NewJob.of("c"), NewJob.of("d"), NewJob.of("e"),
                 NewJob.of("f")));
-        Cut roundTrip = cutOnce(proxy, marker -> client.completeAndClaim(queue, List.of(), LEASE, 2, "w-" + marker),
-                () -> observer.stats(queue).active(), 2);
+        Cut roundTrip = cutOnce(proxy, marker -> client.leases().completeAndClaim(queue, List.of(), LEASE, 2, "w-" + marker),
+                () -> observer.reads().stats(queue).active(), 2);
         assertThat(roundTrip.unknown()).hasMessageContaining("complete-claim-6.lua");
-        assertThat(observer.stats(queue).active()).as("the lost round trip leased once").isEqualTo(roundTrip.before() + 2);
+        assertThat(observer.reads().stats(queue).active()).as("the lost round trip leased once").isEqualTo(roundTrip.before() + 2);
     }
 
     /** A request cut after it was sent: what the caller heard, and the measure taken just before. */

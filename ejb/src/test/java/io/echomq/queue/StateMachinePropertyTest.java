@@ -3,6 +3,7 @@ package io.echomq.queue;
 import static io.echomq.testkit.property.Draw.weight;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.testkit.RealServices;
 import java.time.Duration;
@@ -214,7 +215,7 @@ class StateMachinePropertyTest {
 
     record Enqueue(String lane, int delayMs, int maxAttempts, String key, int priority) implements Action {
         public void applyTo(Run run) {
-            answered(run, client.enqueue(run.queue, job()));
+            answered(run, client.submissions().enqueue(run.queue, job()));
         }
 
         NewJob job() {
@@ -244,7 +245,7 @@ class StateMachinePropertyTest {
     /** Several jobs in one atomic call, answered in order as single submissions would be. */
     record EnqueueBatch(List<Enqueue> jobs) implements Action {
         public void applyTo(Run run) {
-            List<Enqueued> answers = client.enqueueBatch(run.queue, jobs.stream().map(Enqueue::job).toList());
+            List<Enqueued> answers = client.submissions().enqueueBatch(run.queue, jobs.stream().map(Enqueue::job).toList());
             assertThat(answers).hasSameSizeAs(jobs);
             for (int i = 0; i < jobs.size(); i++) {
                 jobs.get(i).answered(run, answers.get(i));
@@ -257,7 +258,7 @@ class StateMachinePropertyTest {
         public void applyTo(Run run) {
             long runAt = run.serverNowMs() + offsetMs;
             long before = run.serverNowMs();
-            Enqueued enqueued = client.enqueue(run.queue, NewJob.of("at").inLane(lane).scheduledAt(java.time.Instant.ofEpochMilli(runAt)));
+            Enqueued enqueued = client.submissions().enqueue(run.queue, NewJob.of("at").inLane(lane).scheduledAt(java.time.Instant.ofEpochMilli(runAt)));
             long after = run.serverNowMs();
             if (runAt <= before) {
                 assertThat(enqueued.state()).as("a run-at time in the server's past means now").isEqualTo(JobState.PENDING);
@@ -277,7 +278,7 @@ class StateMachinePropertyTest {
     record DedupeSubmit(String key, Dedupe.Mode mode, int windowMs, String lane, String idem) implements Action {
         public void applyTo(Run run) {
             Before before = before(run);
-            answered(run, before, client.enqueue(run.queue, job(before.payload())), run.serverNowMs(), true);
+            answered(run, before, client.submissions().enqueue(run.queue, job(before.payload())), run.serverNowMs(), true);
         }
 
         /** The model's view of the key's window and its job just before the submission, with the payload it sends. */
@@ -386,7 +387,7 @@ class StateMachinePropertyTest {
                 befores.add(new DedupeSubmit.Before(payload, null, null, nowMs));
                 batch.add(job.job(payload));
             }
-            List<Enqueued> answers = client.enqueueBatch(run.queue, batch);
+            List<Enqueued> answers = client.submissions().enqueueBatch(run.queue, batch);
             long afterMs = run.serverNowMs();
             assertThat(answers).hasSameSizeAs(jobs);
             for (int i = 0; i < jobs.size(); i++) {
@@ -418,7 +419,7 @@ class StateMachinePropertyTest {
 
     record Promote(int pick) implements Action {
         public void applyTo(Run run) {
-            run.operate(pick, id -> client.promote(run.queue, id), Set.of("delayed"));
+            run.operate(pick, id -> client.admin().promote(run.queue, id), Set.of("delayed"));
         }
     }
 
@@ -426,7 +427,7 @@ class StateMachinePropertyTest {
     record RescheduleAt(int pick, int offsetMs) implements Action {
         public void applyTo(Run run) {
             long runAt = run.serverNowMs() + offsetMs;
-            run.reschedule(pick, id -> client.reschedule(run.queue, id, java.time.Instant.ofEpochMilli(runAt)), runAt, nowAfter -> runAt);
+            run.reschedule(pick, id -> client.admin().reschedule(run.queue, id, java.time.Instant.ofEpochMilli(runAt)), runAt, nowAfter -> runAt);
         }
     }
 
@@ -434,14 +435,14 @@ class StateMachinePropertyTest {
     record RescheduleIn(int pick, int delayMs) implements Action {
         public void applyTo(Run run) {
             long before = run.serverNowMs();
-            run.reschedule(pick, id -> client.reschedule(run.queue, id, Duration.ofMillis(delayMs)), before + delayMs,
+            run.reschedule(pick, id -> client.admin().reschedule(run.queue, id, Duration.ofMillis(delayMs)), before + delayMs,
                     nowAfter -> nowAfter + delayMs);
         }
     }
 
     record Claim(int worker, int max, int leaseMs) implements Action {
         public void applyTo(Run run) {
-            run.claimed(worker, max, client.claim(run.queue, Duration.ofMillis(leaseMs), max, "w" + worker));
+            run.claimed(worker, max, client.leases().claim(run.queue, Duration.ofMillis(leaseMs), max, "w" + worker));
         }
     }
 
@@ -465,7 +466,7 @@ class StateMachinePropertyTest {
             }
             Map<String, String> states = run.states();
 
-            CompletedAndClaimed result = client.completeAndClaim(run.queue, acks, Duration.ofMillis(leaseMs), max, "w" + worker);
+            CompletedAndClaimed result = client.leases().completeAndClaim(run.queue, acks, Duration.ofMillis(leaseMs), max, "w" + worker);
 
             assertThat(result.settlements()).hasSameSizeAs(acks);
             Set<String> settled = new HashSet<>();
@@ -483,7 +484,7 @@ class StateMachinePropertyTest {
 
     record Extend(int worker, int pick, int leaseMs) implements Action {
         public void applyTo(Run run) {
-            run.settle(worker, pick, lease -> client.extend(lease, Duration.ofMillis(leaseMs)),
+            run.settle(worker, pick, lease -> client.leases().extend(lease, Duration.ofMillis(leaseMs)),
                     outcome -> outcome instanceof LeaseExtension.Extended);
         }
     }
@@ -494,7 +495,7 @@ class StateMachinePropertyTest {
             List<Lease> held = run.leases.get(worker);
             Lease lease = held.isEmpty() ? new Lease(run.queue, "999999", 1, 1) : held.get(pick % held.size());
             List<String> before = redis.hmget(run.keys.job(lease.jobId()), "progress", "progress_message", "progress_attempt");
-            boolean accepted = run.settle(worker, pick, l -> client.extend(l, Duration.ofMillis(10_000),
+            boolean accepted = run.settle(worker, pick, l -> client.leases().extend(l, Duration.ofMillis(10_000),
                     new Progress(percent, "p" + percent)), outcome -> outcome instanceof LeaseExtension.Extended).isPresent();
             List<String> after = redis.hmget(run.keys.job(lease.jobId()), "progress", "progress_message", "progress_attempt");
             if (accepted) {
@@ -509,7 +510,7 @@ class StateMachinePropertyTest {
     record Complete(int worker, int pick) implements Action {
         public void applyTo(Run run) {
             Map<String, String> states = run.states();
-            Optional<String> settled = run.settle(worker, pick, client::complete, outcome -> outcome instanceof Settlement.Completed);
+            Optional<String> settled = run.settle(worker, pick, client.leases()::complete, outcome -> outcome instanceof Settlement.Completed);
             run.forgetTrimmed(states, Set.of("completed"), settled.map(Set::of).orElse(Set.of()));
         }
     }
@@ -520,7 +521,7 @@ class StateMachinePropertyTest {
             List<Lease> held = run.leases.get(worker);
             Lease lease = held.isEmpty() ? new Lease(run.queue, "999999", 1, 1) : held.get(pick % held.size());
             List<String> before = redis.hmget(run.keys.job(lease.jobId()), "state", "attempts", "cancel_requested");
-            StopOutcome outcome = client.stop(lease, "stopped");
+            StopOutcome outcome = client.leases().stop(lease, "stopped");
             boolean current = "active".equals(before.get(0)) && Long.toString(lease.token()).equals(before.get(1));
             boolean requested = before.get(2) != null;
             assertThat(outcome instanceof StopOutcome.Stopped).as("%s with token %d when job is %s", outcome, lease.token(), before)
@@ -538,7 +539,7 @@ class StateMachinePropertyTest {
     record Fail(int worker, int pick, int backoffMs, FailureKind kind) implements Action {
         public void applyTo(Run run) {
             Backoff backoff = new Backoff(Duration.ofMillis(backoffMs), Duration.ofMillis(backoffMs));
-            run.settle(worker, pick, lease -> client.retry(lease, "failed", backoff, kind),
+            run.settle(worker, pick, lease -> client.leases().retry(lease, "failed", backoff, kind),
                     outcome -> !(outcome instanceof Rejected));
         }
     }
@@ -551,7 +552,7 @@ class StateMachinePropertyTest {
             }
             String id = List.copyOf(run.jobs).get(pick % run.jobs.size());
             String before = redis.hget(run.keys.job(id), "state");
-            ManualTransition outcome = client.cancel(run.queue, id);
+            ManualTransition outcome = client.admin().cancel(run.queue, id);
             assertThat(outcome instanceof ManualTransition.Moved).as("%s from %s", outcome, before)
                     .isEqualTo(Set.of("pending", "delayed").contains(before));
             assertThat(outcome instanceof ManualTransition.CancelRequested).as("%s from %s", outcome, before)
@@ -560,7 +561,7 @@ class StateMachinePropertyTest {
                 assertThat(redis.hget(run.keys.job(id), "state")).isEqualTo("active");
                 Lease current = new Lease(run.queue, id, Long.parseLong(redis.hget(run.keys.job(id), "created_at")),
                         Long.parseLong(redis.hget(run.keys.job(id), "attempts")));
-                assertThat(client.extend(current, Duration.ofMillis(10_000))).as("the heartbeat reports the request")
+                assertThat(client.leases().extend(current, Duration.ofMillis(10_000))).as("the heartbeat reports the request")
                         .isInstanceOfSatisfying(LeaseExtension.Extended.class, e -> assertThat(e.cancelRequested()).isTrue());
             }
         }
@@ -568,13 +569,13 @@ class StateMachinePropertyTest {
 
     record Requeue(int pick) implements Action {
         public void applyTo(Run run) {
-            run.operate(pick, id -> client.requeue(run.queue, id), Set.of("dead"));
+            run.operate(pick, id -> client.admin().requeue(run.queue, id), Set.of("dead"));
         }
     }
 
     record Reconcile(int pick) implements Action {
         public void applyTo(Run run) {
-            run.operate(pick, id -> client.reconcile(run.queue, id, 0, "effect seen"), Set.of("pending", "delayed", "dead", "cancelled"));
+            run.operate(pick, id -> client.admin().reconcile(run.queue, id, 0, "effect seen"), Set.of("pending", "delayed", "dead", "cancelled"));
         }
     }
 
@@ -585,7 +586,7 @@ class StateMachinePropertyTest {
             }
             String id = List.copyOf(run.jobs).get(pick % run.jobs.size());
             String before = redis.hget(run.keys.job(id), "state");
-            ManualTransition outcome = client.remove(run.queue, id);
+            ManualTransition outcome = client.admin().remove(run.queue, id);
             boolean finished = Set.of("completed", "dead", "cancelled").contains(before);
             assertThat(outcome instanceof ManualTransition.Removed).as("%s from %s", outcome, before).isEqualTo(finished);
             if (finished) {
@@ -597,14 +598,14 @@ class StateMachinePropertyTest {
     record Trim() implements Action {
         public void applyTo(Run run) {
             Map<String, String> before = run.states();
-            client.trim(run.queue, new Retention(1, Duration.ofMillis(20), 1, Duration.ofMillis(20), 100));
+            client.admin().trim(run.queue, new Retention(1, Duration.ofMillis(20), 1, Duration.ofMillis(20), 100));
             run.forgetTrimmed(before, Set.of("completed", "dead", "cancelled"), Set.of());
         }
     }
 
     record Pause(boolean paused) implements Action {
         public void applyTo(Run run) {
-            assertThat(paused ? client.pause(run.queue) : client.resume(run.queue)).isEqualTo(paused);
+            assertThat(paused ? client.admin().pause(run.queue) : client.admin().resume(run.queue)).isEqualTo(paused);
             run.paused = paused;
         }
     }
@@ -612,8 +613,8 @@ class StateMachinePropertyTest {
     /** The queue's limits replaced; the model's record of starts begins again from here. */
     record SetLimits(QueueLimits limits) implements Action {
         public void applyTo(Run run) {
-            assertThat(client.setLimits(run.queue, limits)).isEqualTo(limits);
-            assertThat(client.limits(run.queue)).isEqualTo(limits);
+            assertThat(client.admin().setLimits(run.queue, limits)).isEqualTo(limits);
+            assertThat(client.reads().limits(run.queue)).isEqualTo(limits);
             run.limits = limits;
             run.queueStarts.clear();
             run.laneStarts.clear();
@@ -622,7 +623,7 @@ class StateMachinePropertyTest {
 
     record Reap() implements Action {
         public void applyTo(Run run) {
-            ReapResult reaped = client.reap(run.queue, 100);
+            ReapResult reaped = client.admin().reap(run.queue, 100);
             assertThat(reaped.jobIds()).hasSize(reaped.total());
             assertThat(run.jobs).containsAll(reaped.jobIds());
         }
@@ -930,7 +931,7 @@ class StateMachinePropertyTest {
                 }
             }
 
-            QueueStats stats = client.stats(queue);
+            QueueStats stats = client.reads().stats(queue);
             assertThat(stats.total()).isEqualTo(jobs.size());
             assertThat(stats.active()).isEqualTo(sets.get("active").get().size());
             assertThat(stats.paused()).isEqualTo(paused);

@@ -1,5 +1,6 @@
 package io.echomq.queue;
 
+import io.echomq.queue.internal.RequestChecks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -30,34 +31,34 @@ class StateMachineTest extends RealQueueTest {
     }
 
     private ClaimedJob claimOne(Duration lease) {
-        List<ClaimedJob> jobs = client.claim(queue, lease, 1, "worker-a");
+        List<ClaimedJob> jobs = client.leases().claim(queue, lease, 1, "worker-a");
         assertThat(jobs).hasSize(1);
         return jobs.get(0);
     }
 
     private long createdMs(String id) {
-        return client.job(queue, id).orElseThrow().createdAt().toEpochMilli();
+        return client.reads().job(queue, id).orElseThrow().createdAt().toEpochMilli();
     }
 
     private Instant finishedAt(String id) {
-        return client.job(queue, id).orElseThrow().finishedAt().orElseThrow();
+        return client.reads().job(queue, id).orElseThrow().finishedAt().orElseThrow();
     }
 
     private JobState stateOf(String id) {
-        return client.job(queue, id).orElseThrow().state();
+        return client.reads().job(queue, id).orElseThrow().state();
     }
 
     @Nested
     class Enqueue {
         @Test
         void newJobIsPendingInItsLane() {
-            Enqueued job = client.enqueue(queue, NewJob.of("{\"n\":1}").inLane("eu"));
+            Enqueued job = client.submissions().enqueue(queue, NewJob.of("{\"n\":1}").inLane("eu"));
 
             assertThat(job.state()).isEqualTo(JobState.PENDING);
             assertThat(job.replayed()).isFalse();
             assertThat(redis.zscore(keys.pending("eu"), job.id())).isNotNull();
             assertThat(redis.lrange(keys.ring(), 0, -1)).containsExactly("eu");
-            JobView view = client.job(queue, job.id()).orElseThrow();
+            JobView view = client.reads().job(queue, job.id()).orElseThrow();
             assertThat(view.payload()).isEqualTo("{\"n\":1}");
             assertThat(view.attempts()).isZero();
             assertThat(view.maxAttempts()).isEqualTo(QueueSettings.DEFAULT.defaultMaxAttempts());
@@ -65,66 +66,66 @@ class StateMachineTest extends RealQueueTest {
 
         @Test
         void idsAreMintedInOrder() {
-            long first = Long.parseLong(client.enqueue(queue, NewJob.of("a")).id());
-            long second = Long.parseLong(client.enqueue(queue, NewJob.of("b")).id());
+            long first = Long.parseLong(client.submissions().enqueue(queue, NewJob.of("a")).id());
+            long second = Long.parseLong(client.submissions().enqueue(queue, NewJob.of("b")).id());
             assertThat(second).isGreaterThan(first);
         }
 
         @Test
         void delayedJobIsNotClaimableUntilDueOnTheServerClock() {
             Instant before = serverNow();
-            Enqueued job = client.enqueue(queue, NewJob.of("later").delayedBy(Duration.ofMillis(300)));
+            Enqueued job = client.submissions().enqueue(queue, NewJob.of("later").delayedBy(Duration.ofMillis(300)));
 
             assertThat(job.state()).isEqualTo(JobState.DELAYED);
-            Instant due = client.job(queue, job.id()).orElseThrow().dueAt().orElseThrow();
+            Instant due = client.reads().job(queue, job.id()).orElseThrow().dueAt().orElseThrow();
             assertThat(Duration.between(before, due)).isBetween(Duration.ofMillis(290), Duration.ofMillis(400));
-            assertThat(client.claim(queue, LEASE, 1, "w")).isEmpty();
+            assertThat(client.leases().claim(queue, LEASE, 1, "w")).isEmpty();
 
             awaitServerTimePast(due);
-            assertThat(client.claim(queue, LEASE, 1, "w")).extracting(ClaimedJob::id).containsExactly(job.id());
+            assertThat(client.leases().claim(queue, LEASE, 1, "w")).extracting(ClaimedJob::id).containsExactly(job.id());
         }
 
         @Test
         void sameIdempotencyKeyAnswersTheFirstJobAndChangesNothing() {
-            Enqueued first = client.enqueue(queue, NewJob.of("charge 5").withIdempotencyKey("order-7"));
-            Enqueued again = client.enqueue(queue, NewJob.of("charge 500").withIdempotencyKey("order-7"));
+            Enqueued first = client.submissions().enqueue(queue, NewJob.of("charge 5").withIdempotencyKey("order-7"));
+            Enqueued again = client.submissions().enqueue(queue, NewJob.of("charge 500").withIdempotencyKey("order-7"));
 
             assertThat(again.replayed()).isTrue();
             assertThat(again.id()).isEqualTo(first.id());
-            assertThat(client.stats(queue).total()).isEqualTo(1);
-            assertThat(client.job(queue, first.id()).orElseThrow().payload()).isEqualTo("charge 5");
+            assertThat(client.reads().stats(queue).total()).isEqualTo(1);
+            assertThat(client.reads().job(queue, first.id()).orElseThrow().payload()).isEqualTo("charge 5");
         }
 
         @Test
         void batchIsStoredWholeWithDuplicatesAnsweringTheFirstJob() {
-            List<Enqueued> batch = client.enqueueBatch(queue, List.of(
+            List<Enqueued> batch = client.submissions().enqueueBatch(queue, List.of(
                     NewJob.of("a").withIdempotencyKey("k"), NewJob.of("b").inLane("x"), NewJob.of("c").withIdempotencyKey("k")));
 
             assertThat(batch).extracting(Enqueued::replayed).containsExactly(false, false, true);
             assertThat(batch.get(2).id()).isEqualTo(batch.get(0).id());
-            assertThat(client.stats(queue).pending()).isEqualTo(2);
+            assertThat(client.reads().stats(queue).pending()).isEqualTo(2);
         }
 
         @Test
         void batchWithOneBadJobStoresNothingAndNamesTheJob() {
-            assertThatThrownBy(() -> client.enqueueBatch(queue, List.of(NewJob.of("ok"), NewJob.of("bad").inLane("no:colons"))))
+            assertThatThrownBy(() -> client.submissions().enqueueBatch(queue, List.of(NewJob.of("ok"), NewJob.of("bad").inLane("no:colons"))))
                     .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("jobs[1].lane"));
-            assertThatThrownBy(() -> client.enqueueBatch(queue, List.of()))
+            assertThatThrownBy(() -> client.submissions().enqueueBatch(queue, List.of()))
                     .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("jobs"));
-            assertThat(client.stats(queue).total()).isZero();
+            assertThat(client.reads().stats(queue).total()).isZero();
         }
 
         @Test
         void aLeaseOfAJobAFailoverLostCannotSettleTheJobThatGotItsIdAndToken() {
             redis.set(keys.seq(), "6");
-            Enqueued lost = client.enqueue(queue, NewJob.of("A"));
+            Enqueued lost = client.submissions().enqueue(queue, NewJob.of("A"));
             ClaimedJob holderOfA = claimOne(LEASE);
             // The failover: the promoted replica never saw job A (nor the claim); its counter stood at 6.
             redis.del(keys.job(lost.id()), keys.history(lost.id()));
             redis.zrem(keys.active(), lost.id());
             redis.set(keys.seq(), "6");
             awaitServerTimePast(Instant.ofEpochMilli(holderOfA.lease().jobCreatedMs()));   // B is created later on the server clock
-            Enqueued reused = client.enqueue(queue, NewJob.of("B"));
+            Enqueued reused = client.submissions().enqueue(queue, NewJob.of("B"));
             ClaimedJob holderOfB = claimOne(LEASE);
             assertThat(reused.id()).isEqualTo(lost.id()).isEqualTo("7");
             assertThat(holderOfB.attempt()).isEqualTo(holderOfA.attempt()).isEqualTo(1);
@@ -132,29 +133,29 @@ class StateMachineTest extends RealQueueTest {
             double deadline = redis.zscore(keys.active(), reused.id());
 
             Lease stale = holderOfA.lease();
-            assertThat(client.extend(stale, Duration.ofHours(1))).isInstanceOfSatisfying(Rejected.class,
+            assertThat(client.leases().extend(stale, Duration.ofHours(1))).isInstanceOfSatisfying(Rejected.class,
                     r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
-            assertThat(client.retry(stale, "A failed", Backoff.NONE, FailureKind.PERMANENT)).isInstanceOfSatisfying(Rejected.class,
+            assertThat(client.leases().retry(stale, "A failed", Backoff.NONE, FailureKind.PERMANENT)).isInstanceOfSatisfying(Rejected.class,
                     r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
-            assertThat(client.complete(stale)).isInstanceOfSatisfying(Rejected.class,
+            assertThat(client.leases().complete(stale)).isInstanceOfSatisfying(Rejected.class,
                     r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
-            assertThat(client.completeAndClaim(queue, List.of(stale), LEASE, 0, "worker-a").settlements())
+            assertThat(client.leases().completeAndClaim(queue, List.of(stale), LEASE, 0, "worker-a").settlements())
                     .singleElement().isInstanceOfSatisfying(Rejected.class, r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
 
             assertThat(stateOf(reused.id())).as("B untouched by A's holder").isEqualTo(JobState.ACTIVE);
             assertThat(redis.zscore(keys.active(), reused.id())).as("B's lease not extended").isEqualTo(deadline);
             assertThat(redis.hget(keys.job(reused.id()), "last_error")).isNull();
-            assertThat(client.history(queue, reused.id())).extracting(JobEvent::event)
+            assertThat(client.reads().history(queue, reused.id())).extracting(JobEvent::event)
                     .containsExactly("enqueued", "claimed", "rejected", "rejected", "rejected", "rejected");
-            assertThat(client.complete(holderOfB.lease())).isInstanceOf(Settlement.Completed.class);
+            assertThat(client.leases().complete(holderOfB.lease())).isInstanceOf(Settlement.Completed.class);
         }
 
         @Test
         void replayReportsTheFirstJobsCurrentState() {
-            Enqueued first = client.enqueue(queue, NewJob.of("x").withIdempotencyKey("k"));
-            client.complete(claimOne(LEASE).lease());
+            Enqueued first = client.submissions().enqueue(queue, NewJob.of("x").withIdempotencyKey("k"));
+            client.leases().complete(claimOne(LEASE).lease());
 
-            Enqueued again = client.enqueue(queue, NewJob.of("x").withIdempotencyKey("k"));
+            Enqueued again = client.submissions().enqueue(queue, NewJob.of("x").withIdempotencyKey("k"));
             assertThat(again.id()).isEqualTo(first.id());
             assertThat(again.state()).isEqualTo(JobState.COMPLETED);
         }
@@ -164,8 +165,8 @@ class StateMachineTest extends RealQueueTest {
     class Claim {
         @Test
         void leasesTheOldestJobAndMintsTheFirstToken() {
-            Enqueued first = client.enqueue(queue, NewJob.of("1"));
-            client.enqueue(queue, NewJob.of("2"));
+            Enqueued first = client.submissions().enqueue(queue, NewJob.of("1"));
+            client.submissions().enqueue(queue, NewJob.of("2"));
             Instant before = serverNow();
 
             ClaimedJob claimed = claimOne(LEASE);
@@ -173,48 +174,48 @@ class StateMachineTest extends RealQueueTest {
             assertThat(claimed.id()).isEqualTo(first.id());
             assertThat(claimed.attempt()).isEqualTo(1);
             assertThat(claimed.payload()).isEqualTo("1");
-            assertThat(claimed.lane()).isEqualTo(QueueClient.DEFAULT_LANE);
+            assertThat(claimed.lane()).isEqualTo(NewJob.DEFAULT_LANE);
             assertThat(Duration.between(before, claimed.leaseUntil())).isBetween(LEASE.minusMillis(50), LEASE.plusMillis(200));
             assertThat(redis.zscore(keys.active(), first.id())).isEqualTo((double) claimed.leaseUntil().toEpochMilli());
-            JobView view = client.job(queue, first.id()).orElseThrow();
+            JobView view = client.reads().job(queue, first.id()).orElseThrow();
             assertThat(view.state()).isEqualTo(JobState.ACTIVE);
             assertThat(view.worker()).contains("worker-a");
         }
 
         @Test
         void emptyQueueGivesNothing() {
-            assertThat(client.claim(queue, LEASE, 5, "w")).isEmpty();
+            assertThat(client.leases().claim(queue, LEASE, 5, "w")).isEmpty();
         }
 
         @Test
         void batchClaimTakesUpToTheLimitInMintOrder() {
             for (int i = 0; i < 5; i++) {
-                client.enqueue(queue, NewJob.of("job" + i));
+                client.submissions().enqueue(queue, NewJob.of("job" + i));
             }
-            List<ClaimedJob> batch = client.claim(queue, LEASE, 3, "w");
+            List<ClaimedJob> batch = client.leases().claim(queue, LEASE, 3, "w");
             assertThat(batch).extracting(ClaimedJob::payload).containsExactly("job0", "job1", "job2");
-            assertThat(client.claim(queue, LEASE, 10, "w")).hasSize(2);
-            assertThat(client.stats(queue).active()).isEqualTo(5);
+            assertThat(client.leases().claim(queue, LEASE, 10, "w")).hasSize(2);
+            assertThat(client.reads().stats(queue).active()).isEqualTo(5);
         }
 
         @Test
         void pausedQueueHandsOutNothingUntilResumed() {
-            client.enqueue(queue, NewJob.of("x"));
-            assertThat(client.pause(queue)).isTrue();
-            assertThat(client.stats(queue).paused()).isTrue();
-            assertThat(client.claim(queue, LEASE, 1, "w")).isEmpty();
+            client.submissions().enqueue(queue, NewJob.of("x"));
+            assertThat(client.admin().pause(queue)).isTrue();
+            assertThat(client.reads().stats(queue).paused()).isTrue();
+            assertThat(client.leases().claim(queue, LEASE, 1, "w")).isEmpty();
 
-            assertThat(client.resume(queue)).isFalse();
-            assertThat(client.claim(queue, LEASE, 1, "w")).hasSize(1);
+            assertThat(client.admin().resume(queue)).isFalse();
+            assertThat(client.leases().claim(queue, LEASE, 1, "w")).hasSize(1);
         }
 
         @Test
         void aSmallLaneIsNotStarvedByABusyOne() {
             for (int i = 0; i < 1_000; i++) {
-                client.enqueue(queue, NewJob.of("big" + i).inLane("big"));
+                client.submissions().enqueue(queue, NewJob.of("big" + i).inLane("big"));
             }
             for (int i = 0; i < 10; i++) {
-                client.enqueue(queue, NewJob.of("small" + i).inLane("small"));
+                client.submissions().enqueue(queue, NewJob.of("small" + i).inLane("small"));
             }
 
             int smallClaimed = 0;
@@ -241,14 +242,14 @@ class StateMachineTest extends RealQueueTest {
             for (int step = 0; step < 200; step++) {
                 for (int i = random.nextInt(6); i > 0; i--) {
                     NewJob job = NewJob.of("p" + step + "-" + i).inLane(lanes.get(random.nextInt(random.nextBoolean() ? 2 : lanes.size())));
-                    client.enqueue(batched, job);
-                    client.enqueue(single, job);
+                    client.submissions().enqueue(batched, job);
+                    client.submissions().enqueue(single, job);
                 }
                 int n = 1 + random.nextInt(random.nextBoolean() ? 3 : 12);
-                List<String> fromBatch = client.claim(batched, LEASE, n, "w").stream().map(j -> j.lane() + ":" + j.payload()).toList();
+                List<String> fromBatch = client.leases().claim(batched, LEASE, n, "w").stream().map(j -> j.lane() + ":" + j.payload()).toList();
                 List<String> fromSingles = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
-                    client.claim(single, LEASE, 1, "w").forEach(j -> fromSingles.add(j.lane() + ":" + j.payload()));
+                    client.leases().claim(single, LEASE, 1, "w").forEach(j -> fromSingles.add(j.lane() + ":" + j.payload()));
                 }
                 assertThat(fromBatch).as("claim of %d at step %d", n, step).isEqualTo(fromSingles);
                 assertThat(redis.lrange(new QueueKeys(batched).ring(), 0, -1)).as("lane ring after step %d", step)
@@ -264,7 +265,7 @@ class StateMachineTest extends RealQueueTest {
         @Test
         void currentTokenCompletesTheJob() {
             ClaimedJob job = claimAfterEnqueue();
-            Settlement outcome = client.complete(job.lease());
+            Settlement outcome = client.leases().complete(job.lease());
 
             assertThat(outcome).isInstanceOf(Settlement.Completed.class);
             assertThat(stateOf(job.id())).isEqualTo(JobState.COMPLETED);
@@ -278,7 +279,7 @@ class StateMachineTest extends RealQueueTest {
             ClaimedJob zombie = takeover.zombie();
             ClaimedJob successor = takeover.successor();
 
-            Settlement late = client.complete(zombie.lease());
+            Settlement late = client.leases().complete(zombie.lease());
 
             assertThat(late).isInstanceOfSatisfying(Rejected.class, r -> {
                 assertThat(r.reason()).isEqualTo(Rejected.Reason.STALE_TOKEN);
@@ -286,17 +287,17 @@ class StateMachineTest extends RealQueueTest {
                 assertThat(r.state()).contains(JobState.ACTIVE);
             });
             assertThat(stateOf(zombie.id())).isEqualTo(JobState.ACTIVE);
-            assertThat(client.complete(successor.lease())).isInstanceOf(Settlement.Completed.class);
+            assertThat(client.leases().complete(successor.lease())).isInstanceOf(Settlement.Completed.class);
         }
 
         @Test
         void completeClaimSettlesEachFencedAcknowledgementThenLeasesTheNextJobs() {
             Takeover takeover = leaseExpiresAndIsTakenOver();
             ClaimedJob fresh = claimAfterEnqueue();
-            client.enqueue(queue, NewJob.of("{\"n\":3}"));
-            client.enqueue(queue, NewJob.of("{\"n\":4}"));
+            client.submissions().enqueue(queue, NewJob.of("{\"n\":3}"));
+            client.submissions().enqueue(queue, NewJob.of("{\"n\":4}"));
 
-            CompletedAndClaimed result = client.completeAndClaim(queue,
+            CompletedAndClaimed result = client.leases().completeAndClaim(queue,
                     List.of(takeover.zombie().lease(), fresh.lease()), LEASE, 5, "worker-b");
 
             assertThat(result.settlements()).hasSize(2);
@@ -314,38 +315,38 @@ class StateMachineTest extends RealQueueTest {
         @Test
         void completeClaimOfZeroJobsOnlySettles() {
             ClaimedJob job = claimAfterEnqueue();
-            client.enqueue(queue, NewJob.of("{\"n\":2}"));
+            client.submissions().enqueue(queue, NewJob.of("{\"n\":2}"));
 
-            CompletedAndClaimed result = client.completeAndClaim(queue, List.of(job.lease()), LEASE, 0, "worker-a");
+            CompletedAndClaimed result = client.leases().completeAndClaim(queue, List.of(job.lease()), LEASE, 0, "worker-a");
 
             assertThat(result.settlements()).singleElement().isInstanceOf(Settlement.Completed.class);
             assertThat(result.claimed()).isEmpty();
-            assertThat(client.stats(queue).pending()).isEqualTo(1);
+            assertThat(client.reads().stats(queue).pending()).isEqualTo(1);
         }
 
         @Test
         void secondCompletionIsRejectedAsNotActive() {
             ClaimedJob job = claimAfterEnqueue();
-            client.complete(job.lease());
-            assertThat(client.complete(job.lease())).isInstanceOfSatisfying(Rejected.class,
+            client.leases().complete(job.lease());
+            assertThat(client.leases().complete(job.lease())).isInstanceOfSatisfying(Rejected.class,
                     r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_ACTIVE));
         }
 
         @Test
         void unknownJobIsRejectedAsNotFound() {
             Lease nobody = new Lease(queue, "999", 1, 1);
-            assertThat(client.complete(nobody)).isInstanceOfSatisfying(Rejected.class,
+            assertThat(client.leases().complete(nobody)).isInstanceOfSatisfying(Rejected.class,
                     r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
-            assertThat(client.extend(nobody, LEASE)).isInstanceOf(Rejected.class);
-            assertThat(client.retry(nobody, "x", Backoff.NONE, FailureKind.RETRYABLE)).isInstanceOf(Rejected.class);
-            assertThat(client.stats(queue).total()).isZero();
+            assertThat(client.leases().extend(nobody, LEASE)).isInstanceOf(Rejected.class);
+            assertThat(client.leases().retry(nobody, "x", Backoff.NONE, FailureKind.RETRYABLE)).isInstanceOf(Rejected.class);
+            assertThat(client.reads().stats(queue).total()).isZero();
         }
 
         @Test
         void extendMovesTheDeadlineOnTheServerClock() {
             ClaimedJob job = claimAfterEnqueue(Duration.ofSeconds(1));
             Instant before = serverNow();
-            LeaseExtension extended = client.extend(job.lease(), Duration.ofMinutes(5));
+            LeaseExtension extended = client.leases().extend(job.lease(), Duration.ofMinutes(5));
 
             assertThat(extended).isInstanceOfSatisfying(LeaseExtension.Extended.class, e -> {
                 assertThat(Duration.between(before, e.leaseUntil())).isBetween(Duration.ofMinutes(5).minusMillis(50),
@@ -361,34 +362,34 @@ class StateMachineTest extends RealQueueTest {
             ClaimedJob successor = takeover.successor();
             double deadline = redis.zscore(keys.active(), successor.id());
 
-            assertThat(client.extend(zombie.lease(), Duration.ofHours(1))).isInstanceOfSatisfying(Rejected.class,
+            assertThat(client.leases().extend(zombie.lease(), Duration.ofHours(1))).isInstanceOfSatisfying(Rejected.class,
                     r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.STALE_TOKEN));
             assertThat(redis.zscore(keys.active(), successor.id())).isEqualTo(deadline);
         }
 
         @Test
         void retryWaitsTheBackoffComputedOnTheServerClock() {
-            client.enqueue(queue, NewJob.of("flaky").withMaxAttempts(5));
+            client.submissions().enqueue(queue, NewJob.of("flaky").withMaxAttempts(5));
             Backoff backoff = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(10));
             ClaimedJob first = claimOne(LEASE);
             Instant before = serverNow();
 
-            RetryOutcome outcome = client.retry(first.lease(), "connection reset", backoff, FailureKind.RETRYABLE);
+            RetryOutcome outcome = client.leases().retry(first.lease(), "connection reset", backoff, FailureKind.RETRYABLE);
 
             assertThat(outcome).isInstanceOfSatisfying(RetryOutcome.Scheduled.class, s -> {
                 assertThat(s.state()).isEqualTo(JobState.DELAYED);
                 assertThat(Duration.between(before, s.dueAt())).isBetween(Duration.ofMillis(190), Duration.ofMillis(300));
             });
             Instant due = ((RetryOutcome.Scheduled) outcome).dueAt();
-            JobView view = client.job(queue, first.id()).orElseThrow();
+            JobView view = client.reads().job(queue, first.id()).orElseThrow();
             assertThat(view.state()).isEqualTo(JobState.DELAYED);
             assertThat(view.lastError()).contains("connection reset");
-            assertThat(client.claim(queue, LEASE, 1, "w")).isEmpty();
+            assertThat(client.leases().claim(queue, LEASE, 1, "w")).isEmpty();
 
             awaitServerTimePast(due);
             ClaimedJob second = claimOne(LEASE);
             assertThat(second.attempt()).isEqualTo(2);
-            RetryOutcome doubled = client.retry(second.lease(), "again", backoff, FailureKind.RETRYABLE);
+            RetryOutcome doubled = client.leases().retry(second.lease(), "again", backoff, FailureKind.RETRYABLE);
             assertThat(doubled).isInstanceOfSatisfying(RetryOutcome.Scheduled.class,
                     s -> assertThat(Duration.between(before, s.dueAt())).isGreaterThan(Duration.ofMillis(600)));
         }
@@ -396,21 +397,21 @@ class StateMachineTest extends RealQueueTest {
         @Test
         void retryWithoutBackoffIsPendingAtOnce() {
             ClaimedJob job = claimAfterEnqueue();
-            assertThat(client.retry(job.lease(), "boom", Backoff.NONE, FailureKind.RETRYABLE)).isInstanceOfSatisfying(
+            assertThat(client.leases().retry(job.lease(), "boom", Backoff.NONE, FailureKind.RETRYABLE)).isInstanceOfSatisfying(
                     RetryOutcome.Scheduled.class, s -> assertThat(s.state()).isEqualTo(JobState.PENDING));
             assertThat(claimOne(LEASE).attempt()).isEqualTo(2);
         }
 
         @Test
         void lastAllowedAttemptFailingDeadLettersTheJobWithItsError() {
-            client.enqueue(queue, NewJob.of("doomed").withMaxAttempts(2));
-            client.retry(claimOne(LEASE).lease(), "first failure", Backoff.NONE, FailureKind.RETRYABLE);
+            client.submissions().enqueue(queue, NewJob.of("doomed").withMaxAttempts(2));
+            client.leases().retry(claimOne(LEASE).lease(), "first failure", Backoff.NONE, FailureKind.RETRYABLE);
             ClaimedJob last = claimOne(LEASE);
 
-            RetryOutcome outcome = client.retry(last.lease(), "second failure", Backoff.NONE, FailureKind.RETRYABLE);
+            RetryOutcome outcome = client.leases().retry(last.lease(), "second failure", Backoff.NONE, FailureKind.RETRYABLE);
 
             assertThat(outcome).isInstanceOfSatisfying(RetryOutcome.DeadLettered.class, d -> assertThat(d.attempts()).isEqualTo(2));
-            JobView view = client.job(queue, last.id()).orElseThrow();
+            JobView view = client.reads().job(queue, last.id()).orElseThrow();
             assertThat(view.state()).isEqualTo(JobState.DEAD);
             assertThat(view.lastError()).contains("second failure");
             assertThat(redis.zscore(keys.dead(), last.id())).isNotNull();
@@ -418,31 +419,31 @@ class StateMachineTest extends RealQueueTest {
 
         @Test
         void aContendedAttemptDoesNotSpendTheJobsAttemptsButAKeyHeldForEverStillEndsInDead() {
-            Enqueued held = client.enqueue(queue, NewJob.of("held").withMaxAttempts(2));
+            Enqueued held = client.submissions().enqueue(queue, NewJob.of("held").withMaxAttempts(2));
 
             // Two attempts' worth of contention are refunded (the job's budget) ...
             for (int refund = 1; refund <= 2; refund++) {
                 ClaimedJob contended = claimOne(LEASE);
-                assertThat(client.retry(contended.lease(), "effect key held", Backoff.NONE, FailureKind.CONTENDED))
+                assertThat(client.leases().retry(contended.lease(), "effect key held", Backoff.NONE, FailureKind.CONTENDED))
                         .isInstanceOf(RetryOutcome.Scheduled.class);
             }
-            JobView view = client.job(queue, held.id()).orElseThrow();
+            JobView view = client.reads().job(queue, held.id()).orElseThrow();
             assertThat(view.attempts()).isEqualTo(2);
             assertThat(view.maxAttempts()).as("the refunds raised the budget").isEqualTo(4);
             assertThat(view.lastError()).hasValueSatisfying(e -> assertThat(e).endsWith("(not counted as an attempt)"));
 
             // ... then contention counts like any failure, so the job cannot cycle for ever.
-            client.retry(claimOne(LEASE).lease(), "effect key held", Backoff.NONE, FailureKind.CONTENDED);
+            client.leases().retry(claimOne(LEASE).lease(), "effect key held", Backoff.NONE, FailureKind.CONTENDED);
             ClaimedJob last = claimOne(LEASE);
-            assertThat(client.retry(last.lease(), "effect key held", Backoff.NONE, FailureKind.CONTENDED))
+            assertThat(client.leases().retry(last.lease(), "effect key held", Backoff.NONE, FailureKind.CONTENDED))
                     .isInstanceOfSatisfying(RetryOutcome.DeadLettered.class, d -> assertThat(d.attempts()).isEqualTo(4));
         }
 
         @Test
         void terminalFailureDeadLettersAtOnce() {
-            client.enqueue(queue, NewJob.of("bad input").withMaxAttempts(10));
+            client.submissions().enqueue(queue, NewJob.of("bad input").withMaxAttempts(10));
             ClaimedJob job = claimOne(LEASE);
-            assertThat(client.retry(job.lease(), "payload is not valid", Backoff.DEFAULT, FailureKind.PERMANENT))
+            assertThat(client.leases().retry(job.lease(), "payload is not valid", Backoff.DEFAULT, FailureKind.PERMANENT))
                     .isInstanceOf(RetryOutcome.DeadLettered.class);
             assertThat(stateOf(job.id())).isEqualTo(JobState.DEAD);
         }
@@ -453,8 +454,8 @@ class StateMachineTest extends RealQueueTest {
             ClaimedJob zombie = takeover.zombie();
             ClaimedJob successor = takeover.successor();
 
-            assertThat(client.retry(zombie.lease(), "late failure", Backoff.NONE, FailureKind.PERMANENT)).isInstanceOf(Rejected.class);
-            JobView view = client.job(queue, successor.id()).orElseThrow();
+            assertThat(client.leases().retry(zombie.lease(), "late failure", Backoff.NONE, FailureKind.PERMANENT)).isInstanceOf(Rejected.class);
+            JobView view = client.reads().job(queue, successor.id()).orElseThrow();
             assertThat(view.state()).isEqualTo(JobState.ACTIVE);
             assertThat(view.lastError()).hasValueSatisfying(e -> assertThat(e).doesNotContain("late failure"));
         }
@@ -462,9 +463,9 @@ class StateMachineTest extends RealQueueTest {
         @Test
         void overlongErrorIsCutNotRefused() {
             ClaimedJob job = claimAfterEnqueue();
-            client.retry(job.lease(), "x".repeat(100_000), Backoff.NONE, FailureKind.RETRYABLE);
-            assertThat(client.job(queue, job.id()).orElseThrow().lastError().orElseThrow())
-                    .hasSizeLessThanOrEqualTo(QueueClient.MAX_ERROR_CHARS + 1);
+            client.leases().retry(job.lease(), "x".repeat(100_000), Backoff.NONE, FailureKind.RETRYABLE);
+            assertThat(client.reads().job(queue, job.id()).orElseThrow().lastError().orElseThrow())
+                    .hasSizeLessThanOrEqualTo(RequestChecks.MAX_ERROR_CHARS + 1);
         }
 
         /** A worker whose lease expired (the zombie) and the worker that holds the job now. */
@@ -474,7 +475,7 @@ class StateMachineTest extends RealQueueTest {
         private Takeover leaseExpiresAndIsTakenOver() {
             ClaimedJob zombie = claimAfterEnqueue(SHORT_LEASE);
             awaitServerTimePast(zombie.leaseUntil());
-            assertThat(client.reap(queue, 10).jobIds()).containsExactly(zombie.id());
+            assertThat(client.admin().reap(queue, 10).jobIds()).containsExactly(zombie.id());
             ClaimedJob successor = claimOne(LEASE);
             assertThat(successor.attempt()).isEqualTo(2);
             return new Takeover(zombie, successor);
@@ -485,7 +486,7 @@ class StateMachineTest extends RealQueueTest {
         }
 
         private ClaimedJob claimAfterEnqueue(Duration lease) {
-            client.enqueue(queue, NewJob.of("work"));
+            client.submissions().enqueue(queue, NewJob.of("work"));
             return claimOne(lease);
         }
     }
@@ -494,68 +495,68 @@ class StateMachineTest extends RealQueueTest {
     class Reap {
         @Test
         void expiredLeaseGoesBackToPendingAndCanBeClaimedAgain() {
-            client.enqueue(queue, NewJob.of("x"));
+            client.submissions().enqueue(queue, NewJob.of("x"));
             ClaimedJob first = claimOne(SHORT_LEASE);
             awaitServerTimePast(first.leaseUntil());
 
-            ReapResult reaped = client.reap(queue, 100);
+            ReapResult reaped = client.admin().reap(queue, 100);
 
             assertThat(reaped).isEqualTo(new ReapResult(queue, 1, 0, 0, List.of(first.id())));
-            JobView view = client.job(queue, first.id()).orElseThrow();
+            JobView view = client.reads().job(queue, first.id()).orElseThrow();
             assertThat(view.state()).isEqualTo(JobState.PENDING);
             assertThat(view.leaseUntil()).isEmpty();
             assertThat(view.lastError()).hasValueSatisfying(e -> assertThat(e).contains("lease expired"));
             assertThat(redis.zscore(keys.active(), first.id())).isNull();
-            assertThat(redis.zscore(keys.pending(QueueClient.DEFAULT_LANE), first.id())).isNotNull();
-            assertThat(client.history(queue, first.id())).extracting(JobEvent::event).containsExactly("enqueued", "claimed", "reaped");
+            assertThat(redis.zscore(keys.pending(NewJob.DEFAULT_LANE), first.id())).isNotNull();
+            assertThat(client.reads().history(queue, first.id())).extracting(JobEvent::event).containsExactly("enqueued", "claimed", "reaped");
             assertThat(claimOne(LEASE).attempt()).isEqualTo(2);
         }
 
         @Test
         void onlyLeasesPastTheirDeadlineOnTheServerClockAreReaped() {
-            client.enqueue(queue, NewJob.of("expires"));
-            client.enqueue(queue, NewJob.of("lives"));
+            client.submissions().enqueue(queue, NewJob.of("expires"));
+            client.submissions().enqueue(queue, NewJob.of("lives"));
             ClaimedJob expiring = claimOne(Duration.ofMillis(300));   // long enough to reap once before it lapses
             ClaimedJob live = claimOne(LEASE);
-            assertThat(client.reap(queue, 100).total()).as("before any deadline").isZero();
+            assertThat(client.admin().reap(queue, 100).total()).as("before any deadline").isZero();
             awaitServerTimePast(expiring.leaseUntil());
 
-            assertThat(client.reap(queue, 100).jobIds()).containsExactly(expiring.id());
+            assertThat(client.admin().reap(queue, 100).jobIds()).containsExactly(expiring.id());
 
             assertThat(stateOf(live.id())).isEqualTo(JobState.ACTIVE);
             assertThat(redis.zscore(keys.active(), live.id())).isEqualTo((double) live.leaseUntil().toEpochMilli());
-            assertThat(client.complete(live.lease())).isInstanceOf(Settlement.Completed.class);
-            QueueStats stats = client.stats(queue);
+            assertThat(client.leases().complete(live.lease())).isInstanceOf(Settlement.Completed.class);
+            QueueStats stats = client.reads().stats(queue);
             assertThat(stats.pending()).isEqualTo(1);
             assertThat(stats.active()).isZero();
         }
 
         @Test
         void expiredLeaseOfTheLastAttemptIsDeadLettered() {
-            client.enqueue(queue, NewJob.of("x").withMaxAttempts(1));
+            client.submissions().enqueue(queue, NewJob.of("x").withMaxAttempts(1));
             ClaimedJob job = claimOne(SHORT_LEASE);
             awaitServerTimePast(job.leaseUntil());
 
-            assertThat(client.reap(queue, 100)).isEqualTo(new ReapResult(queue, 0, 1, 0, List.of(job.id())));
+            assertThat(client.admin().reap(queue, 100)).isEqualTo(new ReapResult(queue, 0, 1, 0, List.of(job.id())));
             assertThat(stateOf(job.id())).isEqualTo(JobState.DEAD);
             assertThat(redis.zscore(keys.dead(), job.id())).isNotNull();
-            assertThat(client.stats(queue).active()).isZero();
+            assertThat(client.reads().stats(queue).active()).isZero();
         }
 
         @Test
         void reapingIsBatched() {
             for (int i = 0; i < 5; i++) {
-                client.enqueue(queue, NewJob.of("x" + i));
+                client.submissions().enqueue(queue, NewJob.of("x" + i));
             }
-            List<ClaimedJob> claimed = client.claim(queue, SHORT_LEASE, 5, "w");
+            List<ClaimedJob> claimed = client.leases().claim(queue, SHORT_LEASE, 5, "w");
             awaitServerTimePast(claimed.get(claimed.size() - 1).leaseUntil());
 
-            assertThat(client.reap(queue, 2).total()).isEqualTo(2);
-            assertThat(client.stats(queue).active()).isEqualTo(3);
-            assertThat(client.reap(queue, 2).total()).isEqualTo(2);
-            assertThat(client.reap(queue, 2).total()).isEqualTo(1);
-            assertThat(client.reap(queue, 2).total()).isZero();
-            QueueStats stats = client.stats(queue);
+            assertThat(client.admin().reap(queue, 2).total()).isEqualTo(2);
+            assertThat(client.reads().stats(queue).active()).isEqualTo(3);
+            assertThat(client.admin().reap(queue, 2).total()).isEqualTo(2);
+            assertThat(client.admin().reap(queue, 2).total()).isEqualTo(1);
+            assertThat(client.admin().reap(queue, 2).total()).isZero();
+            QueueStats stats = client.reads().stats(queue);
             assertThat(stats.pending()).isEqualTo(5);
             assertThat(stats.active()).isZero();
         }
@@ -565,117 +566,117 @@ class StateMachineTest extends RealQueueTest {
     class OperatorActions {
         @Test
         void pendingAndDelayedJobsCanBeCancelled() {
-            Enqueued pending = client.enqueue(queue, NewJob.of("p").inLane("l1"));
-            Enqueued delayed = client.enqueue(queue, NewJob.of("d").delayedBy(Duration.ofMinutes(5)));
+            Enqueued pending = client.submissions().enqueue(queue, NewJob.of("p").inLane("l1"));
+            Enqueued delayed = client.submissions().enqueue(queue, NewJob.of("d").delayedBy(Duration.ofMinutes(5)));
 
-            assertThat(client.cancel(queue, pending.id())).isEqualTo(
+            assertThat(client.admin().cancel(queue, pending.id())).isEqualTo(
                     new ManualTransition.Moved(queue, pending.id(), JobState.PENDING, JobState.CANCELLED));
-            assertThat(client.cancel(queue, delayed.id())).isInstanceOf(ManualTransition.Moved.class);
+            assertThat(client.admin().cancel(queue, delayed.id())).isInstanceOf(ManualTransition.Moved.class);
 
-            QueueStats stats = client.stats(queue);
+            QueueStats stats = client.reads().stats(queue);
             assertThat(stats.cancelled()).isEqualTo(2);
             assertThat(stats.pending() + stats.delayed()).isZero();
             assertThat(redis.llen(keys.ring())).as("no empty lane left in the ring").isZero();
-            assertThat(client.claim(queue, LEASE, 5, "w")).isEmpty();
+            assertThat(client.leases().claim(queue, LEASE, 5, "w")).isEmpty();
         }
 
         @Test
         void cancellingAnActiveJobRequestsItAndLeavesItActiveForItsWorker() {
-            client.enqueue(queue, NewJob.of("x"));
+            client.submissions().enqueue(queue, NewJob.of("x"));
             ClaimedJob job = claimOne(LEASE);
-            assertThat(client.extend(job.lease(), LEASE)).isInstanceOfSatisfying(LeaseExtension.Extended.class,
+            assertThat(client.leases().extend(job.lease(), LEASE)).isInstanceOfSatisfying(LeaseExtension.Extended.class,
                     e -> assertThat(e.cancelRequested()).isFalse());
 
-            assertThat(client.cancel(queue, job.id())).isEqualTo(new ManualTransition.CancelRequested(queue, job.id()));
-            assertThat(client.cancel(queue, job.id())).as("asking again answers the same").isEqualTo(
+            assertThat(client.admin().cancel(queue, job.id())).isEqualTo(new ManualTransition.CancelRequested(queue, job.id()));
+            assertThat(client.admin().cancel(queue, job.id())).as("asking again answers the same").isEqualTo(
                     new ManualTransition.CancelRequested(queue, job.id()));
 
             assertThat(stateOf(job.id())).isEqualTo(JobState.ACTIVE);
             assertThat(redis.zscore(keys.active(), job.id())).isNotNull();
-            assertThat(client.job(queue, job.id()).orElseThrow().cancelRequestedAt()).isPresent();
-            assertThat(client.extend(job.lease(), LEASE)).as("the heartbeat tells the worker")
+            assertThat(client.reads().job(queue, job.id()).orElseThrow().cancelRequestedAt()).isPresent();
+            assertThat(client.leases().extend(job.lease(), LEASE)).as("the heartbeat tells the worker")
                     .isInstanceOfSatisfying(LeaseExtension.Extended.class, e -> assertThat(e.cancelRequested()).isTrue());
-            assertThat(client.history(queue, job.id())).extracting(JobEvent::event).containsOnlyOnce("cancel-requested");
+            assertThat(client.reads().history(queue, job.id())).extracting(JobEvent::event).containsOnlyOnce("cancel-requested");
             // A handler that committed anyway: its effect stands, the job ends completed (invariant 6).
-            assertThat(client.complete(job.lease())).isInstanceOf(Settlement.Completed.class);
+            assertThat(client.leases().complete(job.lease())).isInstanceOf(Settlement.Completed.class);
         }
 
         @Test
         void stopEndsAJobWhoseCancelWasRequestedCancelledThroughItsFencedLease() {
-            client.enqueue(queue, NewJob.of("x"));
+            client.submissions().enqueue(queue, NewJob.of("x"));
             ClaimedJob job = claimOne(LEASE);
-            assertThat(client.stop(job.lease(), "stopped")).as("no cancel requested: nothing changes")
+            assertThat(client.leases().stop(job.lease(), "stopped")).as("no cancel requested: nothing changes")
                     .isEqualTo(new StopOutcome.NotRequested(job.lease()));
             assertThat(stateOf(job.id())).isEqualTo(JobState.ACTIVE);
 
-            client.cancel(queue, job.id());
+            client.admin().cancel(queue, job.id());
             Lease stale = new Lease(queue, job.id(), job.lease().jobCreatedMs(), job.attempt() + 1);
-            assertThat(client.stop(stale, "zombie")).isInstanceOfSatisfying(Rejected.class,
+            assertThat(client.leases().stop(stale, "zombie")).isInstanceOfSatisfying(Rejected.class,
                     r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.STALE_TOKEN));
-            assertThat(client.stop(new Lease(queue, job.id(), job.lease().jobCreatedMs() + 1, job.attempt()), "other job"))
+            assertThat(client.leases().stop(new Lease(queue, job.id(), job.lease().jobCreatedMs() + 1, job.attempt()), "other job"))
                     .isInstanceOfSatisfying(Rejected.class, r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_FOUND));
             assertThat(stateOf(job.id())).isEqualTo(JobState.ACTIVE);
 
-            assertThat(client.stop(job.lease(), "the handler stopped")).isInstanceOf(StopOutcome.Stopped.class);
+            assertThat(client.leases().stop(job.lease(), "the handler stopped")).isInstanceOf(StopOutcome.Stopped.class);
             assertThat(stateOf(job.id())).isEqualTo(JobState.CANCELLED);
             assertThat(redis.zscore(keys.active(), job.id())).isNull();
             assertThat(redis.zscore(keys.cancelled(), job.id())).isNotNull();
-            assertThat(client.stop(job.lease(), "again")).isInstanceOfSatisfying(Rejected.class,
+            assertThat(client.leases().stop(job.lease(), "again")).isInstanceOfSatisfying(Rejected.class,
                     r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.NOT_ACTIVE));
-            assertThat(client.complete(job.lease())).as("a stopped job cannot be completed after all").isInstanceOf(Rejected.class);
+            assertThat(client.leases().complete(job.lease())).as("a stopped job cannot be completed after all").isInstanceOf(Rejected.class);
         }
 
         @Test
         void aRequeueDropsACancelRequestLeftFromAnEarlierRun() {
-            client.enqueue(queue, NewJob.of("x").withMaxAttempts(1));
+            client.submissions().enqueue(queue, NewJob.of("x").withMaxAttempts(1));
             ClaimedJob job = claimOne(LEASE);
-            client.retry(job.lease(), "failed", Backoff.NONE, FailureKind.RETRYABLE);
+            client.leases().retry(job.lease(), "failed", Backoff.NONE, FailureKind.RETRYABLE);
             assertThat(stateOf(job.id())).isEqualTo(JobState.DEAD);
             // Dead-lettered by a version that let a failed attempt drop the request (it ends cancelled now).
             redis.hset(keys.job(job.id()), "cancel_requested", "1");
 
-            client.requeue(queue, job.id());
+            client.admin().requeue(queue, job.id());
             ClaimedJob again = claimOne(LEASE);
-            assertThat(client.extend(again.lease(), LEASE)).isInstanceOfSatisfying(LeaseExtension.Extended.class,
+            assertThat(client.leases().extend(again.lease(), LEASE)).isInstanceOfSatisfying(LeaseExtension.Extended.class,
                     e -> assertThat(e.cancelRequested()).isFalse());
         }
 
         @Test
         void cancellingAnUnknownJobSaysSo() {
-            assertThat(client.cancel(queue, "12345")).isInstanceOfSatisfying(ManualTransition.Refused.class,
+            assertThat(client.admin().cancel(queue, "12345")).isInstanceOfSatisfying(ManualTransition.Refused.class,
                     r -> assertThat(r.current()).isEmpty());
         }
 
         @Test
         void deadJobRequeuedGetsAFreshBudgetAndANewToken() {
-            client.enqueue(queue, NewJob.of("x").withMaxAttempts(1));
+            client.submissions().enqueue(queue, NewJob.of("x").withMaxAttempts(1));
             ClaimedJob first = claimOne(LEASE);
-            client.retry(first.lease(), "failed", Backoff.NONE, FailureKind.RETRYABLE);
+            client.leases().retry(first.lease(), "failed", Backoff.NONE, FailureKind.RETRYABLE);
             assertThat(stateOf(first.id())).isEqualTo(JobState.DEAD);
 
-            assertThat(client.requeue(queue, first.id())).isInstanceOf(ManualTransition.Moved.class);
+            assertThat(client.admin().requeue(queue, first.id())).isInstanceOf(ManualTransition.Moved.class);
 
             ClaimedJob again = claimOne(LEASE);
             assertThat(again.attempt()).isEqualTo(2);
-            assertThat(client.job(queue, first.id()).orElseThrow().maxAttempts()).isEqualTo(2);
-            assertThat(client.complete(first.lease())).isInstanceOf(Rejected.class);
-            assertThat(client.complete(again.lease())).isInstanceOf(Settlement.Completed.class);
+            assertThat(client.reads().job(queue, first.id()).orElseThrow().maxAttempts()).isEqualTo(2);
+            assertThat(client.leases().complete(first.lease())).isInstanceOf(Rejected.class);
+            assertThat(client.leases().complete(again.lease())).isInstanceOf(Settlement.Completed.class);
         }
 
         @Test
         void reconcileCompletesWaitingAndEndedJobsWithANote() {
-            Enqueued pending = client.enqueue(queue, NewJob.of("p").inLane("solo"));
-            Enqueued delayed = client.enqueue(queue, NewJob.of("d").delayedBy(Duration.ofMinutes(5)));
-            Enqueued cancelled = client.enqueue(queue, NewJob.of("c").delayedBy(Duration.ofMinutes(5)));
-            client.cancel(queue, cancelled.id());
+            Enqueued pending = client.submissions().enqueue(queue, NewJob.of("p").inLane("solo"));
+            Enqueued delayed = client.submissions().enqueue(queue, NewJob.of("d").delayedBy(Duration.ofMinutes(5)));
+            Enqueued cancelled = client.submissions().enqueue(queue, NewJob.of("c").delayedBy(Duration.ofMinutes(5)));
+            client.admin().cancel(queue, cancelled.id());
 
             for (Enqueued job : List.of(pending, delayed, cancelled)) {
-                assertThat(client.reconcile(queue, job.id(), createdMs(job.id()), "effect found")).isInstanceOf(ManualTransition.Moved.class);
-                JobView view = client.job(queue, job.id()).orElseThrow();
+                assertThat(client.admin().reconcile(queue, job.id(), createdMs(job.id()), "effect found")).isInstanceOf(ManualTransition.Moved.class);
+                JobView view = client.reads().job(queue, job.id()).orElseThrow();
                 assertThat(view.state()).isEqualTo(JobState.COMPLETED);
                 assertThat(view.note()).contains("effect found");
             }
-            QueueStats stats = client.stats(queue);
+            QueueStats stats = client.reads().stats(queue);
             assertThat(stats.completed()).isEqualTo(3);
             assertThat(stats.total()).isEqualTo(3);
             assertThat(redis.llen(keys.ring())).as("the emptied lane left the ring").isZero();
@@ -683,39 +684,39 @@ class StateMachineTest extends RealQueueTest {
 
         @Test
         void reconcileLeavesAJobWithTheEffectsIdButAnotherCreationTimeAlone() {
-            Enqueued job = client.enqueue(queue, NewJob.of("d").delayedBy(Duration.ofMinutes(5)));
+            Enqueued job = client.submissions().enqueue(queue, NewJob.of("d").delayedBy(Duration.ofMinutes(5)));
 
             // The effect row belongs to an earlier job that had this id (before a failover lost it).
-            assertThat(client.reconcile(queue, job.id(), createdMs(job.id()) - 1, "effect of the earlier job"))
+            assertThat(client.admin().reconcile(queue, job.id(), createdMs(job.id()) - 1, "effect of the earlier job"))
                     .isInstanceOfSatisfying(ManualTransition.Refused.class, r -> assertThat(r.current()).isEmpty());
             assertThat(stateOf(job.id())).isEqualTo(JobState.DELAYED);
         }
 
         @Test
         void reconcileLeavesActiveAndCompletedJobsAlone() {
-            client.enqueue(queue, NewJob.of("x"));
+            client.submissions().enqueue(queue, NewJob.of("x"));
             ClaimedJob active = claimOne(LEASE);
-            assertThat(client.reconcile(queue, active.id(), active.lease().jobCreatedMs(), "r")).isInstanceOfSatisfying(ManualTransition.Refused.class,
+            assertThat(client.admin().reconcile(queue, active.id(), active.lease().jobCreatedMs(), "r")).isInstanceOfSatisfying(ManualTransition.Refused.class,
                     r -> assertThat(r.current()).contains(JobState.ACTIVE));
-            client.complete(active.lease());
-            assertThat(client.reconcile(queue, active.id(), active.lease().jobCreatedMs(), "r")).isInstanceOf(ManualTransition.Refused.class);
-            assertThat(client.reconcile(queue, "424242", 0, "r")).isInstanceOfSatisfying(ManualTransition.Refused.class,
+            client.leases().complete(active.lease());
+            assertThat(client.admin().reconcile(queue, active.id(), active.lease().jobCreatedMs(), "r")).isInstanceOf(ManualTransition.Refused.class);
+            assertThat(client.admin().reconcile(queue, "424242", 0, "r")).isInstanceOfSatisfying(ManualTransition.Refused.class,
                     r -> assertThat(r.current()).isEmpty());
         }
 
         @Test
         void historyTellsWhyAJobRanTwice() {
-            Enqueued job = client.enqueue(queue, NewJob.of("x"));
+            Enqueued job = client.submissions().enqueue(queue, NewJob.of("x"));
             ClaimedJob zombie = claimOne(SHORT_LEASE);
             awaitServerTimePast(zombie.leaseUntil());
-            assertThat(client.reap(queue, 10).jobIds()).containsExactly(zombie.id());
+            assertThat(client.admin().reap(queue, 10).jobIds()).containsExactly(zombie.id());
             ClaimedJob successor = claimOne(LEASE);
-            client.extend(successor.lease(), LEASE);
-            client.extend(successor.lease(), LEASE);
-            client.complete(zombie.lease());
-            client.complete(successor.lease());
+            client.leases().extend(successor.lease(), LEASE);
+            client.leases().extend(successor.lease(), LEASE);
+            client.leases().complete(zombie.lease());
+            client.leases().complete(successor.lease());
 
-            List<JobEvent> history = client.history(queue, job.id());
+            List<JobEvent> history = client.reads().history(queue, job.id());
 
             assertThat(history).extracting(JobEvent::event)
                     .containsExactly("enqueued", "claimed", "reaped", "claimed", "extended", "rejected", "completed");
@@ -729,23 +730,23 @@ class StateMachineTest extends RealQueueTest {
 
         @Test
         void finishedJobsCanBeDeletedWithTheirHistory() {
-            Enqueued pending = client.enqueue(queue, NewJob.of("p"));
-            Enqueued done = client.enqueue(queue, NewJob.of("d").withIdempotencyKey("key"));
-            client.cancel(queue, done.id());
+            Enqueued pending = client.submissions().enqueue(queue, NewJob.of("p"));
+            Enqueued done = client.submissions().enqueue(queue, NewJob.of("d").withIdempotencyKey("key"));
+            client.admin().cancel(queue, done.id());
 
-            assertThat(client.remove(queue, done.id())).isEqualTo(new ManualTransition.Removed(queue, done.id(), JobState.CANCELLED));
-            assertThat(client.job(queue, done.id())).isEmpty();
-            assertThat(client.history(queue, done.id())).isEmpty();
-            assertThat(client.enqueue(queue, NewJob.of("again").withIdempotencyKey("key")).replayed()).isFalse();
-            assertThat(client.remove(queue, pending.id())).isInstanceOfSatisfying(ManualTransition.Refused.class,
+            assertThat(client.admin().remove(queue, done.id())).isEqualTo(new ManualTransition.Removed(queue, done.id(), JobState.CANCELLED));
+            assertThat(client.reads().job(queue, done.id())).isEmpty();
+            assertThat(client.reads().history(queue, done.id())).isEmpty();
+            assertThat(client.submissions().enqueue(queue, NewJob.of("again").withIdempotencyKey("key")).replayed()).isFalse();
+            assertThat(client.admin().remove(queue, pending.id())).isInstanceOfSatisfying(ManualTransition.Refused.class,
                     r -> assertThat(r.current()).contains(JobState.PENDING));
-            assertThat(client.remove(queue, "777777")).isInstanceOf(ManualTransition.Refused.class);
+            assertThat(client.admin().remove(queue, "777777")).isInstanceOf(ManualTransition.Refused.class);
         }
 
         @Test
         void onlyDeadJobsCanBeRequeued() {
-            Enqueued job = client.enqueue(queue, NewJob.of("x"));
-            assertThat(client.requeue(queue, job.id())).isInstanceOfSatisfying(ManualTransition.Refused.class,
+            Enqueued job = client.submissions().enqueue(queue, NewJob.of("x"));
+            assertThat(client.admin().requeue(queue, job.id())).isInstanceOfSatisfying(ManualTransition.Refused.class,
                     r -> assertThat(r.current()).contains(JobState.PENDING));
         }
     }
@@ -756,45 +757,45 @@ class StateMachineTest extends RealQueueTest {
         void finishedJobsBeyondTheCountAreDeletedOldestFirst() {
             List<String> completed = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
-                completed.add(client.enqueue(queue, NewJob.of("x" + i).withIdempotencyKey("key-" + i)).id());
-                client.complete(claimOne(LEASE).lease());
+                completed.add(client.submissions().enqueue(queue, NewJob.of("x" + i).withIdempotencyKey("key-" + i)).id());
+                client.leases().complete(claimOne(LEASE).lease());
             }
-            client.enqueue(queue, NewJob.of("still pending"));
+            client.submissions().enqueue(queue, NewJob.of("still pending"));
             io.echomq.queue.Retention keepTwo = new io.echomq.queue.Retention(2, Duration.ofDays(1), 10, Duration.ofDays(1), 100);
 
-            TrimResult trimmed = client.trim(queue, keepTwo);
+            TrimResult trimmed = client.admin().trim(queue, keepTwo);
 
             assertThat(trimmed).isEqualTo(new TrimResult(queue, 3, 0, 0));
             assertThat(redis.zrange(keys.completed(), 0, -1)).containsExactlyInAnyOrderElementsOf(completed.subList(3, 5));
-            completed.subList(0, 3).forEach(gone -> assertThat(client.job(queue, gone)).as("job %s", gone).isEmpty());
-            assertThat(client.stats(queue).pending()).isEqualTo(1);
+            completed.subList(0, 3).forEach(gone -> assertThat(client.reads().job(queue, gone)).as("job %s", gone).isEmpty());
+            assertThat(client.reads().stats(queue).pending()).isEqualTo(1);
             assertThat(redis.hlen(keys.idempotency())).as("keys of deleted jobs are released").isEqualTo(2);
-            assertThat(client.enqueue(queue, NewJob.of("new").withIdempotencyKey("key-0")).replayed()).isFalse();
-            assertThat(client.enqueue(queue, NewJob.of("dup").withIdempotencyKey("key-4")).replayed()).isTrue();
+            assertThat(client.submissions().enqueue(queue, NewJob.of("new").withIdempotencyKey("key-0")).replayed()).isFalse();
+            assertThat(client.submissions().enqueue(queue, NewJob.of("dup").withIdempotencyKey("key-4")).replayed()).isTrue();
         }
 
         @Test
         void finishedJobsOlderThanTheAgeAreDeleted() {
-            client.enqueue(queue, NewJob.of("x").withMaxAttempts(1));
+            client.submissions().enqueue(queue, NewJob.of("x").withMaxAttempts(1));
             ClaimedJob job = claimOne(LEASE);
-            client.retry(job.lease(), "fail", Backoff.NONE, FailureKind.RETRYABLE);
-            Enqueued young = client.enqueue(queue, NewJob.of("y").withMaxAttempts(1));
+            client.leases().retry(job.lease(), "fail", Backoff.NONE, FailureKind.RETRYABLE);
+            Enqueued young = client.submissions().enqueue(queue, NewJob.of("y").withMaxAttempts(1));
             Duration age = Duration.ofMillis(300);
             io.echomq.queue.Retention tenMs = new io.echomq.queue.Retention(100, Duration.ofDays(1), 100, age, 100);
             awaitServerTimePast(finishedAt(job.id()).plus(age));
-            client.retry(claimOne(LEASE).lease(), "fail", Backoff.NONE, FailureKind.RETRYABLE);
+            client.leases().retry(claimOne(LEASE).lease(), "fail", Backoff.NONE, FailureKind.RETRYABLE);
 
-            assertThat(client.trim(queue, tenMs)).isEqualTo(new TrimResult(queue, 0, 0, 1));
-            assertThat(client.job(queue, job.id())).isEmpty();
+            assertThat(client.admin().trim(queue, tenMs)).isEqualTo(new TrimResult(queue, 0, 0, 1));
+            assertThat(client.reads().job(queue, job.id())).isEmpty();
             assertThat(redis.zrange(keys.dead(), 0, -1)).as("the job that died within the age stays").containsExactly(young.id());
         }
 
         @Test
         void aScriptCallDeletesAtMostItsBatchAndAPassRepeatsCallsUntilTheBoundsHold() {
             for (int i = 0; i < 7; i++) {
-                client.enqueue(queue, NewJob.of("x" + i));
+                client.submissions().enqueue(queue, NewJob.of("x" + i));
             }
-            client.claim(queue, LEASE, 7, "w").forEach(j -> client.complete(j.lease()));
+            client.leases().claim(queue, LEASE, 7, "w").forEach(j -> client.leases().complete(j.lease()));
             io.echomq.queue.Retention none = new io.echomq.queue.Retention(0, Duration.ofDays(1), 0, Duration.ofDays(1), 3);
             List<String> args = List.of(keys.prefix(), "0", Long.toString(Duration.ofDays(1).toMillis()), "0",
                     Long.toString(Duration.ofDays(1).toMillis()), "3");
@@ -802,8 +803,8 @@ class StateMachineTest extends RealQueueTest {
             Object oneCall = new ScriptRunner(redis, ReplicaWait.NONE).run(Script.TRIM, keys, null, args);
 
             assertThat(oneCall).isEqualTo(List.of(3L, 0L, 0L));
-            assertThat(client.trim(queue, none).total()).as("two calls of 3 and 1").isEqualTo(4);
-            assertThat(client.stats(queue).completed()).isZero();
+            assertThat(client.admin().trim(queue, none).total()).as("two calls of 3 and 1").isEqualTo(4);
+            assertThat(client.reads().stats(queue).completed()).isZero();
         }
 
         @Test
@@ -812,12 +813,12 @@ class StateMachineTest extends RealQueueTest {
                     new io.echomq.queue.Retention(3, Duration.ofDays(1), 10, Duration.ofDays(1), 100)));
             List<String> completed = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
-                Enqueued job = keepThree.enqueue(queue, NewJob.of("x" + i).withIdempotencyKey("key-" + i));
+                Enqueued job = keepThree.submissions().enqueue(queue, NewJob.of("x" + i).withIdempotencyKey("key-" + i));
                 ClaimedJob claimed = claimOne(LEASE);
                 if (i % 2 == 0) {
-                    assertThat(keepThree.complete(claimed.lease())).isInstanceOf(Settlement.Completed.class);
+                    assertThat(keepThree.leases().complete(claimed.lease())).isInstanceOf(Settlement.Completed.class);
                 } else {
-                    assertThat(keepThree.completeAndClaim(queue, List.of(claimed.lease()), LEASE, 0, "w").settlements())
+                    assertThat(keepThree.leases().completeAndClaim(queue, List.of(claimed.lease()), LEASE, 0, "w").settlements())
                             .singleElement().isInstanceOf(Settlement.Completed.class);
                 }
                 completed.add(job.id());
@@ -826,23 +827,23 @@ class StateMachineTest extends RealQueueTest {
 
             assertThat(redis.zrange(keys.completed(), 0, -1)).containsExactlyInAnyOrderElementsOf(completed.subList(5, 8));
             for (String gone : completed.subList(0, 5)) {
-                assertThat(client.job(queue, gone)).isEmpty();
-                assertThat(client.history(queue, gone)).as("history deleted with the job").isEmpty();
+                assertThat(client.reads().job(queue, gone)).isEmpty();
+                assertThat(client.reads().history(queue, gone)).as("history deleted with the job").isEmpty();
             }
             assertThat(redis.hlen(keys.idempotency())).as("keys of deleted jobs are released").isEqualTo(3);
-            assertThat(client.stats(queue).total()).isEqualTo(3);
+            assertThat(client.reads().stats(queue).total()).isEqualTo(3);
         }
 
         @Test
         void theSettlePathDeletesAtMostTwoJobsPerJobSettled() {
             for (int i = 0; i < 6; i++) {
-                client.enqueue(queue, NewJob.of("x" + i));
+                client.submissions().enqueue(queue, NewJob.of("x" + i));
             }
-            client.claim(queue, LEASE, 5, "w").forEach(j -> client.complete(j.lease()));
+            client.leases().claim(queue, LEASE, 5, "w").forEach(j -> client.leases().complete(j.lease()));
             QueueClient keepNone = QueueClient.connect(redis, QueueSettings.DEFAULT.withRetention(
                     new io.echomq.queue.Retention(0, Duration.ofDays(1), 10, Duration.ofDays(1), 100)));
 
-            keepNone.complete(claimOne(LEASE).lease());
+            keepNone.leases().complete(claimOne(LEASE).lease());
 
             assertThat(redis.zcard(keys.completed())).as("6 completed, the 2 oldest deleted by the sixth completion").isEqualTo(4);
         }
@@ -851,14 +852,14 @@ class StateMachineTest extends RealQueueTest {
         void completingDeletesCompletedJobsOlderThanTheAge() {
             QueueClient young = QueueClient.connect(redis, QueueSettings.DEFAULT.withRetention(
                     new io.echomq.queue.Retention(100, Duration.ofMillis(20), 10, Duration.ofDays(1), 100)));
-            Enqueued first = client.enqueue(queue, NewJob.of("old"));
-            young.complete(claimOne(LEASE).lease());
+            Enqueued first = client.submissions().enqueue(queue, NewJob.of("old"));
+            young.leases().complete(claimOne(LEASE).lease());
             awaitServerTimePast(finishedAt(first.id()).plus(Duration.ofMillis(20)));
-            Enqueued second = client.enqueue(queue, NewJob.of("new"));
+            Enqueued second = client.submissions().enqueue(queue, NewJob.of("new"));
 
-            young.complete(claimOne(LEASE).lease());
+            young.leases().complete(claimOne(LEASE).lease());
 
-            assertThat(client.job(queue, first.id())).isEmpty();
+            assertThat(client.reads().job(queue, first.id())).isEmpty();
             assertThat(redis.zrange(keys.completed(), 0, -1)).containsExactly(second.id());
         }
     }
@@ -868,7 +869,7 @@ class StateMachineTest extends RealQueueTest {
         @Test
         void badQueueNamesAreRefusedNamingTheField() {
             for (String bad : new String[] {"", "a{b}", "a:b", "with space", "x".repeat(65), "-leading", "new\nline"}) {
-                assertThatThrownBy(() -> client.enqueue(bad, NewJob.of("x")))
+                assertThatThrownBy(() -> client.submissions().enqueue(bad, NewJob.of("x")))
                         .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("queue"));
             }
         }
@@ -876,28 +877,28 @@ class StateMachineTest extends RealQueueTest {
         @Test
         void refusedSubmissionsEnqueueNothing() {
             QueueClient small = QueueClient.connect(redis, QueueSettings.DEFAULT.withMaxPayloadBytes(10));
-            assertField("payload", () -> small.enqueue(queue, NewJob.of("12345678901")));
-            assertField("payload", () -> small.enqueue(queue, NewJob.of("ééééé é")));
-            assertField("payload", () -> small.enqueue(queue, NewJob.of(null)));
-            assertField("lane", () -> client.enqueue(queue, NewJob.of("x").inLane("{other}")));
-            assertField("maxAttempts", () -> client.enqueue(queue, NewJob.of("x").withMaxAttempts(0)));
-            assertField("maxAttempts", () -> client.enqueue(queue, NewJob.of("x").withMaxAttempts(1_001)));
-            assertField("delay", () -> client.enqueue(queue, NewJob.of("x").delayedBy(Duration.ofMillis(-1))));
-            assertField("delay", () -> client.enqueue(queue, NewJob.of("x").delayedBy(Duration.ofDays(400))));
-            assertField("idempotencyKey", () -> client.enqueue(queue, NewJob.of("x").withIdempotencyKey("")));
-            assertField("idempotencyKey", () -> client.enqueue(queue, NewJob.of("x").withIdempotencyKey("a\u0000b")));
+            assertField("payload", () -> small.submissions().enqueue(queue, NewJob.of("12345678901")));
+            assertField("payload", () -> small.submissions().enqueue(queue, NewJob.of("ééééé é")));
+            assertField("payload", () -> small.submissions().enqueue(queue, NewJob.of(null)));
+            assertField("lane", () -> client.submissions().enqueue(queue, NewJob.of("x").inLane("{other}")));
+            assertField("maxAttempts", () -> client.submissions().enqueue(queue, NewJob.of("x").withMaxAttempts(0)));
+            assertField("maxAttempts", () -> client.submissions().enqueue(queue, NewJob.of("x").withMaxAttempts(1_001)));
+            assertField("delay", () -> client.submissions().enqueue(queue, NewJob.of("x").delayedBy(Duration.ofMillis(-1))));
+            assertField("delay", () -> client.submissions().enqueue(queue, NewJob.of("x").delayedBy(Duration.ofDays(400))));
+            assertField("idempotencyKey", () -> client.submissions().enqueue(queue, NewJob.of("x").withIdempotencyKey("")));
+            assertField("idempotencyKey", () -> client.submissions().enqueue(queue, NewJob.of("x").withIdempotencyKey("a\u0000b")));
 
-            assertThat(small.enqueue(queue, NewJob.of("1234567890")).state()).isEqualTo(JobState.PENDING);
-            assertThat(client.stats(queue).total()).as("only the valid job exists").isEqualTo(1);
+            assertThat(small.submissions().enqueue(queue, NewJob.of("1234567890")).state()).isEqualTo(JobState.PENDING);
+            assertThat(client.reads().stats(queue).total()).as("only the valid job exists").isEqualTo(1);
         }
 
         @Test
         void badClaimAndSettlementArgumentsAreRefused() {
-            assertField("lease", () -> client.claim(queue, Duration.ZERO, 1, "w"));
-            assertField("maxJobs", () -> client.claim(queue, LEASE, 0, "w"));
-            assertField("workerId", () -> client.claim(queue, LEASE, 1, " "));
-            assertField("jobId", () -> client.complete(new Lease(queue, "1}", 1, 1)));
-            assertField("token", () -> client.complete(new Lease(queue, "1", 1, 0)));
+            assertField("lease", () -> client.leases().claim(queue, Duration.ZERO, 1, "w"));
+            assertField("maxJobs", () -> client.leases().claim(queue, LEASE, 0, "w"));
+            assertField("workerId", () -> client.leases().claim(queue, LEASE, 1, " "));
+            assertField("jobId", () -> client.leases().complete(new Lease(queue, "1}", 1, 1)));
+            assertField("token", () -> client.leases().complete(new Lease(queue, "1", 1, 0)));
         }
 
         @Test
@@ -919,13 +920,13 @@ class StateMachineTest extends RealQueueTest {
         void pendingPagesWalkEveryLaneOldestFirst() {
             List<String> ids = new java.util.ArrayList<>();
             for (int i = 0; i < 7; i++) {
-                ids.add(client.enqueue(queue, NewJob.of("p" + i).inLane(i % 2 == 0 ? "even" : "odd")).id());
+                ids.add(client.submissions().enqueue(queue, NewJob.of("p" + i).inLane(i % 2 == 0 ? "even" : "odd")).id());
             }
             List<String> seen = new java.util.ArrayList<>();
             java.util.Optional<String> cursor = java.util.Optional.empty();
             int pages = 0;
             do {
-                JobPage page = client.jobs(queue, JobState.PENDING, cursor, 3);
+                JobPage page = client.reads().jobs(queue, JobState.PENDING, cursor, 3);
                 page.jobs().forEach(j -> seen.add(j.id()));
                 cursor = page.next();
                 pages++;
@@ -938,14 +939,14 @@ class StateMachineTest extends RealQueueTest {
         @Test
         void finishedPagesSurviveJobsFinishingInTheSameMillisecond() {
             for (int i = 0; i < 25; i++) {
-                client.enqueue(queue, NewJob.of("x" + i));
+                client.submissions().enqueue(queue, NewJob.of("x" + i));
             }
-            client.claim(queue, LEASE, 25, "w").forEach(j -> client.complete(j.lease()));
+            client.leases().claim(queue, LEASE, 25, "w").forEach(j -> client.leases().complete(j.lease()));
 
             List<String> seen = new java.util.ArrayList<>();
             java.util.Optional<String> cursor = java.util.Optional.empty();
             do {
-                JobPage page = client.jobs(queue, JobState.COMPLETED, cursor, 4);
+                JobPage page = client.reads().jobs(queue, JobState.COMPLETED, cursor, 4);
                 page.jobs().forEach(j -> seen.add(j.id()));
                 cursor = page.next();
             } while (cursor.isPresent());
@@ -955,7 +956,7 @@ class StateMachineTest extends RealQueueTest {
 
         @Test
         void aForeignCursorIsRefused() {
-            assertThatThrownBy(() -> client.jobs(queue, JobState.DEAD, java.util.Optional.of("garbage"), 10))
+            assertThatThrownBy(() -> client.reads().jobs(queue, JobState.DEAD, java.util.Optional.of("garbage"), 10))
                     .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("cursor"));
         }
     }
@@ -964,12 +965,12 @@ class StateMachineTest extends RealQueueTest {
     class Server {
         @Test
         void scriptsSurviveAScriptCacheFlush() {
-            client.enqueue(queue, NewJob.of("before"));
+            client.submissions().enqueue(queue, NewJob.of("before"));
             redis.scriptFlush();
 
-            Enqueued after = client.enqueue(queue, NewJob.of("after"));
+            Enqueued after = client.submissions().enqueue(queue, NewJob.of("after"));
             assertThat(after.state()).isEqualTo(JobState.PENDING);
-            assertThat(client.claim(queue, LEASE, 2, "w")).hasSize(2);
+            assertThat(client.leases().claim(queue, LEASE, 2, "w")).hasSize(2);
         }
 
         @Test
@@ -993,7 +994,7 @@ class StateMachineTest extends RealQueueTest {
                     assertThat(r.getLevel()).isEqualTo(Level.WARNING);
                     assertThat(r.getMessage()).contains("allkeys-lru").contains("noeviction");
                 });
-                assertThat(warned.enqueue(queue, NewJob.of("x")).state()).as("... and only warns").isEqualTo(JobState.PENDING);
+                assertThat(warned.submissions().enqueue(queue, NewJob.of("x")).state()).as("... and only warns").isEqualTo(JobState.PENDING);
             } finally {
                 redis.configSet("maxmemory-policy", original);
                 guardLog.removeHandler(recorder);
@@ -1019,18 +1020,18 @@ class StateMachineTest extends RealQueueTest {
 
         @Test
         void statsCountEveryState() {
-            client.enqueue(queue, NewJob.of("pending"));
-            client.enqueue(queue, NewJob.of("delayed").delayedBy(Duration.ofMinutes(1)));
-            client.enqueue(queue, NewJob.of("to complete"));
-            client.enqueue(queue, NewJob.of("to fail").withMaxAttempts(1));
-            client.enqueue(queue, NewJob.of("to cancel").inLane("other"));
-            List<ClaimedJob> claimed = client.claim(queue, LEASE, 3, "w");
+            client.submissions().enqueue(queue, NewJob.of("pending"));
+            client.submissions().enqueue(queue, NewJob.of("delayed").delayedBy(Duration.ofMinutes(1)));
+            client.submissions().enqueue(queue, NewJob.of("to complete"));
+            client.submissions().enqueue(queue, NewJob.of("to fail").withMaxAttempts(1));
+            client.submissions().enqueue(queue, NewJob.of("to cancel").inLane("other"));
+            List<ClaimedJob> claimed = client.leases().claim(queue, LEASE, 3, "w");
             // Round-robin: default lane first ("pending"), then "other", then default again.
             assertThat(claimed).extracting(ClaimedJob::payload).containsExactly("pending", "to cancel", "to complete");
-            client.complete(claimed.get(2).lease());
-            client.retry(claimed.get(1).lease(), "x", Backoff.NONE, FailureKind.PERMANENT);
+            client.leases().complete(claimed.get(2).lease());
+            client.leases().retry(claimed.get(1).lease(), "x", Backoff.NONE, FailureKind.PERMANENT);
 
-            QueueStats stats = client.stats(queue);
+            QueueStats stats = client.reads().stats(queue);
             assertThat(stats.pending()).isEqualTo(1);
             assertThat(stats.delayed()).isEqualTo(1);
             assertThat(stats.active()).isEqualTo(1);

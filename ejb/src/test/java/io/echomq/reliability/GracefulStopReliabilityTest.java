@@ -56,7 +56,7 @@ class GracefulStopReliabilityTest {
                     }
                     worker.awaitLine("event=completed", Duration.ofSeconds(30));
                     Thread.sleep(1_000);
-                    inFlightAtSigterm += queue.stats(queueName).active();
+                    inFlightAtSigterm += queue.reads().stats(queueName).active();
                     long signalled = System.nanoTime();
                     assertThat(worker.terminate(EXIT_LIMIT)).as("the worker exits after SIGTERM").isTrue();
                     slowestExitMs = Math.max(slowestExitMs, (System.nanoTime() - signalled) / 1_000_000);

@@ -9,7 +9,7 @@ import io.echomq.queue.JobEvent;
 import io.echomq.queue.JobState;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
-import io.echomq.queue.QueueLimits;
+import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.QueueStats;
 import io.echomq.testkit.PostgresService;
@@ -76,10 +76,10 @@ class LimitsAcrossServersTest {
                 for (WorkerProcess server : servers) {
                     server.awaitLine("event=started", Duration.ofSeconds(60));
                 }
-                assertThat(queue.limits(queueName)).as("the limits from the servers' configuration")
+                assertThat(queue.reads().limits(queueName)).as("the limits from the servers' configuration")
                         .isEqualTo(QueueLimits.NONE.withMaxActive(CAP).withRate(RATE, WINDOW).withLaneMaxActive(LANE_CAP));
                 for (int i = 0; i < JOBS; i++) {
-                    ids.add(queue.enqueue(queueName, NewJob.of("{\"account\":\"lane-" + i % LANES + "\",\"amountCents\":1}")
+                    ids.add(queue.submissions().enqueue(queueName, NewJob.of("{\"account\":\"lane-" + i % LANES + "\",\"amountCents\":1}")
                             .inLane("lane-" + i % LANES)).id());
                 }
                 awaitAllCompleted(queue, queueName, ids, Duration.ofSeconds(JOBS / RATE + 60));
@@ -94,9 +94,9 @@ class LimitsAcrossServersTest {
             List<Long> starts = new ArrayList<>();
             Set<String> workers = new HashSet<>();
             for (String id : ids) {
-                String lane = queue.job(queueName, id).orElseThrow().lane();
+                String lane = queue.reads().job(queueName, id).orElseThrow().lane();
                 long claimed = -1;
-                for (JobEvent e : queue.history(queueName, id)) {
+                for (JobEvent e : queue.reads().history(queueName, id)) {
                     if (e.event().equals("claimed")) {
                         claimed = e.at().toEpochMilli();
                         starts.add(claimed);
@@ -125,10 +125,10 @@ class LimitsAcrossServersTest {
 
     private static void awaitAllCompleted(QueueClient queue, String queueName, List<String> ids, Duration timeout) {
         await("all " + ids.size() + " jobs completed").atMost(timeout).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-            QueueStats stats = queue.stats(queueName);
+            QueueStats stats = queue.reads().stats(queueName);
             assertThat(stats.completed()).as("completed: %s", stats).isGreaterThanOrEqualTo(ids.size());
         });
-        assertThat(queue.job(queueName, ids.get(0)).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
+        assertThat(queue.reads().job(queueName, ids.get(0)).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
     }
 
     /** The most intervals open at one moment; one that ends at t is closed before one that starts at t (a settle-and-claim). */

@@ -49,7 +49,7 @@ class PoisonJobReliabilityTest {
             SubmissionLoad.burstPerSecond(queue, queueName, JOBS / 2, ordinary);
             for (int i = 0; i < THROWING + HALTING; i++) {
                 String payload = i < THROWING ? PoisonHandler.THROWS : PoisonHandler.HALTS;
-                poison.add(queue.enqueue(queueName, NewJob.of(payload).withMaxAttempts(POISON_ATTEMPTS)).id());
+                poison.add(queue.submissions().enqueue(queueName, NewJob.of(payload).withMaxAttempts(POISON_ATTEMPTS)).id());
             }
             SubmissionLoad.burstPerSecond(queue, queueName, JOBS - JOBS / 2, ordinary);
 
@@ -79,7 +79,7 @@ class PoisonJobReliabilityTest {
                     .print();
             verdict.assertNothingLostNothingTwice();
             for (String id : poison) {
-                JobView job = queue.job(queueName, id).orElseThrow();
+                JobView job = queue.reads().job(queueName, id).orElseThrow();
                 assertThat(job.state()).as("poison job %s", id).isEqualTo(JobState.DEAD);
                 assertThat(job.attempts()).as("poison job %s ran its max attempts, no more", id).isEqualTo(POISON_ATTEMPTS);
             }
@@ -89,11 +89,11 @@ class PoisonJobReliabilityTest {
     }
 
     private static boolean drained(QueueClient queue, String queueName, long jobs) {
-        var stats = queue.stats(queueName);
+        var stats = queue.reads().stats(queueName);
         return stats.completed() + stats.dead() >= jobs;
     }
 
     private static JobState state(QueueClient queue, String queueName, String id) {
-        return queue.job(queueName, id).map(JobView::state).orElseThrow();
+        return queue.reads().job(queueName, id).map(JobView::state).orElseThrow();
     }
 }

@@ -48,10 +48,10 @@ public final class ReliabilityChecker {
         long fenced = 0;
         long unsettled = 0;
         for (String id : acknowledged) {
-            Optional<JobView> job = queue.job(queueName, id);
+            Optional<JobView> job = queue.reads().job(queueName, id);
             deliveries += job.map(JobView::attempts).orElse(0L);
             unsettled += job.filter(j -> j.state() == JobState.COMPLETED).isPresent() ? 0 : 1;
-            fenced += queue.history(queueName, id).stream().map(JobEvent::event).filter(REFUSED_SETTLEMENT::equals).count();
+            fenced += queue.reads().history(queueName, id).stream().map(JobEvent::event).filter(REFUSED_SETTLEMENT::equals).count();
         }
         return new Verdict(scenario, acknowledged.size(), faults, lost, duplicates, deliveries, fenced, unsettled, recoveryMs,
                 Map.of());
@@ -75,7 +75,7 @@ public final class ReliabilityChecker {
         await("queue " + queueName + " drained, " + finished + " jobs finished").atMost(timeout).pollInterval(Duration.ofMillis(100))
                 .ignoreException(QueueUnavailableException.class)
                 .untilAsserted(() -> {
-                    QueueStats stats = queue.stats(queueName);
+                    QueueStats stats = queue.reads().stats(queueName);
                     assertThat(stats.completed() + stats.dead()).as("jobs finished: %s", stats).isGreaterThanOrEqualTo(finished);
                     assertThat(stats.pending() + stats.delayed() + stats.active()).as("jobs left to work: %s", stats).isZero();
                 });
@@ -92,7 +92,7 @@ public final class ReliabilityChecker {
                 .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
                 .ignoreException(QueueUnavailableException.class)
                 .until(() -> {
-                    QueueStats now = queue.stats(queueName);
+                    QueueStats now = queue.reads().stats(queueName);
                     boolean idle = now.pending() + now.delayed() + now.active() == 0;
                     completedWhenFirstAnswered.compareAndSet(-1, now.completed());
                     return idle || now.completed() > completedWhenFirstAnswered.get();

@@ -80,7 +80,7 @@ class RetentionUnderLoadReliabilityTest {
             maintenance.get();
             sampler.get();
 
-            QueueStats stats = client.stats(queue);
+            QueueStats stats = client.reads().stats(queue);
             long kept = stats.completed();
             long queueBytes = queueBytes(redis, new QueueKeys(queue));
             long bytesPerJob = kept == 0 ? 0 : queueBytes / kept;
@@ -103,7 +103,7 @@ class RetentionUnderLoadReliabilityTest {
     private static void submit(QueueClient client, String queue) {
         for (int sent = 0; sent < JOBS; sent += SUBMIT_BATCH) {
             int base = sent;
-            client.enqueueBatch(queue, IntStream.range(0, Math.min(SUBMIT_BATCH, JOBS - sent))
+            client.submissions().enqueueBatch(queue, IntStream.range(0, Math.min(SUBMIT_BATCH, JOBS - sent))
                     .mapToObj(i -> NewJob.of("{\"account\":" + (base + i) % 97 + ",\"amount\":" + (base + i) + "}"))
                     .toList());
         }
@@ -113,7 +113,7 @@ class RetentionUnderLoadReliabilityTest {
     private static Void drain(QueueClient client, String queue, String worker, AtomicLong completed) throws InterruptedException {
         List<Lease> finished = List.of();
         while (completed.get() < JOBS) {
-            CompletedAndClaimed turn = client.completeAndClaim(queue, finished, LEASE, CLAIM_BATCH, worker);
+            CompletedAndClaimed turn = client.leases().completeAndClaim(queue, finished, LEASE, CLAIM_BATCH, worker);
             long settled = turn.settlements().stream().filter(Settlement.Completed.class::isInstance).count();
             assertThat(settled).as("every acknowledgement of a held lease settles").isEqualTo(finished.size());
             completed.addAndGet(settled);
@@ -128,7 +128,7 @@ class RetentionUnderLoadReliabilityTest {
     private static Void trimEverySecond(QueueClient client, String queue, Retention retention, AtomicLong completed)
             throws InterruptedException {
         while (completed.get() < JOBS) {
-            client.trim(queue, retention);
+            client.admin().trim(queue, retention);
             Thread.sleep(1_000);
         }
         return null;

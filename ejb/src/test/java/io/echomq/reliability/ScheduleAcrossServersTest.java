@@ -6,7 +6,7 @@ import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.Migrations;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
-import io.echomq.queue.ScheduleView;
+import io.echomq.queue.schedule.ScheduleView;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;

@@ -57,14 +57,14 @@ final class SubmissionLoad implements AutoCloseable {
     static long burstPerSecond(QueueClient queue, String queueName, int jobs, List<String> into) {
         long started = System.nanoTime();
         for (int n = 0; n < jobs; n++) {
-            into.add(queue.enqueue(queueName, NewJob.of(charge(-1 - n)).withMaxAttempts(MAX_ATTEMPTS)).id());
+            into.add(queue.submissions().enqueue(queueName, NewJob.of(charge(-1 - n)).withMaxAttempts(MAX_ATTEMPTS)).id());
         }
         return jobs * 1_000_000_000L / Math.max(1, System.nanoTime() - started);
     }
 
     private void submit(QueueClient queue, String queueName, int n) {
         try {
-            acknowledged.add(queue.enqueue(queueName, NewJob.of(charge(n)).withMaxAttempts(MAX_ATTEMPTS)).id());
+            acknowledged.add(queue.submissions().enqueue(queueName, NewJob.of(charge(n)).withMaxAttempts(MAX_ATTEMPTS)).id());
         } catch (RuntimeException unavailable) {
             refused.incrementAndGet();
         }

@@ -118,7 +118,7 @@ class ZombieWorkerReliabilityTest {
     private static long longestFailedAttemptMs(QueueClient queue, String queueName, List<String> ids) {
         long longest = 0;
         for (String id : ids) {
-            List<JobEvent> history = queue.history(queueName, id);
+            List<JobEvent> history = queue.reads().history(queueName, id);
             for (JobEvent retried : history) {
                 if (!retried.event().equals("retried")) {
                     continue;

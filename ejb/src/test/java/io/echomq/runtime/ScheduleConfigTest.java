@@ -3,8 +3,8 @@ package io.echomq.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.echomq.queue.Misfire;
-import io.echomq.queue.Schedule;
+import io.echomq.queue.schedule.Misfire;
+import io.echomq.queue.schedule.Schedule;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

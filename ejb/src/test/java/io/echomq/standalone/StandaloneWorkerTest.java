@@ -87,12 +87,12 @@ class StandaloneWorkerTest {
      * the job and its key, so only the effect store can still tell a resubmission.
      */
     private static JobView runToCompletion(QueueClient queue, String queueName, String key) {
-        Enqueued job = queue.enqueue(queueName, NewJob.of(CHARGE).withIdempotencyKey(key));
+        Enqueued job = queue.submissions().enqueue(queueName, NewJob.of(CHARGE).withIdempotencyKey(key));
         assertThat(job.replayed()).as("Valkey knows no job with key " + key).isFalse();
         await("job " + job.id() + " completed").atMost(DEADLINE).until(
-                () -> queue.job(queueName, job.id()).map(view -> view.state() == JobState.COMPLETED).orElse(false));
-        JobView view = queue.job(queueName, job.id()).orElseThrow();
-        queue.remove(queueName, job.id());
+                () -> queue.reads().job(queueName, job.id()).map(view -> view.state() == JobState.COMPLETED).orElse(false));
+        JobView view = queue.reads().job(queueName, job.id()).orElseThrow();
+        queue.admin().remove(queueName, job.id());
         return view;
     }
 

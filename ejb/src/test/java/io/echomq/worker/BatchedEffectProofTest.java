@@ -77,12 +77,12 @@ class BatchedEffectProofTest {
         for (int i = 0; i < count; i++) {
             jobs.add(NewJob.of("{\"account\":\"acct-" + (i % 3) + "\",\"amountCents\":100}").withMaxAttempts(50));
         }
-        return engine.queue.enqueueBatch(engine.queueName, jobs);
+        return engine.queue.submissions().enqueueBatch(engine.queueName, jobs);
     }
 
     private void awaitSettled(int count) {
         await(count + " jobs settled").atMost(PATIENCE).until(() -> {
-            QueueStats stats = engine.queue.stats(engine.queueName);
+            QueueStats stats = engine.queue.reads().stats(engine.queueName);
             return stats.completed() + stats.dead() == count;
         });
     }
@@ -95,7 +95,7 @@ class BatchedEffectProofTest {
 
         awaitSettled(JOBS);
 
-        assertThat(engine.queue.stats(engine.queueName).completed()).isEqualTo(JOBS);
+        assertThat(engine.queue.reads().stats(engine.queueName).completed()).isEqualTo(JOBS);
         assertThat(engine.ledger()).isEqualTo(new LedgerSummary(JOBS, JOBS, 0, JOBS * 100L));
         assertThat(handlerRuns).hasValue(JOBS);
         assertThat(batchCalls.get()).as("set-wise calls").isLessThan(JOBS);
@@ -110,7 +110,7 @@ class BatchedEffectProofTest {
         List<CrashPoint> crashes = new CopyOnWriteArrayList<>();
         engine.startWorker("w1", countedBatchCharge(), batchesOfTen(), SimulatedCrash.at(point, 1).witnessedBy(crashes::add));
 
-        await("all completed").atMost(PATIENCE).until(() -> engine.queue.stats(engine.queueName).completed() == JOBS);
+        await("all completed").atMost(PATIENCE).until(() -> engine.queue.reads().stats(engine.queueName).completed() == JOBS);
 
         LedgerSummary ledger = engine.ledger();
         assertThat(ledger.distinctJobs()).as("nothing lost").isEqualTo(JOBS);
@@ -150,13 +150,13 @@ class BatchedEffectProofTest {
             int cents = i == 4 ? -1 : 100;
             jobs.add(NewJob.of("{\"account\":\"acct-1\",\"amountCents\":" + cents + "}").withMaxAttempts(1));
         }
-        List<Enqueued> enqueued = engine.queue.enqueueBatch(engine.queueName, jobs);
+        List<Enqueued> enqueued = engine.queue.submissions().enqueueBatch(engine.queueName, jobs);
         engine.startWorker("w1", countedBatchCharge(), batchesOfTen(), FaultInjector.NONE);
 
         awaitSettled(10);
 
-        assertThat(engine.queue.stats(engine.queueName).dead()).isEqualTo(1);
-        assertThat(engine.queue.job(engine.queueName, enqueued.get(4).id()).orElseThrow().lastError())
+        assertThat(engine.queue.reads().stats(engine.queueName).dead()).isEqualTo(1);
+        assertThat(engine.queue.reads().job(engine.queueName, enqueued.get(4).id()).orElseThrow().lastError())
                 .hasValueSatisfying(e -> assertThat(e).contains("must be positive"));
         assertThat(engine.ledger()).isEqualTo(new LedgerSummary(9, 9, 0, 900));
     }
@@ -167,20 +167,20 @@ class BatchedEffectProofTest {
                 EffectSettings.DEFAULT.idleInTransactionTimeout(), EffectSettings.DEFAULT.idempotencyWindow()));
         enqueueCharges(5);
         // A zombie holds the first job's effect key in an open transaction, past its lease.
-        ClaimedJob zombie = engine.queue.claim(engine.queueName, SHORT_LEASE, 1, "zombie").get(0);
+        ClaimedJob zombie = engine.queue.leases().claim(engine.queueName, SHORT_LEASE, 1, "zombie").get(0);
         ZombieHoldingKey held = ZombieHoldingKey.holding(engine, zombie);
         engine.startMaintenance(Duration.ofMillis(50));
         await("the zombie's job reaped").atMost(PATIENCE).until(
-                () -> engine.queue.job(engine.queueName, zombie.id()).map(j -> j.state() == JobState.PENDING).orElse(false));
+                () -> engine.queue.reads().job(engine.queueName, zombie.id()).map(j -> j.state() == JobState.PENDING).orElse(false));
 
         // The worker leases all five in one batch; the batch waits on the held key, then runs job by job.
         engine.startWorker("w1", countedBatchCharge(), batchesOfTen(), FaultInjector.NONE);
-        await("the other four completed").atMost(PATIENCE).until(() -> engine.queue.stats(engine.queueName).completed() >= 4);
+        await("the other four completed").atMost(PATIENCE).until(() -> engine.queue.reads().stats(engine.queueName).completed() >= 4);
         assertThat(engine.ledger().distinctJobs()).as("neighbours committed while the key was held").isEqualTo(4);
         assertThat(engine.events.claims.get(0).id()).isEqualTo(zombie.id());
 
         held.letGo();
-        await("all completed").atMost(PATIENCE).until(() -> engine.queue.stats(engine.queueName).completed() == 5);
+        await("all completed").atMost(PATIENCE).until(() -> engine.queue.reads().stats(engine.queueName).completed() == 5);
         assertThat(engine.ledger()).isEqualTo(new LedgerSummary(5, 5, 0, 500));
     }
 }

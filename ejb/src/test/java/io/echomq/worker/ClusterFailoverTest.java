@@ -183,7 +183,7 @@ class ClusterFailoverTest {
                 while (System.nanoTime() < deadline) {
                     long started = System.nanoTime();
                     try {
-                        queue.enqueue(queueName, NewJob.of("{\"account\":\"" + account + "\",\"amountCents\":100}")
+                        queue.submissions().enqueue(queueName, NewJob.of("{\"account\":\"" + account + "\",\"amountCents\":100}")
                                 .withIdempotencyKey(account).withMaxAttempts(50));
                         accounts.add(account);
                         acknowledged.incrementAndGet();

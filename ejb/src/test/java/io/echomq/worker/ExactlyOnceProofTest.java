@@ -93,8 +93,8 @@ class ExactlyOnceProofTest {
 
     private JobView awaitState(String id, JobState state) {
         await("job " + id + " " + state.wireName()).atMost(PATIENCE).until(
-                () -> engine.queue.job(engine.queueName, id).map(j -> j.state() == state).orElse(false));
-        return engine.queue.job(engine.queueName, id).orElseThrow();
+                () -> engine.queue.reads().job(engine.queueName, id).map(j -> j.state() == state).orElse(false));
+        return engine.queue.reads().job(engine.queueName, id).orElseThrow();
     }
 
     private ServerClock serverClock() {
@@ -102,7 +102,7 @@ class ExactlyOnceProofTest {
     }
 
     private Optional<EffectRecord> effectOf(String id) {
-        return engine.effects.find(engine.queue.job(engine.queueName, id).orElseThrow().identity());
+        return engine.effects.find(engine.queue.reads().job(engine.queueName, id).orElseThrow().identity());
     }
 
     /**
@@ -113,14 +113,14 @@ class ExactlyOnceProofTest {
     @Test
     void aNewJobGivenAnIdAgainAfterAFailoverIsAppliedNotSkipped() {
         engine.startWorker("w1", countedCharge(), shortLeases(), FaultInjector.NONE);
-        Enqueued first = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        Enqueued first = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE));
         Instant firstCreated = awaitState(first.id(), JobState.COMPLETED).createdAt();
 
         // What the promoted replica holds when the old primary's last writes never reached it.
         QueueKeys keys = new QueueKeys(engine.queueName);
         engine.redis.del(keys.job(first.id()), keys.history(first.id()), keys.completed(), keys.seq());
         serverClock().awaitPast(firstCreated); // creation times are milliseconds: two jobs minted in one would look alike
-        Enqueued second = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        Enqueued second = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE));
         assertThat(second.id()).as("the id handed out again").isEqualTo(first.id());
 
         awaitState(second.id(), JobState.COMPLETED);
@@ -141,13 +141,13 @@ class ExactlyOnceProofTest {
     void aResubmissionAfterAFailoverLostTheJobAndItsKeyIsNotAppliedAgain() {
         engine.startWorker("w1", countedCharge(), shortLeases(), FaultInjector.NONE);
         NewJob submission = NewJob.of(CHARGE).withIdempotencyKey("order-7");
-        Enqueued first = engine.queue.enqueue(engine.queueName, submission);
+        Enqueued first = engine.queue.submissions().enqueue(engine.queueName, submission);
         long firstCreatedMs = awaitState(first.id(), JobState.COMPLETED).createdAt().toEpochMilli();
 
         QueueKeys keys = new QueueKeys(engine.queueName);
         engine.redis.del(keys.job(first.id()), keys.history(first.id()), keys.completed(), keys.seq(), keys.idempotency());
         serverClock().awaitPast(Instant.ofEpochMilli(firstCreatedMs)); // creation times are milliseconds: two jobs minted in one would look alike
-        Enqueued resubmitted = engine.queue.enqueue(engine.queueName, submission);
+        Enqueued resubmitted = engine.queue.submissions().enqueue(engine.queueName, submission);
         assertThat(resubmitted.replayed()).as("Valkey no longer knows the key").isFalse();
 
         JobView done = awaitState(resubmitted.id(), JobState.COMPLETED);
@@ -168,7 +168,7 @@ class ExactlyOnceProofTest {
         engine.startMaintenance(Duration.ofMillis(50));
         List<CrashPoint> crashes = new CopyOnWriteArrayList<>();
         engine.startWorker("w1", countedCharge(), shortLeases(), SimulatedCrash.at(CrashPoint.EFFECT, 1).witnessedBy(crashes::add));
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE));
 
         JobView done = awaitState(job.id(), JobState.COMPLETED);
 
@@ -187,7 +187,7 @@ class ExactlyOnceProofTest {
     void crashPointSweepNeverLosesAndNeverDoublesTheEffect(CrashPoint point) {
         engine.startMaintenance(Duration.ofMillis(50));
         engine.startWorker("w1", countedCharge(), shortLeases(), SimulatedCrash.at(point, 1));
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE));
 
         JobView done = awaitState(job.id(), JobState.COMPLETED);
         LedgerSummary ledger = engine.ledger();
@@ -220,9 +220,9 @@ class ExactlyOnceProofTest {
     @Test
     void zombieAndSuccessorApplyOneEffectAndTheZombieCannotSettle() throws Exception {
         Engine patient = engine;
-        Enqueued job = patient.queue.enqueue(patient.queueName, NewJob.of(CHARGE));
+        Enqueued job = patient.queue.submissions().enqueue(patient.queueName, NewJob.of(CHARGE));
         // Worker A is paused mid-transaction: it holds the effect key and sends no heartbeat.
-        ClaimedJob zombie = patient.queue.claim(patient.queueName, SHORT_LEASE, 1, "zombie").get(0);
+        ClaimedJob zombie = patient.queue.leases().claim(patient.queueName, SHORT_LEASE, 1, "zombie").get(0);
         CompletableFuture<Integer> zombieHoldsKey = new CompletableFuture<>();
         CountDownLatch resumeZombie = new CountDownLatch(1);
         CompletableFuture<EffectOutcome> zombieEffect = CompletableFuture.supplyAsync(() -> patient.effects.apply(zombie.lease(), tx -> {
@@ -244,7 +244,7 @@ class ExactlyOnceProofTest {
 
         resumeZombie.countDown();
         assertThat(zombieEffect.get(10, TimeUnit.SECONDS)).isInstanceOf(EffectOutcome.Applied.class);
-        assertThat(patient.queue.complete(zombie.lease())).as("the zombie's acknowledgement")
+        assertThat(patient.queue.leases().complete(zombie.lease())).as("the zombie's acknowledgement")
                 .isInstanceOfSatisfying(Rejected.class, r -> assertThat(r.reason()).isEqualTo(Rejected.Reason.STALE_TOKEN));
 
         awaitState(job.id(), JobState.COMPLETED);
@@ -260,8 +260,8 @@ class ExactlyOnceProofTest {
                 EffectSettings.DEFAULT.idleInTransactionTimeout(), EffectSettings.DEFAULT.idempotencyWindow()));
         Engine patient = engine;
         // Two attempts: the zombie's and the successor's, which meets the held key.
-        Enqueued job = patient.queue.enqueue(patient.queueName, NewJob.of(CHARGE).withMaxAttempts(2));
-        ClaimedJob zombie = patient.queue.claim(patient.queueName, SHORT_LEASE, 1, "zombie").get(0);
+        Enqueued job = patient.queue.submissions().enqueue(patient.queueName, NewJob.of(CHARGE).withMaxAttempts(2));
+        ClaimedJob zombie = patient.queue.leases().claim(patient.queueName, SHORT_LEASE, 1, "zombie").get(0);
         ZombieHoldingKey held = ZombieHoldingKey.holding(patient, zombie);
         patient.startMaintenance(Duration.ofMillis(50));
         // A backoff long enough to look at the job between the contended attempt and the next.
@@ -269,7 +269,7 @@ class ExactlyOnceProofTest {
                 Duration.ofSeconds(2))), FaultInjector.NONE);
 
         await("the successor's attempt 2 meets the held key").atMost(PATIENCE).until(() -> !patient.events.errors.isEmpty());
-        assertThat(patient.queue.job(patient.queueName, job.id()).orElseThrow()).as("not dead: the attempt did not count")
+        assertThat(patient.queue.reads().job(patient.queueName, job.id()).orElseThrow()).as("not dead: the attempt did not count")
                 .satisfies(j -> assertThat(j.state()).isEqualTo(JobState.DELAYED));
         held.letGo();
 
@@ -293,7 +293,7 @@ class ExactlyOnceProofTest {
         };
         engine.startWorker("w1", flaky, shortLeases().withBackoff(new Backoff(Duration.ofMillis(20), Duration.ofMillis(50))),
                 FaultInjector.NONE);
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(5));
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(5));
 
         JobView done = awaitState(job.id(), JobState.COMPLETED);
 
@@ -312,7 +312,7 @@ class ExactlyOnceProofTest {
             throw new IllegalStateException("bank is down");
         };
         engine.startWorker("w1", broken, shortLeases().withBackoff(Backoff.NONE), FaultInjector.NONE);
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
 
         JobView dead = awaitState(job.id(), JobState.DEAD);
         // The worker reports the last retry after the script that made the job dead returned.
@@ -328,7 +328,7 @@ class ExactlyOnceProofTest {
     @Test
     void permanentFailureIsDeadAtOnce() {
         engine.startWorker("w1", countedCharge(), shortLeases(), FaultInjector.NONE);
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of("{\"account\":\"acct-1\",\"amountCents\":-5}"));
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of("{\"account\":\"acct-1\",\"amountCents\":-5}"));
 
         JobView dead = awaitState(job.id(), JobState.DEAD);
 
@@ -339,18 +339,18 @@ class ExactlyOnceProofTest {
 
     @Test
     void aJobWhoseEffectCommittedButWhichDiedIsCompletedByTheReconciler() {
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(1));
-        ClaimedJob claimed = engine.queue.claim(engine.queueName, Duration.ofSeconds(30), 1, "w").get(0);
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(1));
+        ClaimedJob claimed = engine.queue.leases().claim(engine.queueName, Duration.ofSeconds(30), 1, "w").get(0);
         engine.effects.apply(claimed.lease(), tx -> LedgerChargeHandler.charge(tx, engine.queueName, claimed.id(),
                 claimed.attempt(), new io.echomq.demo.Charge("acct-1", 500)));
         // The acknowledgement is lost and the last attempt is reported failed: the job is dead.
-        engine.queue.retry(claimed.lease(), "connection reset during complete", Backoff.NONE, FailureKind.RETRYABLE);
-        assertThat(engine.queue.job(engine.queueName, job.id()).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        engine.queue.leases().retry(claimed.lease(), "connection reset during complete", Backoff.NONE, FailureKind.RETRYABLE);
+        assertThat(engine.queue.reads().job(engine.queueName, job.id()).orElseThrow().state()).isEqualTo(JobState.DEAD);
 
         io.echomq.maintenance.Pass pass = engine.maintenanceNotStarted().runOnce();
 
         assertThat(pass.reconciled()).isEqualTo(1);
-        JobView view = engine.queue.job(engine.queueName, job.id()).orElseThrow();
+        JobView view = engine.queue.reads().job(engine.queueName, job.id()).orElseThrow();
         assertThat(view.state()).isEqualTo(JobState.COMPLETED);
         assertThat(view.note()).hasValueSatisfying(n -> assertThat(n).contains("reconciler").contains("attempt 1"));
         assertThat(engine.ledger().entries()).isEqualTo(1);
@@ -364,7 +364,7 @@ class ExactlyOnceProofTest {
             countedCharge().handle(job);
         };
         engine.startWorker("w1", slow, shortLeases(), FaultInjector.NONE);
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE));
 
         awaitState(job.id(), JobState.COMPLETED);
 
@@ -383,7 +383,7 @@ class ExactlyOnceProofTest {
         };
         engine.startWorker("w1", hangsOnce, shortLeases().withJobTimeout(Duration.ofMillis(400)).withBackoff(Backoff.NONE),
                 FaultInjector.NONE);
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE));
 
         JobView done = awaitState(job.id(), JobState.COMPLETED);
 
@@ -401,14 +401,14 @@ class ExactlyOnceProofTest {
             countedCharge().handle(job);
         };
         QueueWorker worker = engine.startWorker("w1", slow, shortLeases(), FaultInjector.NONE);
-        Enqueued first = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        Enqueued first = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE));
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-        Enqueued second = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        Enqueued second = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE));
 
         assertThat(worker.stop(Duration.ofSeconds(5))).as("stopped within the grace period").isTrue();
 
-        assertThat(engine.queue.job(engine.queueName, first.id()).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
-        assertThat(engine.queue.job(engine.queueName, second.id()).orElseThrow().state()).isEqualTo(JobState.PENDING);
+        assertThat(engine.queue.reads().job(engine.queueName, first.id()).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
+        assertThat(engine.queue.reads().job(engine.queueName, second.id()).orElseThrow().state()).isEqualTo(JobState.PENDING);
         assertThat(worker.stop(Duration.ofSeconds(1))).as("a second stop is harmless").isTrue();
     }
 }

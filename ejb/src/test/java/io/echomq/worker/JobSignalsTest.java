@@ -49,7 +49,7 @@ class JobSignalsTest {
     }
 
     private JobView job(String id) {
-        return engine.queue.job(engine.queueName, id).orElseThrow();
+        return engine.queue.reads().job(engine.queueName, id).orElseThrow();
     }
 
     private static WorkerSettings quickHeartbeat() {
@@ -69,18 +69,18 @@ class JobSignalsTest {
                 Thread.sleep(50);
             }
         };
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
         engine.startWorker("w1", handler, quickHeartbeat(), FaultInjector.NONE);
         assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
 
-        assertThat(engine.queue.cancel(engine.queueName, job.id())).isInstanceOf(ManualTransition.CancelRequested.class);
+        assertThat(engine.queue.admin().cancel(engine.queueName, job.id())).isInstanceOf(ManualTransition.CancelRequested.class);
 
         await("cancelled").atMost(PATIENCE).until(() -> job(job.id()).state() == JobState.CANCELLED);
         JobView cancelled = job(job.id());
         assertThat(cancelled.attempts()).as("stopped in its first attempt, not retried").isEqualTo(1);
         assertThat(engine.ledger().entries()).as("the effect was rolled back").isZero();
         assertThat(engine.effects.find(cancelled.identity())).isEmpty();
-        assertThat(engine.queue.history(engine.queueName, job.id())).extracting(JobEvent::event)
+        assertThat(engine.queue.reads().history(engine.queueName, job.id())).extracting(JobEvent::event)
                 .contains("cancel-requested", "cancelled").doesNotContain("retried", "completed");
     }
 
@@ -96,11 +96,11 @@ class JobSignalsTest {
             assertThat(job.cancelRequested()).isTrue();
             charge.handle(job);                       // seen, and committed anyway: the effect stands
         };
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE));
         engine.startWorker("w1", handler, quickHeartbeat(), FaultInjector.NONE);
         assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
 
-        assertThat(engine.queue.cancel(engine.queueName, job.id())).isInstanceOf(ManualTransition.CancelRequested.class);
+        assertThat(engine.queue.admin().cancel(engine.queueName, job.id())).isInstanceOf(ManualTransition.CancelRequested.class);
 
         await("completed").atMost(PATIENCE).until(() -> job(job.id()).state() == JobState.COMPLETED);
         assertThat(engine.ledger().entries()).as("invariant 6: its effect committed, so it ends completed").isEqualTo(1);
@@ -124,18 +124,18 @@ class JobSignalsTest {
             }
             charge.handle(job);
         };
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
         engine.startWorker("w1", handler, slowHeartbeat(), FaultInjector.NONE);
         assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
 
-        assertThat(engine.queue.cancel(engine.queueName, job.id())).isInstanceOf(ManualTransition.CancelRequested.class);
+        assertThat(engine.queue.admin().cancel(engine.queueName, job.id())).isInstanceOf(ManualTransition.CancelRequested.class);
         fail.countDown();
 
         await("finished").atMost(PATIENCE).until(() -> job(job.id()).state().isFinished());
         assertThat(job(job.id()).state()).isEqualTo(JobState.CANCELLED);
         assertThat(job(job.id()).attempts()).as("not run again").isEqualTo(1);
         assertThat(engine.ledger().entries()).as("the cancelled effect never applied").isZero();
-        assertThat(engine.queue.history(engine.queueName, job.id())).extracting(JobEvent::event)
+        assertThat(engine.queue.reads().history(engine.queueName, job.id())).extracting(JobEvent::event)
                 .contains("cancel-requested", "cancelled").doesNotContain("retried", "completed");
     }
 
@@ -147,7 +147,7 @@ class JobSignalsTest {
             }
             new LedgerChargeHandler().handle(job);
         };
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
         engine.startWorker("w1", handler, quickHeartbeat(), FaultInjector.NONE);
 
         await("completed").atMost(PATIENCE).until(() -> job(job.id()).state() == JobState.COMPLETED);
@@ -168,7 +168,7 @@ class JobSignalsTest {
             release.await(20, TimeUnit.SECONDS);
             charge.handle(job);
         };
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE));
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE));
         engine.startWorker("w1", handler, slowHeartbeat(), FaultInjector.NONE);
 
         assertThat(reported.await(20, TimeUnit.SECONDS)).isTrue();

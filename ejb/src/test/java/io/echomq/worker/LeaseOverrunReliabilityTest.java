@@ -65,7 +65,7 @@ class LeaseOverrunReliabilityTest {
         });
         try (Engine engine = new Engine(valkey, postgres)) {
             engine.startMaintenance(Duration.ofMillis(100));
-            QueueWorker silent = new QueueWorker(engine.queueName, OVERRUNS_ITS_LEASE, engine.queue, engine.effects, leases(),
+            QueueWorker silent = new QueueWorker(engine.queueName, OVERRUNS_ITS_LEASE, engine.queue.leases(), engine.effects, leases(),
                     "no-heartbeat", starvedTimers, FaultInjector.NONE, engine.events);
             silent.start(engine.loops);
             engine.startWorker("successor", OVERRUNS_ITS_LEASE, leases(), FaultInjector.NONE);
@@ -88,7 +88,7 @@ class LeaseOverrunReliabilityTest {
         List<String> ids = new ArrayList<>();
         long started = System.nanoTime();
         for (int n = 0; n < JOBS; n++) {
-            ids.add(engine.queue.enqueue(engine.queueName, NewJob.of("{\"account\":\"acct-" + n % 4 + "\",\"amountCents\":100}")
+            ids.add(engine.queue.submissions().enqueue(engine.queueName, NewJob.of("{\"account\":\"acct-" + n % 4 + "\",\"amountCents\":100}")
                     .withMaxAttempts(50)).id());
         }
         ReliabilityChecker.awaitDrained(engine.queue, engine.queueName, JOBS, DRAIN_LIMIT);

@@ -51,13 +51,13 @@ class LeasingAheadTest {
     }
 
     private long drainNotingMostLeased(int jobs, WorkerSettings settings, int every, Duration pause) {
-        engine.queue.enqueueBatch(engine.queueName, Collections.nCopies(jobs, NewJob.of(CHARGE)));
+        engine.queue.submissions().enqueueBatch(engine.queueName, Collections.nCopies(jobs, NewJob.of(CHARGE)));
         AtomicLong mostLeased = new AtomicLong();
         AtomicInteger handled = new AtomicInteger();
         LedgerChargeHandler charge = new LedgerChargeHandler();
         JobHandler oneAtATime = job -> {
             if (handled.incrementAndGet() % every == 0) {
-                mostLeased.accumulateAndGet(engine.queue.stats(engine.queueName).active(), Math::max);
+                mostLeased.accumulateAndGet(engine.queue.reads().stats(engine.queueName).active(), Math::max);
             }
             if (!pause.isZero()) {
                 Thread.sleep(pause.toMillis());

@@ -1,5 +1,6 @@
 package io.echomq.worker;
 
+import io.echomq.queue.Submissions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.demo.LedgerSummary;
@@ -59,12 +60,12 @@ class ProcessKillTest {
         try (RedisClient redis = valkey.newClient()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             List<String> ids = new ArrayList<>();
-            for (int from = 0; from < jobs; from += QueueClient.MAX_BATCH_JOBS) {
+            for (int from = 0; from < jobs; from += Submissions.MAX_BATCH_JOBS) {
                 List<NewJob> chunk = new ArrayList<>();
-                for (int i = from; i < Math.min(jobs, from + QueueClient.MAX_BATCH_JOBS); i++) {
+                for (int i = from; i < Math.min(jobs, from + Submissions.MAX_BATCH_JOBS); i++) {
                     chunk.add(NewJob.of("{\"account\":\"acct-" + (i % 10) + "\",\"amountCents\":100}").withMaxAttempts(50));
                 }
-                queue.enqueueBatch(queueName, chunk).forEach(job -> ids.add(job.id()));
+                queue.submissions().enqueueBatch(queueName, chunk).forEach(job -> ids.add(job.id()));
             }
 
             int kills = 0;

@@ -59,11 +59,11 @@ class SettlementPathTest {
     private JobView awaitState(String id, JobState state) {
         try {
             await("job " + id + " " + state.wireName()).atMost(PATIENCE).until(
-                    () -> engine.queue.job(engine.queueName, id).map(j -> j.state() == state).orElse(false));
+                    () -> engine.queue.reads().job(engine.queueName, id).map(j -> j.state() == state).orElse(false));
         } catch (AssertionError e) {
-            throw new AssertionError(e.getMessage() + "; the job is " + engine.queue.job(engine.queueName, id), e);
+            throw new AssertionError(e.getMessage() + "; the job is " + engine.queue.reads().job(engine.queueName, id), e);
         }
-        return engine.queue.job(engine.queueName, id).orElseThrow();
+        return engine.queue.reads().job(engine.queueName, id).orElseThrow();
     }
 
     @Test
@@ -81,7 +81,7 @@ class SettlementPathTest {
         };
         EngineAssembly withBrokenListener = new EngineAssembly(engine.queue, engine.effects, engine.threads,
                 "broken-listener", io.echomq.worker.SafeListener.of(List.of(broken, engine.events)), MaintenanceListener.NONE);
-        List<Enqueued> jobs = engine.queue.enqueueBatch(engine.queueName, java.util.Collections.nCopies(20, NewJob.of(CHARGE)));
+        List<Enqueued> jobs = engine.queue.submissions().enqueueBatch(engine.queueName, java.util.Collections.nCopies(20, NewJob.of(CHARGE)));
         withBrokenListener.startWorker(engine.queueName, new LedgerChargeHandler(), quick());
         try {
             await("20 completions").atMost(PATIENCE).until(() -> engine.events.completions.size() == 20);
@@ -91,7 +91,7 @@ class SettlementPathTest {
 
         assertThat(engine.events.retries).as("retries").isEmpty();
         for (Enqueued job : jobs) {
-            assertThat(engine.queue.job(engine.queueName, job.id()).orElseThrow().attempts()).as("attempts of job " + job.id()).isEqualTo(1);
+            assertThat(engine.queue.reads().job(engine.queueName, job.id()).orElseThrow().attempts()).as("attempts of job " + job.id()).isEqualTo(1);
         }
         assertThat(engine.ledger()).isEqualTo(new LedgerSummary(20, 20, 0, 2_000));
     }
@@ -105,7 +105,7 @@ class SettlementPathTest {
             }
             charge.handle(job);
         };
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
         engine.startWorker("w1", firstAttemptOverflows, quick(), FaultInjector.NONE);
 
         JobView done = awaitState(job.id(), JobState.COMPLETED);
@@ -130,18 +130,18 @@ class SettlementPathTest {
         for (int i = 0; i < 10; i++) {
             batch.add(NewJob.of("{\"account\":\"acct-1\",\"amountCents\":" + (i == 4 ? -1 : 100) + "}").withMaxAttempts(1));
         }
-        List<Enqueued> enqueued = engine.queue.enqueueBatch(engine.queueName, batch);
+        List<Enqueued> enqueued = engine.queue.submissions().enqueueBatch(engine.queueName, batch);
         engine.startWorker("w1", assertsOnNegative, quick().withConcurrency(1).withBatchSize(10), FaultInjector.NONE);
 
         await("10 jobs settled").atMost(PATIENCE).until(() -> {
-            QueueStats stats = engine.queue.stats(engine.queueName);
+            QueueStats stats = engine.queue.reads().stats(engine.queueName);
             return stats.completed() + stats.dead() == 10;
         });
 
-        assertThat(engine.queue.stats(engine.queueName).dead())
-                .as("dead jobs; the first's error: " + engine.queue.job(engine.queueName, enqueued.get(0).id()).orElseThrow().lastError())
+        assertThat(engine.queue.reads().stats(engine.queueName).dead())
+                .as("dead jobs; the first's error: " + engine.queue.reads().job(engine.queueName, enqueued.get(0).id()).orElseThrow().lastError())
                 .isEqualTo(1);
-        assertThat(engine.queue.job(engine.queueName, enqueued.get(4).id()).orElseThrow().lastError())
+        assertThat(engine.queue.reads().job(engine.queueName, enqueued.get(4).id()).orElseThrow().lastError())
                 .hasValueSatisfying(e -> assertThat(e).contains("AssertionError"));
         assertThat(engine.ledger()).isEqualTo(new LedgerSummary(9, 9, 0, 900));
     }
@@ -156,7 +156,7 @@ class SettlementPathTest {
             }
             charge.handle(job);
         };
-        Enqueued job = engine.queue.enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
+        Enqueued job = engine.queue.submissions().enqueue(engine.queueName, NewJob.of(CHARGE).withMaxAttempts(3));
         engine.startWorker("w1", blocksOnTheFirstAttempt, quick().withJobTimeout(Duration.ofMillis(500)), FaultInjector.NONE);
 
         JobView done = awaitState(job.id(), JobState.COMPLETED);

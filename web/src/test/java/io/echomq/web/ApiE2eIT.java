@@ -426,9 +426,9 @@ class ApiE2eIT {
             String id = json(app.submitter.post(held, "{\"payload\":{\"n\":1}}")).getString("id");
             try (RedisClient redis = app.valkeyClient()) {
                 QueueClient worker = QueueClient.connect(redis, QueueSettings.DEFAULT);
-                io.echomq.queue.ClaimedJob job = worker.claim("held", java.time.Duration.ofSeconds(30), 1, "test-worker").get(0);
+                io.echomq.queue.ClaimedJob job = worker.leases().claim("held", java.time.Duration.ofSeconds(30), 1, "test-worker").get(0);
                 assertThat(job.id()).isEqualTo(id);
-                worker.extend(job.lease(), java.time.Duration.ofSeconds(30), new io.echomq.queue.Progress(42, "resizing"));
+                worker.leases().extend(job.lease(), java.time.Duration.ofSeconds(30), new io.echomq.queue.Progress(42, "resizing"));
                 JsonObject running = json(app.submitter.get(held + "/" + id));
                 assertThat(running.getJsonObject("progress").getInt("percent")).isEqualTo(42);
                 assertThat(running.getJsonObject("progress").getString("message")).isEqualTo("resizing");
@@ -441,7 +441,7 @@ class ApiE2eIT {
                 assertThat(app.admin.post(held + "/" + id + "/cancel", null).status()).as("asked again").isEqualTo(202);
                 assertThat(json(app.submitter.get(held + "/" + id)).getString("cancelRequestedAt")).isNotBlank();
 
-                assertThat(worker.stop(job.lease(), "the handler stopped")).isInstanceOf(io.echomq.queue.StopOutcome.Stopped.class);
+                assertThat(worker.leases().stop(job.lease(), "the handler stopped")).isInstanceOf(io.echomq.queue.StopOutcome.Stopped.class);
                 assertThat(json(app.submitter.get(held + "/" + id)).getString("state")).isEqualTo("cancelled");
                 assertThat(app.admin.post(held + "/" + id + "/cancel", null).status()).isEqualTo(409);
             }

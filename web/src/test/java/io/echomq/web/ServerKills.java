@@ -46,7 +46,7 @@ final class ServerKills {
     static Verdict killDuringJobs(E2eDeployment app, int jobs, int kills) throws Exception {
         try (RedisClient redis = app.valkeyClient()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
-            long completedBefore = queue.stats(QUEUE).completed();
+            long completedBefore = queue.reads().stats(QUEUE).completed();
             long centsBefore = app.ledger().getJsonNumber("totalCents").longValue();
             List<String> acknowledged = new ArrayList<>();
             // Paused while submitting, so that all of them wait when the workers start: the kills land on a backlog.
@@ -70,7 +70,7 @@ final class ServerKills {
                 awaitCompleted(queue, completedBefore + (long) jobs * kill / (kills + 2), Duration.ofMinutes(2));
                 long killed = System.nanoTime();
                 app.server.killHard();
-                QueueStats left = queue.stats(QUEUE);
+                QueueStats left = queue.reads().stats(QUEUE);
                 assertThat(left.pending() + left.delayed() + left.active())
                         .as("kill %d must hit a server with work left, not a drained queue: %s", kill, left).isPositive();
                 app.server.restart();
@@ -89,7 +89,7 @@ final class ServerKills {
 
     private static void awaitCompleted(QueueClient queue, long target, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (queue.stats(QUEUE).completed() < target) {
+        while (queue.reads().stats(QUEUE).completed() < target) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("fewer than " + target + " jobs completed within " + timeout);
             }

@@ -66,7 +66,7 @@ class ValkeyFullIT {
             assertThat(lastRefusal.header("Content-Type")).hasValue("application/problem+json");
             assertThat(lastRefusal.header("Retry-After")).hasValue("1");
             assertThat(ApiE2eIT.json(lastRefusal).getString("detail")).contains("out of memory");
-            assertThat(queue.stats(QUEUE).total()).as("refused submissions enqueued nothing").isEqualTo(acknowledged.size());
+            assertThat(queue.reads().stats(QUEUE).total()).as("refused submissions enqueued nothing").isEqualTo(acknowledged.size());
 
             long freed = System.nanoTime();
             redis.configSet("maxmemory", "0");

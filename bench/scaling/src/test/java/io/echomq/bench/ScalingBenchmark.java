@@ -1,5 +1,6 @@
 package io.echomq.bench;
 
+import io.echomq.queue.Submissions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.demo.LedgerSummary;
@@ -153,8 +154,8 @@ class ScalingBenchmark {
             List<NewJob> batch = IntStream.range(0, jobsPerLane)
                     .mapToObj(i -> NewJob.of("{\"account\":\"" + laneName + "\",\"amountCents\":1}").inLane(laneName)).toList();
             for (String q : queues) {
-                for (int from = 0; from < batch.size(); from += QueueClient.MAX_BATCH_JOBS) {
-                    queue.enqueueBatch(q, batch.subList(from, Math.min(batch.size(), from + QueueClient.MAX_BATCH_JOBS)));
+                for (int from = 0; from < batch.size(); from += Submissions.MAX_BATCH_JOBS) {
+                    queue.submissions().enqueueBatch(q, batch.subList(from, Math.min(batch.size(), from + Submissions.MAX_BATCH_JOBS)));
                 }
             }
         }

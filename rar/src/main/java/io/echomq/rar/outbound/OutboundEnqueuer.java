@@ -51,7 +51,7 @@ public final class OutboundEnqueuer {
         }
         boolean keyed = request.idempotencyKey() != null;
         try {
-            Enqueued enqueued = queue.enqueue(request.queue(), job);
+            Enqueued enqueued = queue.submissions().enqueue(request.queue(), job);
             return new Submission(enqueued.queue(), enqueued.id(), null, false, enqueued.replayed());
         } catch (QueueUnavailableException e) {
             throw failed(e, keyed);
@@ -78,7 +78,7 @@ public final class OutboundEnqueuer {
         }
         boolean keyed = requests.stream().allMatch(r -> r.idempotencyKey() != null);
         try {
-            return queue.enqueueBatch(queueName, jobs).stream()
+            return queue.submissions().enqueueBatch(queueName, jobs).stream()
                     .map(e -> new Submission(e.queue(), e.id(), null, false, e.replayed()))
                     .toList();
         } catch (QueueUnavailableException e) {

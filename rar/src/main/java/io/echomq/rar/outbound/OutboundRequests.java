@@ -1,5 +1,6 @@
 package io.echomq.rar.outbound;
 
+import io.echomq.queue.Submissions;
 import io.echomq.api.JobRequest;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.NewJob;
@@ -54,7 +55,7 @@ public final class OutboundRequests {
         }
         NewJob job = toNewJob(request);
         try {
-            queue.check(request.queue(), job);
+            queue.submissions().check(request.queue(), job);
         } catch (InvalidRequestException e) {
             throw inApiTerms(e, "");
         }
@@ -67,8 +68,8 @@ public final class OutboundRequests {
      * @throws IllegalArgumentException whose message starts with the field at fault, e.g. {@code requests[3].lane}
      */
     public static List<NewJob> checkedBatch(QueueClient queue, List<JobRequest> requests) {
-        if (requests == null || requests.isEmpty() || requests.size() > QueueClient.MAX_BATCH_JOBS) {
-            throw new IllegalArgumentException("requests: must hold 1 to " + QueueClient.MAX_BATCH_JOBS + " jobs, held "
+        if (requests == null || requests.isEmpty() || requests.size() > Submissions.MAX_BATCH_JOBS) {
+            throw new IllegalArgumentException("requests: must hold 1 to " + Submissions.MAX_BATCH_JOBS + " jobs, held "
                     + (requests == null ? 0 : requests.size()));
         }
         List<NewJob> jobs = new ArrayList<>(requests.size());
@@ -79,7 +80,7 @@ public final class OutboundRequests {
             }
             NewJob job = toNewJob(request);
             try {
-                queue.check(request.queue(), job);
+                queue.submissions().check(request.queue(), job);
             } catch (InvalidRequestException e) {
                 throw inApiTerms(e, "requests[" + i + "].");
             }

@@ -1,9 +1,9 @@
 package io.echomq.rar.outbound;
 
 import io.echomq.queue.NewJob;
-import io.echomq.queue.OutboxAdmin;
-import io.echomq.queue.OutboxCommand;
-import io.echomq.queue.OutboxDeadRow;
+import io.echomq.queue.outbox.OutboxAdmin;
+import io.echomq.queue.outbox.OutboxCommand;
+import io.echomq.queue.outbox.OutboxDeadRow;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueUnavailableException;
 import java.sql.Connection;
@@ -296,7 +296,7 @@ public final class OutboxRelay implements AutoCloseable {
                     continue;
                 }
                 try {
-                    queue.enqueue(row.queue(), row.job());
+                    queue.submissions().enqueue(row.queue(), row.job());
                     sent.add(row.id());
                     haltIfAsked();
                 } catch (QueueUnavailableException e) {
@@ -491,7 +491,7 @@ public final class OutboxRelay implements AutoCloseable {
             try (PreparedStatement gauges = connection.prepareStatement(GAUGES);
                  ResultSet rs = gauges.executeQuery()) {
                 rs.next();
-                queue.publishOutbox(name, rs.getLong(1), rs.getLong(2), gaugeLifetime());
+                queue.outboxAdmin().publishGauge(name, rs.getLong(1), rs.getLong(2), gaugeLifetime());
                 dead = rs.getLong(3);
             }
             publishDeadRows(connection, dead);
@@ -512,7 +512,7 @@ public final class OutboxRelay implements AutoCloseable {
                 && now - last.publishedAtNanos() < gaugeLifetime().toNanos() / 2) {
             return;
         }
-        queue.outboxAdmin().publish(name, count, oldest, gaugeLifetime());
+        queue.outboxAdmin().publishDeadRows(name, count, oldest, gaugeLifetime());
         lastDeadReport = new DeadReport(count, oldest, now);
     }
 

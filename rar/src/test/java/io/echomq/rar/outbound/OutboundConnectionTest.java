@@ -83,8 +83,8 @@ class OutboundConnectionTest {
             assertThat(again.jobId()).isEqualTo(first.jobId());
             assertThat(batch).hasSize(2).allSatisfy(s -> assertThat(s.jobId()).isNotNull());
         }
-        assertThat(queue.stats(queueName).pending()).isEqualTo(2);
-        assertThat(queue.stats(queueName).delayed()).isEqualTo(1);
+        assertThat(queue.reads().stats(queueName).pending()).isEqualTo(2);
+        assertThat(queue.reads().stats(queueName).delayed()).isEqualTo(1);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.echomq.rar.outbound;
 
+import io.echomq.queue.QueueReads;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.api.JobRequest;
@@ -8,9 +9,9 @@ import io.echomq.queue.Enqueued;
 import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
 import io.echomq.queue.NewJob;
-import io.echomq.queue.OutboxCommand;
-import io.echomq.queue.OutboxDeadRows;
-import io.echomq.queue.OutboxGauge;
+import io.echomq.queue.outbox.OutboxCommand;
+import io.echomq.queue.outbox.OutboxDeadRows;
+import io.echomq.queue.outbox.OutboxGauge;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.QueueStats;
@@ -110,7 +111,7 @@ class OutboxRelayTest {
         List<JobView> all = new ArrayList<>();
         Optional<String> cursor = Optional.empty();
         do {
-            var page = queue.jobs(queueName, state, cursor, QueueClient.MAX_PAGE);
+            var page = queue.reads().jobs(queueName, state, cursor, QueueReads.MAX_PAGE);
             all.addAll(page.jobs());
             cursor = page.next();
         } while (cursor.isPresent());
@@ -129,7 +130,7 @@ class OutboxRelayTest {
 
         assertThat(sweep).isEqualTo(new OutboxRelay.Sweep(3, 0, false));
         assertThat(outboxRows()).isZero();
-        QueueStats stats = queue.stats(queueName);
+        QueueStats stats = queue.reads().stats(queueName);
         assertThat(stats.pending()).isEqualTo(2);
         assertThat(stats.delayed()).isEqualTo(1);
         assertThat(jobs(JobState.PENDING)).anySatisfy(job -> {
@@ -141,10 +142,10 @@ class OutboxRelayTest {
         assertThat(jobs(JobState.PENDING)).filteredOn(job -> job.payload().equals("{\"plain\":true}"))
                 .singleElement().satisfies(job -> assertThat(job.priority()).isEqualTo(JobRequest.DEFAULT_PRIORITY));
         // The request's own key went with it: a resubmission answers the relayed job.
-        Enqueued again = queue.enqueue(queueName, NewJob.of("{}").withIdempotencyKey("order-42"));
+        Enqueued again = queue.submissions().enqueue(queueName, NewJob.of("{}").withIdempotencyKey("order-42"));
         assertThat(again.replayed()).isTrue();
         // And the gauges say the outbox is empty.
-        assertThat(queue.outboxes()).filteredOn(g -> g.source().equals("test/" + queueName))
+        assertThat(queue.outboxAdmin().gauges()).filteredOn(g -> g.source().equals("test/" + queueName))
                 .singleElement().satisfies(g -> assertThat(g.depth()).isZero());
     }
 
@@ -162,13 +163,13 @@ class OutboxRelayTest {
             assertThat(expected).hasMessageContaining("DELETE refused");
         }
         assertThat(outboxRows()).isEqualTo(6);
-        assertThat(queue.stats(queueName).pending()).isEqualTo(6);
+        assertThat(queue.reads().stats(queueName).pending()).isEqualTo(6);
 
         OutboxRelay.Sweep second = relay(queue).sweep();
 
         assertThat(second.relayed()).isEqualTo(6);
         assertThat(outboxRows()).isZero();
-        assertThat(queue.stats(queueName).total()).as("one job per row, the resend answered by its key").isEqualTo(6);
+        assertThat(queue.reads().stats(queueName).total()).as("one job per row, the resend answered by its key").isEqualTo(6);
     }
 
     @Test
@@ -213,14 +214,14 @@ class OutboxRelayTest {
         assertThat(single("SELECT count(*) FROM echomq.outbox WHERE last_error IS NOT NULL")).isEqualTo(5);
         assertThat(single("SELECT count(*) FROM echomq.outbox WHERE refusals > 0 OR next_attempt_at IS NOT NULL OR dead_at IS NOT NULL"))
                 .as("no row is blamed for an outage").isZero();
-        assertThat(queue.stats(queueName).total()).isZero();
+        assertThat(queue.reads().stats(queueName).total()).isZero();
 
         // Valkey is back (the same relay's client would reconnect; here a second relay with a working one).
         OutboxRelay.Sweep back = relay(queue).sweep();
 
         assertThat(back).isEqualTo(new OutboxRelay.Sweep(5, 0, false));
         assertThat(outboxRows()).isZero();
-        assertThat(queue.stats(queueName).pending()).isEqualTo(5);
+        assertThat(queue.reads().stats(queueName).pending()).isEqualTo(5);
     }
 
     @Test
@@ -238,7 +239,7 @@ class OutboxRelayTest {
         assertThat(sweep).isEqualTo(new OutboxRelay.Sweep(2, 1, false));
         assertThat(outboxRows()).isEqualTo(1);
         assertThat(single("SELECT attempts FROM echomq.outbox")).isEqualTo(1);
-        List<OutboxGauge> gauges = queue.outboxes();
+        List<OutboxGauge> gauges = queue.outboxAdmin().gauges();
         assertThat(gauges).filteredOn(g -> g.source().equals("test/" + queueName)).singleElement().satisfies(g -> {
             assertThat(g.depth()).isEqualTo(1);
             assertThat(g.oldestAgeMs()).isGreaterThanOrEqualTo(0);
@@ -292,7 +293,7 @@ class OutboxRelayTest {
             assertThat(row.lastError()).contains("lane");
             assertThat(row.deadAtMs()).isGreaterThanOrEqualTo(row.createdAtMs());
         });
-        assertThat(queue.stats(queueName).pending()).as("the good row went through").isEqualTo(1);
+        assertThat(queue.reads().stats(queueName).pending()).as("the good row went through").isEqualTo(1);
     }
 
     @Test
@@ -347,7 +348,7 @@ class OutboxRelayTest {
         assertThat(single("SELECT count(*) FROM echomq.outbox WHERE id = " + dead.get(0))).isZero();
         assertThat(single("SELECT count(*) FROM echomq.outbox WHERE dead_at IS NOT NULL")).isEqualTo(1);
         assertThat(deadRows().orElseThrow().oldest()).extracting(row -> row.id()).containsExactly(dead.get(1));
-        assertThat(queue.stats(queueName).total()).as("a dropped row's job is never submitted").isZero();
+        assertThat(queue.reads().stats(queueName).total()).as("a dropped row's job is never submitted").isZero();
         assertThat(queue.outboxAdmin().requested(source())).isEmpty();
     }
 
@@ -377,7 +378,7 @@ class OutboxRelayTest {
     }
 
     private OutboxGauge gauge() {
-        return queue.outboxes().stream().filter(g -> g.source().equals(source())).findFirst().orElseThrow();
+        return queue.outboxAdmin().gauges().stream().filter(g -> g.source().equals(source())).findFirst().orElseThrow();
     }
 
     private Optional<OutboxDeadRows> deadRows() {

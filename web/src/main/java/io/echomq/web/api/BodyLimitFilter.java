@@ -1,5 +1,6 @@
 package io.echomq.web.api;
 
+import io.echomq.queue.Submissions;
 import io.echomq.queue.QueueClient;
 import io.echomq.runtime.EchoMqEngine;
 import io.echomq.web.problem.BodyTooLargeException;
@@ -38,7 +39,7 @@ public class BodyLimitFilter implements ContainerRequestFilter {
         }
         long payloadLimit = engine.config().queueSettings().maxPayloadBytes();
         boolean batch = request.getUriInfo().getPath().endsWith(":batch");
-        long limit = batch ? Math.min(payloadLimit * BATCH_FACTOR, (long) QueueClient.MAX_BATCH_JOBS * payloadLimit) + ENVELOPE_BYTES
+        long limit = batch ? Math.min(payloadLimit * BATCH_FACTOR, (long) Submissions.MAX_BATCH_JOBS * payloadLimit) + ENVELOPE_BYTES
                 : payloadLimit * 2 + ENVELOPE_BYTES;
         if (request.getLength() > limit) {
             throw new BodyTooLargeException(limit);

@@ -22,8 +22,8 @@ public record DueChange(Instant runAt, Long delayMs) {
                     "give exactly one of runAt (an ISO-8601 instant, or ms since the epoch) and delayMs");
         }
         if (body.runAt != null) {
-            return queue.reschedule(queueName, jobId, body.runAt);
+            return queue.admin().reschedule(queueName, jobId, body.runAt);
         }
-        return queue.reschedule(queueName, jobId, Duration.ofMillis(body.delayMs));
+        return queue.admin().reschedule(queueName, jobId, Duration.ofMillis(body.delayMs));
     }
 }

@@ -53,7 +53,7 @@ public class JobsResource {
         if (body == null) {
             throw new InvalidRequestException("body", "a JSON object with at least \"payload\" is required");
         }
-        Enqueued job = engine.queue().enqueue(queue, body.toNewJob(Optional.ofNullable(idempotencyKey)));
+        Enqueued job = engine.queue().submissions().enqueue(queue, body.toNewJob(Optional.ofNullable(idempotencyKey)));
         if (!job.created()) {
             // Nothing new was made: the idempotency key's job, the debounced job replaced, or the
             // throttle window's job. The body's outcome says which.
@@ -67,7 +67,7 @@ public class JobsResource {
     public Views.JobList list(@QueryParam("state") @DefaultValue("pending") String state, @QueryParam("cursor") String cursor,
             @QueryParam("limit") @DefaultValue("50") int limit) {
         KnownQueues.require(engine, queue);
-        JobPage page = engine.queue().jobs(queue, parseState(state), Optional.ofNullable(cursor).filter(c -> !c.isEmpty()), limit);
+        JobPage page = engine.queue().reads().jobs(queue, parseState(state), Optional.ofNullable(cursor).filter(c -> !c.isEmpty()), limit);
         return new Views.JobList(queue, page.state().wireName(), page.jobs().stream().map(Views.JobSummary::of).toList(),
                 page.next().orElse(null));
     }
@@ -76,9 +76,9 @@ public class JobsResource {
     @Path("{id}")
     public Views.JobDetail one(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
-        return engine.queue().job(queue, id)
+        return engine.queue().reads().job(queue, id)
                 .map(job -> Views.JobDetail.of(job, engine.effects().find(job.identity()),
-                        engine.queue().history(queue, id)))
+                        engine.queue().reads().history(queue, id)))
                 .orElseThrow(() -> notFound(id));
     }
 
@@ -87,7 +87,7 @@ public class JobsResource {
     @RolesAllowed(Roles.ADMIN)
     public Response cancel(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
-        ManualTransition outcome = engine.queue().cancel(queue, id);
+        ManualTransition outcome = engine.queue().admin().cancel(queue, id);
         if (outcome instanceof ManualTransition.CancelRequested requested) {
             // An active job: its handler learns the request with its next heartbeat, and the job ends later.
             return Response.accepted(Views.CancelRequest.of(requested)).build();
@@ -100,7 +100,7 @@ public class JobsResource {
     @RolesAllowed(Roles.ADMIN)
     public Views.Transition retry(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
-        return transition(engine.queue().requeue(queue, id));
+        return transition(engine.queue().admin().requeue(queue, id));
     }
 
     @POST
@@ -108,7 +108,7 @@ public class JobsResource {
     @RolesAllowed(Roles.ADMIN)
     public Views.Transition promote(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
-        return transition(engine.queue().promote(queue, id));
+        return transition(engine.queue().admin().promote(queue, id));
     }
 
     @PUT
@@ -130,7 +130,7 @@ public class JobsResource {
     @RolesAllowed(Roles.ADMIN)
     public Views.Transition delete(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
-        return transition(engine.queue().remove(queue, id));
+        return transition(engine.queue().admin().remove(queue, id));
     }
 
     private Views.Transition transition(ManualTransition outcome) {

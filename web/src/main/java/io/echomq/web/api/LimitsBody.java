@@ -1,6 +1,6 @@
 package io.echomq.web.api;
 
-import io.echomq.queue.QueueLimits;
+import io.echomq.queue.limits.QueueLimits;
 import java.time.Duration;
 import java.util.Optional;
 

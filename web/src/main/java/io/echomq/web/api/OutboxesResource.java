@@ -1,10 +1,10 @@
 package io.echomq.web.api;
 
 import io.echomq.queue.InvalidRequestException;
-import io.echomq.queue.OutboxCommand;
-import io.echomq.queue.OutboxDeadRow;
-import io.echomq.queue.OutboxDeadRows;
-import io.echomq.queue.OutboxGauge;
+import io.echomq.queue.outbox.OutboxCommand;
+import io.echomq.queue.outbox.OutboxDeadRow;
+import io.echomq.queue.outbox.OutboxDeadRows;
+import io.echomq.queue.outbox.OutboxGauge;
 import io.echomq.runtime.EchoMqEngine;
 import io.echomq.web.problem.Problem;
 import io.echomq.web.security.Roles;
@@ -84,7 +84,7 @@ public class OutboxesResource {
 
     @GET
     public List<OutboxView> all() {
-        return engine.queue().outboxes().stream()
+        return engine.queue().outboxAdmin().gauges().stream()
                 .map(gauge -> OutboxView.of(gauge, engine.queue().outboxAdmin().deadRows(gauge.source())))
                 .toList();
     }

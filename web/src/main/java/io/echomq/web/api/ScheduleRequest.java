@@ -1,9 +1,10 @@
 package io.echomq.web.api;
 
+import io.echomq.queue.NewJob;
 import io.echomq.queue.InvalidRequestException;
-import io.echomq.queue.Misfire;
+import io.echomq.queue.schedule.Misfire;
 import io.echomq.queue.QueueClient;
-import io.echomq.queue.Schedule;
+import io.echomq.queue.schedule.Schedule;
 import jakarta.json.JsonValue;
 import java.time.Duration;
 import java.util.Optional;
@@ -27,7 +28,7 @@ public record ScheduleRequest(String queue, String name, String cron, String zon
         String payloadText = payload == null || payload.getValueType() == JsonValue.ValueType.NULL ? "{}" : payload.toString();
         return new Schedule(pathQueue, pathName, Optional.ofNullable(cron), Optional.ofNullable(zone),
                 Optional.ofNullable(intervalMs).map(Duration::ofMillis), payloadText,
-                lane == null ? QueueClient.DEFAULT_LANE : lane, Optional.ofNullable(maxAttempts),
+                lane == null ? NewJob.DEFAULT_LANE : lane, Optional.ofNullable(maxAttempts),
                 misfire == null ? Misfire.RUN_ONCE : Misfire.of("misfire", misfire),
                 misfireLimit == null ? Schedule.DEFAULT_MISFIRE_LIMIT : misfireLimit,
                 misfireGraceMs == null ? Schedule.DEFAULT_MISFIRE_GRACE : Duration.ofMillis(misfireGraceMs));

@@ -1,8 +1,8 @@
 package io.echomq.web.api;
 
-import io.echomq.queue.Schedule;
-import io.echomq.queue.ScheduleEvent;
-import io.echomq.queue.ScheduleView;
+import io.echomq.queue.schedule.Schedule;
+import io.echomq.queue.schedule.ScheduleEvent;
+import io.echomq.queue.schedule.ScheduleView;
 import jakarta.json.JsonValue;
 import java.time.Instant;
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.echomq.web.api;
 
 import io.echomq.queue.InvalidRequestException;
-import io.echomq.queue.Schedule;
-import io.echomq.queue.ScheduleClient;
-import io.echomq.queue.ScheduleView;
+import io.echomq.queue.schedule.Schedule;
+import io.echomq.queue.schedule.ScheduleClient;
+import io.echomq.queue.schedule.ScheduleView;
 import io.echomq.runtime.EchoMqEngine;
 import io.echomq.web.problem.Problem;
 import io.echomq.web.security.Roles;
@@ -127,7 +127,7 @@ public class SchedulesResource {
 
     private ScheduleViews.ScheduleBody detail(ScheduleView view) {
         String lastJobState = view.lastJob()
-                .flatMap(id -> engine.queue().job(view.definition().queue(), id))
+                .flatMap(id -> engine.queue().reads().job(view.definition().queue(), id))
                 .map(job -> job.state().wireName())
                 .orElse(null);
         return ScheduleViews.ScheduleBody.detail(view, lastJobState);

@@ -1,14 +1,15 @@
 package io.echomq.web.api;
 
+import io.echomq.queue.limits.LimitsInForce;
 import io.echomq.effect.EffectRecord;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.JobEvent;
 import io.echomq.queue.JobView;
 import io.echomq.queue.ManualTransition;
 import io.echomq.queue.Progress;
-import io.echomq.queue.LimitsSource;
+import io.echomq.queue.limits.LimitsSource;
 import io.echomq.queue.QueueClient;
-import io.echomq.queue.QueueLimits;
+import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.QueueStats;
 import jakarta.json.JsonException;
 import jakarta.json.JsonReader;
@@ -52,8 +53,8 @@ final class Views {
         }
 
         static QueueView of(io.echomq.runtime.EchoMqEngine engine, String queue) {
-            QueueClient.LimitsInForce limits = engine.queue().limitsInForce(queue);
-            return of(engine.queue().stats(queue), limits.limits(), limits.source().map(LimitsSource::wireName).orElse(null));
+            LimitsInForce limits = engine.queue().reads().limitsInForce(queue);
+            return of(engine.queue().reads().stats(queue), limits.limits(), limits.source().map(LimitsSource::wireName).orElse(null));
         }
 
         static QueueView of(QueueStats s, QueueLimits limits, String limitsSource) {

@@ -36,7 +36,7 @@ public class WorkersResource {
     public List<LeaseView> leases() {
         List<LeaseView> leases = new ArrayList<>();
         for (String queue : engine.queues()) {
-            for (JobView job : engine.queue().jobs(queue, JobState.ACTIVE, Optional.empty(), LIMIT).jobs()) {
+            for (JobView job : engine.queue().reads().jobs(queue, JobState.ACTIVE, Optional.empty(), LIMIT).jobs()) {
                 leases.add(new LeaseView(queue, job.id(), job.worker().orElse(null), job.attempts(),
                         job.claimedAt().orElse(null), job.leaseUntil().orElse(null)));
             }

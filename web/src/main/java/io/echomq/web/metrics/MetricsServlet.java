@@ -1,7 +1,7 @@
 package io.echomq.web.metrics;
 
-import io.echomq.queue.OutboxDeadRows;
-import io.echomq.queue.OutboxGauge;
+import io.echomq.queue.outbox.OutboxDeadRows;
+import io.echomq.queue.outbox.OutboxGauge;
 import io.echomq.runtime.EchoMqEngine;
 import jakarta.inject.Inject;
 import jakarta.servlet.annotation.WebServlet;
@@ -43,7 +43,7 @@ public class MetricsServlet extends HttpServlet {
     /** The outbox gauges, read from Valkey at each scrape; without Valkey the other metrics still answer. */
     private void readOutboxes() {
         try {
-            List<OutboxGauge> outboxes = engine.queue().outboxes();
+            List<OutboxGauge> outboxes = engine.queue().outboxAdmin().gauges();
             metrics.outboxes(outboxes);
             for (OutboxGauge outbox : outboxes) {
                 metrics.outboxDeadRows(outbox.source(),

@@ -4,7 +4,7 @@ import io.echomq.effect.EffectOutcome;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.maintenance.Pass;
 import io.echomq.queue.ClaimedJob;
-import io.echomq.queue.OutboxGauge;
+import io.echomq.queue.outbox.OutboxGauge;
 import io.echomq.queue.RetryOutcome;
 import io.echomq.queue.StopOutcome;
 import io.echomq.worker.WorkerListener;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.echomq.queue.InvalidRequestException;
-import io.echomq.queue.QueueLimits;
+import io.echomq.queue.limits.QueueLimits;
 import jakarta.json.JsonReader;
 import java.io.StringReader;
 import java.time.Duration;

@@ -2,8 +2,8 @@ package io.echomq.web.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.echomq.queue.OutboxCommand;
-import io.echomq.queue.OutboxDeadRow;
+import io.echomq.queue.outbox.OutboxCommand;
+import io.echomq.queue.outbox.OutboxDeadRow;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.testkit.PostgresService;
@@ -234,8 +234,8 @@ class ConsoleIT {
         long now = System.currentTimeMillis();
         try (RedisClient redis = deployment.valkeyClient()) {
             QueueClient relay = QueueClient.connect(redis, QueueSettings.DEFAULT);
-            relay.publishOutbox(source, 0, 0, Duration.ofMinutes(5));
-            relay.outboxAdmin().publish(source, 1, List.of(new OutboxDeadRow(7, "orders", 10,
+            relay.outboxAdmin().publishGauge(source, 0, 0, Duration.ofMinutes(5));
+            relay.outboxAdmin().publishDeadRows(source, 1, List.of(new OutboxDeadRow(7, "orders", 10,
                     "InvalidRequestException: payload: must be at most 16 bytes", now - 60_000, now)), Duration.ofMinutes(5));
 
             open("/");
@@ -296,16 +296,16 @@ class ConsoleIT {
         try (redis.clients.jedis.RedisClient redis = deployment.valkeyClient()) {
             io.echomq.queue.QueueClient worker = io.echomq.queue.QueueClient.connect(redis, io.echomq.queue.QueueSettings.DEFAULT);
             io.echomq.queue.ClaimedJob job = null;
-            for (io.echomq.queue.ClaimedJob claimed : worker.claim(IDLE, Duration.ofMinutes(2), 1_000, "console-test")) {
+            for (io.echomq.queue.ClaimedJob claimed : worker.leases().claim(IDLE, Duration.ofMinutes(2), 1_000, "console-test")) {
                 if (claimed.id().equals(id)) {
                     job = claimed;
                 } else {
-                    worker.retry(claimed.lease(), "not this test's", io.echomq.queue.Backoff.NONE, io.echomq.queue.FailureKind.CONTENDED);
+                    worker.leases().retry(claimed.lease(), "not this test's", io.echomq.queue.Backoff.NONE, io.echomq.queue.FailureKind.CONTENDED);
                 }
             }
             assertThat(job).as("the test holds the job's lease").isNotNull();
             open("/jobs/" + IDLE + "/" + id);
-            worker.extend(job.lease(), Duration.ofMinutes(2), new io.echomq.queue.Progress(42, "resizing"));
+            worker.leases().extend(job.lease(), Duration.ofMinutes(2), new io.echomq.queue.Progress(42, "resizing"));
             waitUntil(d -> text(By.cssSelector("[data-testid=job-progress]")).contains("42% · resizing"));
 
             click(By.cssSelector("[data-testid=job-cancel]"));
@@ -315,7 +315,7 @@ class ConsoleIT {
             waitFor(By.cssSelector("[data-testid=job-cancel-requested]"));
             assertThat(submitter.job(IDLE, id).getString("state")).isEqualTo("active");
 
-            worker.stop(job.lease(), "the handler stopped");
+            worker.leases().stop(job.lease(), "the handler stopped");
             waitUntil(d -> text(By.cssSelector("[data-testid=job-state]")).equals("cancelled"));
         }
         assertNoAlert();

@@ -2,7 +2,7 @@ package io.echomq.web.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.echomq.queue.OutboxGauge;
+import io.echomq.queue.outbox.OutboxGauge;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -76,7 +76,7 @@ final class OrdersOnServer implements AutoCloseable {
         valkey.password().ifPresent(config::password);
         this.redis = RedisClient.builder().hostAndPort(valkey.host(), valkey.port()).clientConfig(config.build()).build();
         this.queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
-        QueueStats before = queue.stats(QUEUE);
+        QueueStats before = queue.reads().stats(QUEUE);
         if (before.total() > 0) {
             throw new IllegalStateException("Valkey database " + valkeyDatabase + " already holds jobs of queue " + QUEUE + ": " + before);
         }
@@ -357,7 +357,7 @@ final class OrdersOnServer implements AutoCloseable {
 
     /** Jobs of the queue not yet finished in Valkey. */
     long unfinished() {
-        QueueStats stats = queue.stats(QUEUE);
+        QueueStats stats = queue.reads().stats(QUEUE);
         return stats.pending() + stats.delayed() + stats.active();
     }
 

@@ -79,7 +79,7 @@ abstract class OrdersScenarios {
             assertThat(appliedOnce).isEqualTo(jobs);
             assertThat(app.effectRows()).isEqualTo(jobs);
             assertThat(adapterRowsAtEnd).isEqualTo(jobs);
-            assertThat(app.queue.stats(OrdersOnServer.QUEUE).completed()).isEqualTo(jobs);
+            assertThat(app.queue.reads().stats(OrdersOnServer.QUEUE).completed()).isEqualTo(jobs);
         }
     }
 
@@ -132,7 +132,7 @@ abstract class OrdersScenarios {
             long jobsRun = app.effectRows();
             long duplicates = app.duplicateEffects();
             long orphans = app.orphanEffects();
-            QueueStats queue = app.queue.stats(OrdersOnServer.QUEUE);
+            QueueStats queue = app.queue.reads().stats(OrdersOnServer.QUEUE);
             System.out.printf("reliability scenario=outbox-rollback server=%s transactions=%d rolled_back=%d committed=%d jobs_run=%d duplicates=%d%n",
                     app.server.name(), transactions, rolledBack.get(), committed.get(), jobsRun, duplicates);
             assertThat(rolledBack.get() + committed.get()).isEqualTo(transactions);
@@ -157,7 +157,7 @@ abstract class OrdersScenarios {
         int jobs = 2_000;
         int batch = 100;
         try (OrdersOnServer app = new OrdersOnServer(kind(), valkey, postgres, 2, FAST_RECOVERY).start()) {
-            app.queue.pause(OrdersOnServer.QUEUE);
+            app.queue.admin().pause(OrdersOnServer.QUEUE);
             for (int b = 0; b < jobs / batch; b++) {
                 StringBuilder body = new StringBuilder("{\"orders\":[");
                 for (int i = 0; i < batch; i++) {
@@ -167,13 +167,13 @@ abstract class OrdersScenarios {
                 assertThat(placed.status()).as("%s", placed).isEqualTo(201);
             }
             OrdersOnServer.await("all jobs relayed to Valkey", Duration.ofSeconds(60),
-                    () -> app.outbox() == 0 && app.queue.stats(OrdersOnServer.QUEUE).pending() == jobs);
-            app.queue.resume(OrdersOnServer.QUEUE);
+                    () -> app.outbox() == 0 && app.queue.reads().stats(OrdersOnServer.QUEUE).pending() == jobs);
+            app.queue.admin().resume(OrdersOnServer.QUEUE);
 
             OrdersOnServer.await("a third of the orders fulfilled", Duration.ofSeconds(120), () -> app.effectRows() >= jobs / 3);
             app.server.killHard();
             long fulfilledAtKill = app.effectRows();
-            QueueStats atKill = app.queue.stats(OrdersOnServer.QUEUE);
+            QueueStats atKill = app.queue.reads().stats(OrdersOnServer.QUEUE);
             assertThat(atKill.pending() + atKill.active()).as("the kill must hit work left: %s", atKill).isPositive();
             app.server.restart();
 
@@ -241,7 +241,7 @@ abstract class OrdersScenarios {
                 assertThat(lost).isZero();
                 assertThat(duplicates).isZero();
                 assertThat(app.orphanEffects()).isZero();
-                assertThat(app.queue.stats(OrdersOnServer.QUEUE).completed()).as("one job per order in Valkey").isEqualTo(app.orders());
+                assertThat(app.queue.reads().stats(OrdersOnServer.QUEUE).completed()).as("one job per order in Valkey").isEqualTo(app.orders());
             }
         }
     }

@@ -1,4 +1,4 @@
-package io.echomq.queue;
+package io.echomq.queue.outbox;
 
 import java.util.List;
 import java.util.Map;

@@ -1,9 +1,14 @@
-package io.echomq.queue;
+package io.echomq.queue.schedule;
 
+import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueSettings;
+import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.queue.internal.Replies;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
+import io.echomq.queue.internal.ValkeyCommands;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -55,7 +60,8 @@ public final class ScheduleClient {
     private final ScriptRunner scripts;
     private final QueueSettings settings;
 
-    ScheduleClient(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings) {
+    /** Over the queue client's connections and scripts; callers take it from {@link QueueClient#schedules()}. */
+    public ScheduleClient(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings) {
         this.redis = redis;
         this.scripts = scripts;
         this.settings = settings;
@@ -117,8 +123,8 @@ public final class ScheduleClient {
 
     /** The queue's schedules, by name. */
     public List<ScheduleView> list(String queue) {
-        QueueKeys keys = new QueueKeys(RequestChecks.queueName(queue));
-        List<String> names = ValkeyReads.read(() -> redis.zrange(keys.schedules(), 0, -1));
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        List<String> names = ValkeyCommands.read(() -> redis.zrange(keys.schedules(), 0, -1));
         List<ScheduleView> views = new ArrayList<>(names.size());
         for (String name : names.stream().sorted().toList()) {
             read(keys, name, true).ifPresent(views::add);
@@ -128,7 +134,7 @@ public final class ScheduleClient {
 
     /** The server time and the queue's schedules due at it (read only). */
     public Due due(String queue, int limit) {
-        QueueKeys keys = new QueueKeys(RequestChecks.queueName(queue));
+        QueueKeys keys = RequestChecks.queueKeys(queue);
         RequestChecks.range("limit", limit, 1, 10_000);
         return Replies.schedulesDue(scripts.run(Script.SCHEDULES_DUE, keys, null, List.of(Integer.toString(limit))));
     }
@@ -238,16 +244,16 @@ public final class ScheduleClient {
     }
 
     private Optional<ScheduleView> read(QueueKeys keys, String name, boolean withHistory) {
-        Map<String, String> hash = ValkeyReads.read(() -> redis.hgetAll(keys.schedule(name)));
+        Map<String, String> hash = ValkeyCommands.read(() -> redis.hgetAll(keys.schedule(name)));
         if (hash == null || !hash.containsKey("version")) {
             return Optional.empty();
         }
-        List<String> log = withHistory ? ValkeyReads.read(() -> redis.lrange(keys.scheduleHistory(name), 0, -1)) : List.of();
+        List<String> log = withHistory ? ValkeyCommands.read(() -> redis.lrange(keys.scheduleHistory(name), 0, -1)) : List.of();
         return Optional.of(ScheduleView.of(keys.queue(), hash, log));
     }
 
     private static QueueKeys keysOf(String queue, String name) {
-        QueueKeys keys = new QueueKeys(RequestChecks.queueName(queue));
+        QueueKeys keys = RequestChecks.queueKeys(queue);
         RequestChecks.scheduleName(name);
         return keys;
     }

@@ -1,10 +1,15 @@
-package io.echomq.queue;
+package io.echomq.queue.outbox;
 
-import static io.echomq.queue.ValkeyReads.read;
+import static io.echomq.queue.internal.ValkeyCommands.read;
+import static io.echomq.queue.internal.ValkeyCommands.write;
 
+import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.QueueKeys;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -14,15 +19,15 @@ import java.util.Set;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The resource adapter's dead outbox rows and the admins' commands on them, exchanged through
- * Valkey: the WAR that shows them has no access to the applications' databases, and the relays
- * that own the rows do. A relay publishes its outbox's dead rows (their count and the oldest
- * {@value #MAX_REPORTED_ROWS}) at every sweep; an admin's retry or drop of a listed row is stored
- * for the outbox's relays, which carry it out in the database at their next sweep and then
- * remove it.
+ * The resource adapter's outbox gauges, its dead outbox rows and the admins' commands on them,
+ * exchanged through Valkey: the WAR that shows them has no access to the applications'
+ * databases, and the relays that own the rows do. A relay publishes its outbox's gauges
+ * ({@link #publishGauge}) and dead rows (their count and the oldest {@value #MAX_REPORTED_ROWS},
+ * {@link #publishDeadRows}) at every sweep; an admin's retry or drop of a listed row is stored for the
+ * outbox's relays, which carry it out in the database at their next sweep and then remove it.
  *
- * <p>Not queue state: plain commands, no script. The report expires unless published again, like
- * the gauges ({@link QueueClient#publishOutbox}); a command expires after
+ * <p>Not queue state: plain commands, no script. Gauges and reports expire unless published
+ * again, so an outbox whose relays all stopped disappears; a command expires after
  * {@link #COMMAND_LIFETIME} when no relay of its outbox runs. A command is only an intent: the
  * relay applies it to the row only while the row is still dead, so a command carried out twice
  * (two relays) or late does nothing more. Thread-safe; obtained from {@link QueueClient#outboxAdmin()}.
@@ -42,8 +47,52 @@ public final class OutboxAdmin {
 
     private final UnifiedJedis redis;
 
-    OutboxAdmin(UnifiedJedis redis) {
+    /** Over the queue client's connections; callers take it from {@link io.echomq.queue.QueueClient#outboxAdmin()}. */
+    public OutboxAdmin(UnifiedJedis redis) {
         this.redis = redis;
+    }
+
+    /**
+     * Publishes one outbox's gauges for every node's console to read: they expire after
+     * {@code ttl} unless published again, so an outbox whose relays all stopped disappears
+     * instead of showing old numbers. Last writer wins: every node relaying one database computes
+     * the same numbers.
+     *
+     * @param source the outbox's name (the data source's JNDI name)
+     */
+    public void publishGauge(String source, long depth, long oldestAgeMs, Duration ttl) {
+        String key = QueueKeys.outbox(source);
+        long now = System.currentTimeMillis();
+        write(() -> {
+            redis.hset(key, Map.of("depth", Long.toString(depth), "oldestAgeMs", Long.toString(oldestAgeMs),
+                    "updatedAtMs", Long.toString(now)));
+            redis.pexpire(key, ttl.toMillis());
+            return redis.zadd(QueueKeys.OUTBOXES, now, source);
+        });
+    }
+
+    /** The outboxes' gauges, as last published and not yet expired, by name; forgets the names whose gauges expired. */
+    public List<OutboxGauge> gauges() {
+        List<OutboxGauge> gauges = new ArrayList<>();
+        List<String> expired = new ArrayList<>();
+        read(() -> {
+            for (String source : redis.zrange(QueueKeys.OUTBOXES, 0, -1)) {
+                Map<String, String> fields = redis.hgetAll(QueueKeys.outbox(source));
+                if (fields.isEmpty()) {
+                    expired.add(source);
+                } else {
+                    gauges.add(new OutboxGauge(source, Long.parseLong(fields.getOrDefault("depth", "0")),
+                            Long.parseLong(fields.getOrDefault("oldestAgeMs", "0")),
+                            Long.parseLong(fields.getOrDefault("updatedAtMs", "0"))));
+                }
+            }
+            return gauges;
+        });
+        if (!expired.isEmpty()) {
+            write(() -> redis.zrem(QueueKeys.OUTBOXES, expired.toArray(String[]::new)));
+        }
+        gauges.sort(Comparator.comparing(OutboxGauge::source));
+        return gauges;
     }
 
     /**
@@ -53,13 +102,13 @@ public final class OutboxAdmin {
      * @param oldest the oldest of them, at most {@value #MAX_REPORTED_ROWS}
      * @param ttl    how long the report stands unless published again
      */
-    public void publish(String source, long count, List<OutboxDeadRow> oldest, Duration ttl) {
+    public void publishDeadRows(String source, long count, List<OutboxDeadRow> oldest, Duration ttl) {
         String key = QueueKeys.outboxDeadRows(checkSource(source));
         if (oldest.size() > MAX_REPORTED_ROWS) {
             throw new InvalidRequestException("oldest", "lists at most " + MAX_REPORTED_ROWS + " rows, held " + oldest.size());
         }
         if (count == 0) {
-            read(() -> redis.del(key));
+            write(() -> redis.del(key));
             return;
         }
         Map<String, String> fields = new HashMap<>();
@@ -73,7 +122,7 @@ public final class OutboxAdmin {
             fields.put(at + "createdAtMs", Long.toString(row.createdAtMs()));
             fields.put(at + "deadAtMs", Long.toString(row.deadAtMs()));
         }
-        read(() -> {
+        write(() -> {
             // New fields first, then the rows no longer dead go: a reader never sees an empty report.
             redis.hset(key, fields);
             String[] gone = redis.hkeys(key).stream().filter(field -> !fields.containsKey(field)).toArray(String[]::new);
@@ -113,7 +162,7 @@ public final class OutboxAdmin {
             return false;
         }
         String key = QueueKeys.outboxCommands(source);
-        read(() -> {
+        write(() -> {
             redis.hset(key, Long.toString(rowId), command.wireName());
             return redis.pexpire(key, COMMAND_LIFETIME.toMillis());
         });
@@ -133,7 +182,7 @@ public final class OutboxAdmin {
     /** Forgets the command on row {@code rowId} of {@code source}: a relay carried it out. */
     public void carriedOut(String source, long rowId) {
         checkSource(source);
-        read(() -> redis.hdel(QueueKeys.outboxCommands(source), Long.toString(rowId)));
+        write(() -> redis.hdel(QueueKeys.outboxCommands(source), Long.toString(rowId)));
     }
 
     private static List<OutboxDeadRow> rows(Map<String, String> fields) {
@@ -151,7 +200,7 @@ public final class OutboxAdmin {
                     Long.parseLong(fields.getOrDefault(at + "deadAtMs", "0"))));
         }
         // Ids grow with the rows' insertion: the oldest first.
-        rows.sort(java.util.Comparator.comparingLong(OutboxDeadRow::id));
+        rows.sort(Comparator.comparingLong(OutboxDeadRow::id));
         return rows;
     }
 

@@ -1,4 +1,4 @@
-package io.echomq.queue;
+package io.echomq.queue.limits;
 
 import java.util.Arrays;
 

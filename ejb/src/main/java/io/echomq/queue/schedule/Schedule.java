@@ -1,5 +1,10 @@
-package io.echomq.queue;
+package io.echomq.queue.schedule;
 
+import io.echomq.queue.NewJob;
+import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueSettings;
+import io.echomq.queue.internal.RequestChecks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -37,13 +42,13 @@ public record Schedule(String queue, String name, Optional<String> cron, Optiona
     /** A schedule firing every {@code interval}, with the defaults: lane {@code default}, misfire {@code run-once}. */
     public static Schedule every(String queue, String name, Duration interval, String payload) {
         return new Schedule(queue, name, Optional.empty(), Optional.empty(), Optional.of(interval), payload,
-                QueueClient.DEFAULT_LANE, Optional.empty(), Misfire.RUN_ONCE, DEFAULT_MISFIRE_LIMIT, DEFAULT_MISFIRE_GRACE);
+                NewJob.DEFAULT_LANE, Optional.empty(), Misfire.RUN_ONCE, DEFAULT_MISFIRE_LIMIT, DEFAULT_MISFIRE_GRACE);
     }
 
     /** A schedule firing when {@code cron} matches in {@code zone}, with the defaults of {@link #every}. */
     public static Schedule cron(String queue, String name, String cron, String zone, String payload) {
         return new Schedule(queue, name, Optional.of(cron), Optional.of(zone), Optional.empty(), payload,
-                QueueClient.DEFAULT_LANE, Optional.empty(), Misfire.RUN_ONCE, DEFAULT_MISFIRE_LIMIT, DEFAULT_MISFIRE_GRACE);
+                NewJob.DEFAULT_LANE, Optional.empty(), Misfire.RUN_ONCE, DEFAULT_MISFIRE_LIMIT, DEFAULT_MISFIRE_GRACE);
     }
 
     public Schedule inLane(String newLane) {

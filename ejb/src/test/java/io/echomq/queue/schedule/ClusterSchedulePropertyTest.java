@@ -1,4 +1,4 @@
-package io.echomq.queue;
+package io.echomq.queue.schedule;
 
 import io.echomq.testkit.RealServices;
 import redis.clients.jedis.UnifiedJedis;

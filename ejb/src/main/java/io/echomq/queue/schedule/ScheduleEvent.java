@@ -1,4 +1,4 @@
-package io.echomq.queue;
+package io.echomq.queue.schedule;
 
 import java.time.Instant;
 import java.util.Optional;

@@ -1,5 +1,6 @@
-package io.echomq.queue;
+package io.echomq.queue.limits;
 
+import io.echomq.queue.internal.RequestChecks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,8 @@
-package io.echomq.queue;
+package io.echomq.queue.internal;
 
+import io.echomq.queue.Dedupe;
+import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.Lease;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -9,7 +12,7 @@ import java.util.regex.Pattern;
  * The one place that checks what callers hand the queue. Each failure is an
  * {@link InvalidRequestException} naming the field, thrown before anything reaches Valkey.
  */
-final class RequestChecks {
+public final class RequestChecks {
 
     /**
      * Queue and lane names become part of Valkey keys: braces would break the hash tag that
@@ -19,32 +22,34 @@ final class RequestChecks {
     private static final String NAME_RULE =
             "must be 1 to 64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit";
 
-    static final int MAX_IDEMPOTENCY_KEY_CHARS = 255;
+    public static final int MAX_IDEMPOTENCY_KEY_CHARS = 255;
     /**
      * The idempotency keys of recurring jobs: schedule-fire-6 enqueues each slot under
      * {@code schedule:<name>:<slot ms>}. A submission that took one would make the slot's firing
      * a duplicate of the submitter's job (and the effect store would skip the schedule's handler
      * for it), so a submitter could replace an admin's recurring job: no submission may use it.
      */
-    static final String SCHEDULE_KEY_PREFIX = "schedule:";
-    static final int MAX_WORKER_ID_CHARS = 200;
-    static final Duration MIN_LEASE = Duration.ofMillis(10);
-    static final Duration MAX_LEASE = Duration.ofHours(24);
-    static final int MAX_CLAIM_BATCH = 1_000;
+    public static final String SCHEDULE_KEY_PREFIX = "schedule:";
+    public static final int MAX_WORKER_ID_CHARS = 200;
+    public static final Duration MIN_LEASE = Duration.ofMillis(10);
+    public static final Duration MAX_LEASE = Duration.ofHours(24);
+    public static final int MAX_CLAIM_BATCH = 1_000;
+    /** Longest last-error message (or reconciliation note) kept on a job; the rest is cut. */
+    public static final int MAX_ERROR_CHARS = 4_000;
 
     private RequestChecks() {
     }
 
-    static String queueName(String queue) {
+    public static String queueName(String queue) {
         return name("queue", queue);
     }
 
-    static String laneName(String lane) {
+    public static String laneName(String lane) {
         return name("lane", lane);
     }
 
     /** A schedule's name becomes part of its keys and of its jobs' idempotency keys, so it follows the same rule. */
-    static String scheduleName(String name) {
+    public static String scheduleName(String name) {
         return name("name", name);
     }
 
@@ -58,7 +63,7 @@ final class RequestChecks {
         return value;
     }
 
-    static String payload(String payload, int maxBytes) {
+    public static String payload(String payload, int maxBytes) {
         if (payload == null) {
             throw new InvalidRequestException("payload", "is required");
         }
@@ -70,7 +75,7 @@ final class RequestChecks {
         return payload;
     }
 
-    static String idempotencyKey(String key) {
+    public static String idempotencyKey(String key) {
         key("idempotencyKey", key);
         if (key.startsWith(SCHEDULE_KEY_PREFIX)) {
             throw new InvalidRequestException("idempotencyKey",
@@ -80,7 +85,7 @@ final class RequestChecks {
     }
 
     /** A dedupe key becomes part of a Valkey key (after the queue's hash tag): the idempotency key's rule. */
-    static String dedupeKey(String key) {
+    public static String dedupeKey(String key) {
         if (key == null) {
             throw new InvalidRequestException("dedupe.key", "is required");
         }
@@ -99,29 +104,29 @@ final class RequestChecks {
     }
 
     /** A dedupe window: 1 ms to {@link Dedupe#MAX_WINDOW}. */
-    static Duration dedupeWindow(Duration window) {
+    public static Duration dedupeWindow(Duration window) {
         return between("dedupe.windowMs", window, Duration.ofMillis(1), Dedupe.MAX_WINDOW);
     }
 
-    static String workerId(String worker) {
+    public static String workerId(String worker) {
         if (worker == null || worker.isBlank() || worker.length() > MAX_WORKER_ID_CHARS) {
             throw new InvalidRequestException("workerId", "must be 1 to " + MAX_WORKER_ID_CHARS + " visible characters");
         }
         return worker;
     }
 
-    static String jobId(String id) {
+    public static String jobId(String id) {
         if (id == null || id.isEmpty() || id.length() > 19 || !id.chars().allMatch(c -> c >= '0' && c <= '9')) {
             throw new InvalidRequestException("jobId", "must be a job id (digits), was " + quoted(String.valueOf(id)));
         }
         return id;
     }
 
-    static Duration lease(Duration lease) {
+    public static Duration lease(Duration lease) {
         return between("lease", lease, MIN_LEASE, MAX_LEASE);
     }
 
-    static Duration between(String field, Duration value, Duration min, Duration max) {
+    public static Duration between(String field, Duration value, Duration min, Duration max) {
         if (value == null) {
             throw new InvalidRequestException(field, "is required");
         }
@@ -132,7 +137,7 @@ final class RequestChecks {
         return value;
     }
 
-    static Duration nonNegative(String field, Duration value) {
+    public static Duration nonNegative(String field, Duration value) {
         if (value == null) {
             throw new InvalidRequestException(field, "is required");
         }
@@ -143,10 +148,10 @@ final class RequestChecks {
     }
 
     /** The latest run-at time accepted: the end of year 9999 (UTC). */
-    static final Instant MAX_RUN_AT = Instant.parse("9999-12-31T23:59:59.999Z");
+    public static final Instant MAX_RUN_AT = Instant.parse("9999-12-31T23:59:59.999Z");
 
     /** A run-at time as ms since the epoch; whether it is in the future is the server clock's to judge. */
-    static long runAt(String field, Instant value) {
+    public static long runAt(String field, Instant value) {
         if (value == null) {
             throw new InvalidRequestException(field, "is required");
         }
@@ -157,11 +162,33 @@ final class RequestChecks {
         return value.toEpochMilli();
     }
 
-    static long range(String field, long value, long min, long max) {
+    public static long range(String field, long value, long min, long max) {
         if (value < min || value > max) {
             throw new InvalidRequestException(field, "must be between " + min + " and " + max + ", was " + value);
         }
         return value;
+    }
+
+    /** The keys of a queue, after checking its name. */
+    public static QueueKeys queueKeys(String queue) {
+        return new QueueKeys(queueName(queue));
+    }
+
+    /** The keys of a lease's queue, after checking every field the fencing compares. */
+    public static QueueKeys leaseKeys(Lease lease) {
+        if (lease == null) {
+            throw new InvalidRequestException("lease", "is required");
+        }
+        jobId(lease.jobId());
+        range("token", lease.token(), 1, Long.MAX_VALUE);
+        range("jobCreatedMs", lease.jobCreatedMs(), 0, Long.MAX_VALUE);
+        return queueKeys(lease.queue());
+    }
+
+    /** A job's last error or note as stored: never empty, at most {@value #MAX_ERROR_CHARS} characters and a mark of the cut. */
+    public static String errorText(String error) {
+        String text = error == null || error.isBlank() ? "(no message)" : error;
+        return text.length() <= MAX_ERROR_CHARS ? text : text.substring(0, MAX_ERROR_CHARS) + "…";
     }
 
     /** Shows a bad value safely: quoted, control characters escaped, cut to a readable length. */

@@ -1,8 +1,9 @@
-package io.echomq.queue;
+package io.echomq.queue.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.echomq.queue.InvalidRequestException;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;

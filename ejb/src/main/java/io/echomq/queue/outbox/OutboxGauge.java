@@ -1,7 +1,9 @@
-package io.echomq.queue;
+package io.echomq.queue.outbox;
+
+import io.echomq.queue.QueueClient;
 
 /**
- * One outbox's gauges as its relays last published them ({@link QueueClient#publishOutbox}).
+ * One outbox's gauges as its relays last published them ({@link OutboxAdmin#publishGauge}).
  *
  * @param source      the outbox's name: the JNDI name of the data source that holds it
  * @param depth       rows waiting to be relayed

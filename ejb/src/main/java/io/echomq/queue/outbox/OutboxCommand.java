@@ -1,4 +1,4 @@
-package io.echomq.queue;
+package io.echomq.queue.outbox;
 
 import java.util.Arrays;
 import java.util.Optional;

@@ -1,5 +1,6 @@
-package io.echomq.queue;
+package io.echomq.queue.schedule;
 
+import io.echomq.queue.InvalidRequestException;
 import com.cronutils.model.Cron;
 import com.cronutils.model.CronType;
 import com.cronutils.model.definition.CronDefinitionBuilder;

@@ -1,8 +1,10 @@
-package io.echomq.queue;
+package io.echomq.queue.schedule;
 
 import static io.echomq.testkit.property.Draw.weight;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueSettings;
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.testkit.RealServices;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.echomq.queue;
+package io.echomq.queue.outbox;
 
 /**
  * One outbox row that Valkey refused too many times: its relays stopped trying it until an admin

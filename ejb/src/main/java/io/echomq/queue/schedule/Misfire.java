@@ -1,5 +1,6 @@
-package io.echomq.queue;
+package io.echomq.queue.schedule;
 
+import io.echomq.queue.InvalidRequestException;
 import java.util.Arrays;
 import java.util.Locale;
 

@@ -1,0 +1,138 @@
+package io.echomq.queue;
+
+import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.internal.Replies;
+import io.echomq.queue.internal.RequestChecks;
+import io.echomq.queue.internal.Script;
+import io.echomq.queue.internal.ScriptRunner;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A worker's part of the queue: leasing jobs on the server clock, keeping the leases alive, and
+ * settling them. Every call on a lease is fenced by its token and its job's creation time: a
+ * stale worker's call is {@link Rejected} and changes nothing (invariant 4). Thread-safe;
+ * obtained from {@link QueueClient#leases()}.
+ */
+public final class Leases {
+
+    /** The most jobs one claim may lease, and one complete-claim may acknowledge. */
+    public static final int MAX_CLAIM_JOBS = RequestChecks.MAX_CLAIM_BATCH;
+
+    private final ScriptRunner scripts;
+    private final QueueSettings settings;
+
+    Leases(ScriptRunner scripts, QueueSettings settings) {
+        this.scripts = scripts;
+        this.settings = settings;
+    }
+
+    /**
+     * Leases up to {@code maxJobs} jobs to {@code workerId} for {@code lease}, on the server
+     * clock. Returns an empty list when nothing is claimable or the queue is paused.
+     */
+    public List<ClaimedJob> claim(String queue, Duration lease, int maxJobs, String workerId) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        RequestChecks.lease(lease);
+        RequestChecks.range("maxJobs", maxJobs, 1, RequestChecks.MAX_CLAIM_BATCH);
+        RequestChecks.workerId(workerId);
+        Object reply = scripts.run(Script.CLAIM, keys, null, List.of(keys.prefix(), Long.toString(lease.toMillis()),
+                Integer.toString(maxJobs), workerId, Integer.toString(settings.promoteBatch())));
+        return Replies.claimed(queue, reply);
+    }
+
+    /**
+     * A worker's round trip: acknowledges the {@code finished} leases (each fenced by its token,
+     * as {@link #complete} does) and then leases up to {@code maxJobs} new jobs (as {@link #claim}
+     * does), in one atomic script call. Either part may be empty. All leases must be of
+     * {@code queue}. Completed jobs beyond the {@link QueueSettings#retention() retention} bounds
+     * are deleted in the same call (at most two per job completed).
+     */
+    public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs,
+            String workerId) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        RequestChecks.lease(lease);
+        RequestChecks.range("maxJobs", maxJobs, 0, RequestChecks.MAX_CLAIM_BATCH);
+        RequestChecks.range("finished", finished.size(), 0, RequestChecks.MAX_CLAIM_BATCH);
+        RequestChecks.workerId(workerId);
+        Retention retention = settings.retention();
+        List<String> args = new ArrayList<>(8 + finished.size() * 3);
+        args.addAll(List.of(keys.prefix(), Long.toString(lease.toMillis()), Integer.toString(maxJobs), workerId,
+                Integer.toString(settings.promoteBatch()), Integer.toString(retention.completedKeepCount()),
+                Long.toString(retention.completedMaxAge().toMillis()), Integer.toString(finished.size())));
+        for (Lease done : finished) {
+            if (!done.queue().equals(queue)) {
+                throw new InvalidRequestException("finished", "holds a lease of queue '" + done.queue() + "', not '" + queue + "'");
+            }
+            args.add(RequestChecks.jobId(done.jobId()));
+            args.add(Long.toString(done.token()));
+            args.add(Long.toString(done.jobCreatedMs()));
+        }
+        return Replies.completedAndClaimed(queue, finished, scripts.run(Script.COMPLETE_CLAIM, keys, null, args));
+    }
+
+    /**
+     * The heartbeat: the lease runs until the server's now + {@code length}. Fenced by the
+     * lease's token and its job's creation time, as {@link #complete} is.
+     */
+    public LeaseExtension extend(Lease lease, Duration length) {
+        return extend(lease, length, null);
+    }
+
+    /**
+     * The heartbeat, carrying the latest progress the job's handler reported ({@code null}: none
+     * since the last beat). The progress is recorded only if the lease is current, with the
+     * lease's attempt (a stale lease's report changes nothing).
+     */
+    public LeaseExtension extend(Lease lease, Duration length, Progress progress) {
+        QueueKeys keys = RequestChecks.leaseKeys(lease);
+        RequestChecks.lease(length);
+        Object reply = scripts.run(Script.EXTEND, keys, lease.jobId(),
+                List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()),
+                        Long.toString(length.toMillis()), progress == null ? "" : Integer.toString(progress.percent()),
+                        progress == null ? "" : progress.message()));
+        return Replies.extended(lease, reply);
+    }
+
+    /**
+     * The acknowledgement. A stale lease (another token, or a job of another creation time: an
+     * id handed out again after a failover) is {@link Rejected} and changes nothing. Completed
+     * jobs beyond the {@link QueueSettings#retention() retention} bounds are deleted in the same
+     * call (at most two).
+     */
+    public Settlement complete(Lease lease) {
+        QueueKeys keys = RequestChecks.leaseKeys(lease);
+        Retention retention = settings.retention();
+        Object reply = scripts.run(Script.COMPLETE, keys, lease.jobId(),
+                List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()),
+                        Integer.toString(retention.completedKeepCount()), Long.toString(retention.completedMaxAge().toMillis())));
+        return Replies.completed(lease, reply);
+    }
+
+    /**
+     * Reports a failed attempt: the job is retried after {@code backoff} (server clock), or
+     * dead-lettered when its attempts are spent or the failure is {@link FailureKind#PERMANENT};
+     * a {@link FailureKind#CONTENDED} attempt does not spend one. The error is kept cut to
+     * {@value RequestChecks#MAX_ERROR_CHARS} characters. Fenced as {@link #complete} is.
+     */
+    public RetryOutcome retry(Lease lease, String error, Backoff backoff, FailureKind kind) {
+        QueueKeys keys = RequestChecks.leaseKeys(lease);
+        Object reply = scripts.run(Script.RETRY, keys, lease.jobId(), List.of(keys.prefix(), lease.jobId(),
+                Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()), RequestChecks.errorText(error),
+                Long.toString(backoff.base().toMillis()), Long.toString(backoff.cap().toMillis()), kind.scriptArgument()));
+        return Replies.retried(lease, reply);
+    }
+
+    /**
+     * Ends an active job whose cancel was requested as cancelled, by the holder of its lease,
+     * after its attempt ended without committing its effect. Fenced as {@link #complete} is; a
+     * job whose cancel nobody requested is left active ({@link StopOutcome.NotRequested}).
+     */
+    public StopOutcome stop(Lease lease, String reason) {
+        QueueKeys keys = RequestChecks.leaseKeys(lease);
+        Object reply = scripts.run(Script.STOP, keys, lease.jobId(), List.of(keys.prefix(), lease.jobId(),
+                Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()), RequestChecks.errorText(reason)));
+        return Replies.stopped(lease, reply);
+    }
+}

@@ -1,0 +1,104 @@
+package io.echomq.queue;
+
+import static io.echomq.queue.internal.ValkeyCommands.read;
+
+import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.internal.Replies;
+import io.echomq.queue.internal.RequestChecks;
+import io.echomq.queue.internal.Script;
+import io.echomq.queue.internal.ScriptRunner;
+import io.echomq.queue.limits.LimitsInForce;
+import io.echomq.queue.limits.QueueLimits;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * What the queue holds, read without changing it: jobs, pages of them, their history, counts
+ * and limits, for consoles, the API and maintenance passes. A job that changes state during a
+ * read may show in its old state or not at all; nothing here is a lease. Thread-safe; obtained
+ * from {@link QueueClient#reads()}.
+ */
+public final class QueueReads {
+
+    /** The most jobs one page lists. */
+    public static final int MAX_PAGE = 500;
+
+    private final UnifiedJedis redis;
+    private final ScriptRunner scripts;
+
+    QueueReads(UnifiedJedis redis, ScriptRunner scripts) {
+        this.redis = redis;
+        this.scripts = scripts;
+    }
+
+    /** One job as the queue holds it now, or empty when there is no such job. */
+    public Optional<JobView> job(String queue, String jobId) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        RequestChecks.jobId(jobId);
+        return read(() -> JobPages.view(queue, jobId, redis.hgetAll(keys.job(jobId))));
+    }
+
+    /**
+     * A page of the queue's jobs in {@code state}, oldest first, after {@code cursor} (empty for
+     * the first page). A job that changes state meanwhile may show on no page.
+     */
+    public JobPage jobs(String queue, JobState state, Optional<String> cursor, int limit) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        RequestChecks.range("limit", limit, 1, MAX_PAGE);
+        if (state == null) {
+            throw new InvalidRequestException("state", "is required");
+        }
+        return read(() -> new JobPages(redis, keys).page(state, cursor, limit));
+    }
+
+    /**
+     * A job's history, oldest first: each claim (attempt, worker, lease deadline), heartbeat,
+     * settlement, refusal of a stale worker, reap and operator action, as the scripts recorded
+     * them on the server clock. Empty when there is no such job.
+     */
+    public List<JobEvent> history(String queue, String jobId) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        RequestChecks.jobId(jobId);
+        return read(() -> redis.lrange(keys.history(jobId), 0, -1).stream().map(JobEvent::parse).toList());
+    }
+
+    /** The queue's counts by state, in one script call so that they add up. */
+    public QueueStats stats(String queue) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        return Replies.stats(queue, scripts.run(Script.STATS, keys, null, List.of(keys.prefix())));
+    }
+
+    /**
+     * Up to {@code limit} ids of jobs in {@code state} (not pending) whose score (the time they
+     * entered the state) is after {@code afterScore}, oldest first, with their scores: a cursor
+     * for maintenance passes that walk a whole set a batch at a time.
+     */
+    public List<Map.Entry<String, Long>> idsInState(String queue, JobState state, long afterScore, int limit) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        return read(() -> redis.zrangeByScoreWithScores(JobPages.setOf(keys, state), "(" + afterScore, "+inf", 0, limit).stream()
+                .map(t -> Map.entry(t.getElement(), (long) t.getScore()))
+                .toList());
+    }
+
+    /**
+     * Which of these jobs of {@code queue} Valkey still holds, as those very jobs (same creation
+     * time), and in which state: for the effect store's retention.
+     */
+    public Map<String, JobState> statesOf(String queue, List<JobIdentity> jobs) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        return jobs.isEmpty() ? Map.of() : read(() -> new JobPages(redis, keys).statesOf(jobs));
+    }
+
+    /** The queue's caps and rate limits as the claim reads them. */
+    public QueueLimits limits(String queue) {
+        return limitsInForce(queue).limits();
+    }
+
+    /** The limits and their source, in one read. */
+    public LimitsInForce limitsInForce(String queue) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        return LimitsInForce.of(read(() -> redis.hmget(keys.meta(), LimitsInForce.META_FIELDS.toArray(String[]::new))));
+    }
+}
