@@ -1,7 +1,7 @@
 package io.echomq.queue;
 
-import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.internal.RequestChecks;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;

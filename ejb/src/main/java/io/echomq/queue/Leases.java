@@ -21,11 +21,15 @@ public final class Leases {
     public static final int MAX_CLAIM_JOBS = RequestChecks.MAX_CLAIM_BATCH;
 
     private final ScriptRunner scripts;
-    private final QueueSettings settings;
+    /** Due delayed jobs a claim makes pending before it leases. */
+    private final int promoteBatch;
+    /** The bounds completed jobs are trimmed to as they settle. */
+    private final Retention retention;
 
-    Leases(ScriptRunner scripts, QueueSettings settings) {
+    Leases(ScriptRunner scripts, int promoteBatch, Retention retention) {
         this.scripts = scripts;
-        this.settings = settings;
+        this.promoteBatch = promoteBatch;
+        this.retention = retention;
     }
 
     /**
@@ -38,7 +42,7 @@ public final class Leases {
         RequestChecks.range("maxJobs", maxJobs, 1, RequestChecks.MAX_CLAIM_BATCH);
         RequestChecks.workerId(workerId);
         Object reply = scripts.run(Script.CLAIM, keys, null, List.of(keys.prefix(), Long.toString(lease.toMillis()),
-                Integer.toString(maxJobs), workerId, Integer.toString(settings.promoteBatch())));
+                Integer.toString(maxJobs), workerId, Integer.toString(promoteBatch)));
         return Replies.claimed(queue, reply);
     }
 
@@ -56,10 +60,9 @@ public final class Leases {
         RequestChecks.range("maxJobs", maxJobs, 0, RequestChecks.MAX_CLAIM_BATCH);
         RequestChecks.range("finished", finished.size(), 0, RequestChecks.MAX_CLAIM_BATCH);
         RequestChecks.workerId(workerId);
-        Retention retention = settings.retention();
         List<String> args = new ArrayList<>(8 + finished.size() * 3);
         args.addAll(List.of(keys.prefix(), Long.toString(lease.toMillis()), Integer.toString(maxJobs), workerId,
-                Integer.toString(settings.promoteBatch()), Integer.toString(retention.completedKeepCount()),
+                Integer.toString(promoteBatch), Integer.toString(retention.completedKeepCount()),
                 Long.toString(retention.completedMaxAge().toMillis()), Integer.toString(finished.size())));
         for (Lease done : finished) {
             if (!done.queue().equals(queue)) {
@@ -103,7 +106,6 @@ public final class Leases {
      */
     public Settlement complete(Lease lease) {
         QueueKeys keys = RequestChecks.leaseKeys(lease);
-        Retention retention = settings.retention();
         Object reply = scripts.run(Script.COMPLETE, keys, lease.jobId(),
                 List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()),
                         Integer.toString(retention.completedKeepCount()), Long.toString(retention.completedMaxAge().toMillis())));

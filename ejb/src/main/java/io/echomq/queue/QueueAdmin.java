@@ -9,6 +9,8 @@ import io.echomq.queue.limits.LimitsSource;
 import io.echomq.queue.limits.QueueLimits;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -21,15 +23,13 @@ import java.util.Objects;
  */
 public final class QueueAdmin {
 
-    /** The most trim calls one {@link #trim} makes: {@code MAX_TRIM_CALLS × retention.batch()} jobs at most. */
-    public static final int MAX_TRIM_CALLS = 100;
-
     private final ScriptRunner scripts;
-    private final QueueSettings settings;
+    /** The latest a rescheduled job may be due, counted from the server's now. */
+    private final Duration maxDelay;
 
-    QueueAdmin(ScriptRunner scripts, QueueSettings settings) {
+    QueueAdmin(ScriptRunner scripts, Duration maxDelay) {
         this.scripts = scripts;
-        this.settings = settings;
+        this.maxDelay = maxDelay;
     }
 
     /** Returns up to {@code batch} jobs whose lease expired to pending (or dead). */
@@ -45,10 +45,8 @@ public final class QueueAdmin {
      * {@link LeaseExtension.Extended#cancelRequested()}); finished jobs are refused.
      */
     public ManualTransition cancel(String queue, String jobId) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
-        RequestChecks.jobId(jobId);
-        Object reply = scripts.run(Script.CANCEL, keys, jobId, List.of(keys.prefix(), jobId));
-        return Replies.cancelled(queue, jobId, reply, "only pending, delayed or active jobs can be cancelled");
+        return Replies.cancelled(queue, jobId, runOnJob(Script.CANCEL, queue, jobId),
+                "only pending, delayed or active jobs can be cancelled");
     }
 
     /**
@@ -72,30 +70,22 @@ public final class QueueAdmin {
     /** As {@link #reschedule(String, String, Instant)}, due {@code delay} after the server's now (0: pending now). */
     public ManualTransition reschedule(String queue, String jobId, Duration delay) {
         return reschedule(queue, jobId, "in",
-                Long.toString(RequestChecks.between("delay", delay, Duration.ZERO, settings.maxDelay()).toMillis()));
+                Long.toString(RequestChecks.between("delay", delay, Duration.ZERO, maxDelay).toMillis()));
     }
 
     private ManualTransition reschedule(String queue, String jobId, String how, String value) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
-        RequestChecks.jobId(jobId);
-        Object reply = scripts.run(Script.RESCHEDULE, keys, jobId, List.of(keys.prefix(), jobId, how, value));
-        return Replies.rescheduled(queue, jobId, reply, "only a delayed job can be promoted or rescheduled");
+        return Replies.rescheduled(queue, jobId, runOnJob(Script.RESCHEDULE, queue, jobId, how, value),
+                "only a delayed job can be promoted or rescheduled");
     }
 
     /** Deletes a finished (completed, dead or cancelled) job and its history now. */
     public ManualTransition remove(String queue, String jobId) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
-        RequestChecks.jobId(jobId);
-        Object reply = scripts.run(Script.REMOVE, keys, jobId, List.of(keys.prefix(), jobId));
-        return Replies.removed(queue, jobId, reply, "only completed, dead or cancelled jobs can be deleted");
+        return Replies.removed(queue, jobId, runOnJob(Script.REMOVE, queue, jobId), "only completed, dead or cancelled jobs can be deleted");
     }
 
     /** Gives a dead job a fresh budget of attempts and makes it pending again. */
     public ManualTransition requeue(String queue, String jobId) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
-        RequestChecks.jobId(jobId);
-        Object reply = scripts.run(Script.REQUEUE, keys, jobId, List.of(keys.prefix(), jobId));
-        return Replies.moved(queue, jobId, JobState.PENDING, reply, "only dead jobs can be requeued");
+        return Replies.moved(queue, jobId, JobState.PENDING, runOnJob(Script.REQUEUE, queue, jobId), "only dead jobs can be requeued");
     }
 
     /**
@@ -105,12 +95,23 @@ public final class QueueAdmin {
      * none): a job with this id but another creation time is another job and is not touched.
      */
     public ManualTransition reconcile(String queue, String jobId, long jobCreatedMs, String reason) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
-        RequestChecks.jobId(jobId);
-        Object reply = scripts.run(Script.RECONCILE, keys, jobId,
-                List.of(keys.prefix(), jobId, RequestChecks.errorText(reason), Long.toString(jobCreatedMs)));
+        Object reply = runOnJob(Script.RECONCILE, queue, jobId, RequestChecks.errorText(reason), Long.toString(jobCreatedMs));
         return Replies.moved(queue, jobId, JobState.COMPLETED, reply, "only a job that is not active nor completed is reconciled");
     }
+
+    /** Runs a move of one job: its arguments are the queue's key prefix, the job's id, then {@code more}. */
+    private Object runOnJob(Script script, String queue, String jobId, String... more) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        RequestChecks.jobId(jobId);
+        List<String> args = new ArrayList<>(2 + more.length);
+        args.add(keys.prefix());
+        args.add(jobId);
+        args.addAll(Arrays.asList(more));
+        return scripts.run(script, keys, jobId, args);
+    }
+
+    /** The most trim calls one {@link #trim} makes: {@code MAX_TRIM_CALLS × retention.batch()} jobs at most. */
+    public static final int MAX_TRIM_CALLS = 100;
 
     /**
      * Deletes finished jobs beyond the retention bounds: repeats bounded script calls (at most

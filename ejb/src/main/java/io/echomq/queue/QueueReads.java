@@ -22,9 +22,6 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class QueueReads {
 
-    /** The most jobs one page lists. */
-    public static final int MAX_PAGE = 500;
-
     private final UnifiedJedis redis;
     private final ScriptRunner scripts;
 
@@ -39,6 +36,9 @@ public final class QueueReads {
         RequestChecks.jobId(jobId);
         return read(() -> JobPages.view(queue, jobId, redis.hgetAll(keys.job(jobId))));
     }
+
+    /** The most jobs one page lists. */
+    public static final int MAX_PAGE = 500;
 
     /**
      * A page of the queue's jobs in {@code state}, oldest first, after {@code cursor} (empty for

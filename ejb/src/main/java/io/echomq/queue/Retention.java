@@ -10,7 +10,7 @@ import java.time.Duration;
  *
  * <p>Completed jobs are held to their bounds as they settle ({@code complete} and
  * {@code complete-claim} delete up to two of the oldest per job they complete, with the bounds
- * of {@link QueueSettings#retention()}); {@link QueueClient#trim} holds every finished set to them.
+ * of {@link QueueSettings#retention()}); {@link QueueAdmin#trim} holds every finished set to them.
  *
  * @param batch the most jobs one trim script call deletes, so no call blocks the server long (a
  *              pass repeats calls until the bounds hold)

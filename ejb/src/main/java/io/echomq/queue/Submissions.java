@@ -15,9 +15,6 @@ import java.util.List;
  */
 public final class Submissions {
 
-    /** The most jobs one batch submission may carry. */
-    public static final int MAX_BATCH_JOBS = 1_000;
-
     private final ScriptRunner scripts;
     private final QueueSettings settings;
 
@@ -39,6 +36,9 @@ public final class Submissions {
         args.addAll(scriptArguments(job, ""));
         return Replies.enqueued(queue, submit(Script.ENQUEUE, keys, args, job.idempotencyKey().isPresent()));
     }
+
+    /** The most jobs one batch submission may carry. */
+    public static final int MAX_BATCH_JOBS = 1_000;
 
     /**
      * Submits several jobs atomically: every job is validated first, and then all are stored

@@ -1,18 +1,18 @@
 package io.echomq.runtime;
 
 import io.echomq.effect.EffectSettings;
+import io.echomq.maintenance.Maintenance;
 import io.echomq.queue.Backoff;
 import io.echomq.queue.EvictionPolicyCheck;
+import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.Leases;
 import io.echomq.queue.NewJob;
-import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.ReplicaWait;
-import io.echomq.queue.InvalidRequestException;
-import io.echomq.queue.schedule.Misfire;
 import io.echomq.queue.Retention;
+import io.echomq.queue.limits.QueueLimits;
+import io.echomq.queue.schedule.Misfire;
 import io.echomq.queue.schedule.Schedule;
-import io.echomq.maintenance.Maintenance;
 import io.echomq.worker.WorkerSettings;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -264,7 +264,7 @@ class MaintenanceDutiesTest {
 
     @Test
     void oneRunDeletesABacklogOfOldRowsWhateverItsSize() {
-        // 25 batches of rows of jobs Valkey no longer holds: a run of the old duty deleted 10 batches.
+        // 25 batches of rows of jobs Valkey does not hold: more than a run capped at 10 batches would delete.
         engine.jdbi.useHandle(h -> h.createUpdate("INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt, applied_at) "
                 + "SELECT :q, g, 1000 + g, 1, now() - interval '1 hour' FROM generate_series(1, 2500) g").bind("q", engine.queueName).execute());
         EffectRetention retention = new EffectRetention(engine.queue.reads(), engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(1), 100);

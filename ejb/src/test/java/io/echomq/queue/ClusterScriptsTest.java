@@ -2,12 +2,12 @@ package io.echomq.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.echomq.queue.limits.QueueLimits;
-import io.echomq.queue.schedule.Schedule;
-import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptSource;
+import io.echomq.queue.limits.QueueLimits;
+import io.echomq.queue.schedule.Schedule;
+import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.testkit.RealServices;
 import io.echomq.testkit.services.ValkeyCluster;
 import java.time.Duration;

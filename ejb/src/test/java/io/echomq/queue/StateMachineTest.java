@@ -632,7 +632,8 @@ class StateMachineTest extends RealQueueTest {
             ClaimedJob job = claimOne(LEASE);
             client.leases().retry(job.lease(), "failed", Backoff.NONE, FailureKind.RETRYABLE);
             assertThat(stateOf(job.id())).isEqualTo(JobState.DEAD);
-            // Dead-lettered by a version that let a failed attempt drop the request (it ends cancelled now).
+            // A dead job that still carries a cancel request: stored data the scripts never write themselves (a job whose
+            // cancel was requested ends cancelled), which a requeue must not carry into the next run.
             redis.hset(keys.job(job.id()), "cancel_requested", "1");
 
             client.admin().requeue(queue, job.id());

@@ -89,10 +89,10 @@ class ScalingBenchmark {
             }
             List<Integer> masters = cluster.masterPorts();
             Map<Long, String> processes = processesToMeasure(cluster, workers, jdbi);
-            queues.forEach(queue::pause);
+            queues.forEach(queue.admin()::pause);
             submitLaneAfterLane(queue, queues);
             CpuSample before = CpuSample.take(processes, masters, cluster::connectTo);
-            queues.forEach(queue::resume);
+            queues.forEach(queue.admin()::resume);
             double fairness = 1.0;
             boolean halfSeen = false;
             long completed = 0;

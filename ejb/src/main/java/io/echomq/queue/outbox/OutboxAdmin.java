@@ -5,8 +5,8 @@ import static io.echomq.queue.internal.ValkeyCommands.write;
 
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.QueueClient;
-import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.internal.RequestChecks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;

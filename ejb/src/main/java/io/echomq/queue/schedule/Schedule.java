@@ -1,7 +1,7 @@
 package io.echomq.queue.schedule;
 
-import io.echomq.queue.NewJob;
 import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.internal.RequestChecks;

@@ -1,11 +1,11 @@
 package io.echomq.queue.schedule;
 
-import io.echomq.queue.InvalidRequestException;
 import com.cronutils.model.Cron;
 import com.cronutils.model.CronType;
 import com.cronutils.model.definition.CronDefinitionBuilder;
 import com.cronutils.model.time.ExecutionTime;
 import com.cronutils.parser.CronParser;
+import io.echomq.queue.InvalidRequestException;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.ZoneId;

@@ -5,9 +5,9 @@ import io.echomq.api.JobRequest;
 import io.echomq.api.Submission;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.NewJob;
-import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueOutcomeUnknownException;
 import io.echomq.queue.QueueUnavailableException;
+import io.echomq.queue.Submissions;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
@@ -27,7 +27,7 @@ public final class OutboundEnqueuer {
 
     private static final Logger LOG = Logger.getLogger(OutboundEnqueuer.class.getName());
 
-    private final QueueClient queue;
+    private final Submissions submissions;
     private final TransactionSynchronizationRegistry transactions;
     private final Supplier<OutboxRelay> relay;
 
@@ -36,14 +36,14 @@ public final class OutboundEnqueuer {
      * @param relay        the relay of the factory's data source, asked for on the first enqueue
      *                     inside a transaction (it looks the data source up and migrates it)
      */
-    public OutboundEnqueuer(QueueClient queue, TransactionSynchronizationRegistry transactions, Supplier<OutboxRelay> relay) {
-        this.queue = queue;
+    public OutboundEnqueuer(Submissions submissions, TransactionSynchronizationRegistry transactions, Supplier<OutboxRelay> relay) {
+        this.submissions = submissions;
         this.transactions = transactions;
         this.relay = relay;
     }
 
     public Submission enqueue(JobRequest request) {
-        NewJob job = OutboundRequests.checked(queue, request);
+        NewJob job = OutboundRequests.checked(submissions, request);
         if (inTransaction()) {
             OutboxWriter.checkStorable(List.of(request), false);
             long id = toOutbox(List.of(request)).get(0);
@@ -51,7 +51,7 @@ public final class OutboundEnqueuer {
         }
         boolean keyed = request.idempotencyKey() != null;
         try {
-            Enqueued enqueued = queue.submissions().enqueue(request.queue(), job);
+            Enqueued enqueued = submissions.enqueue(request.queue(), job);
             return new Submission(enqueued.queue(), enqueued.id(), null, false, enqueued.replayed());
         } catch (QueueUnavailableException e) {
             throw failed(e, keyed);
@@ -59,15 +59,15 @@ public final class OutboundEnqueuer {
     }
 
     public List<Submission> enqueueBatch(List<JobRequest> requests) {
-        List<NewJob> jobs = OutboundRequests.checkedBatch(queue, requests);
+        List<NewJob> jobs = OutboundRequests.checkedBatch(submissions, requests);
         if (inTransaction()) {
             OutboxWriter.checkStorable(requests, true);
             List<Long> ids = toOutbox(requests);
-            List<Submission> submissions = new ArrayList<>(ids.size());
+            List<Submission> stored = new ArrayList<>(ids.size());
             for (int i = 0; i < ids.size(); i++) {
-                submissions.add(new Submission(requests.get(i).queue(), null, Long.toString(ids.get(i)), true, false));
+                stored.add(new Submission(requests.get(i).queue(), null, Long.toString(ids.get(i)), true, false));
             }
-            return submissions;
+            return stored;
         }
         String queueName = requests.get(0).queue();
         for (int i = 1; i < requests.size(); i++) {
@@ -78,7 +78,7 @@ public final class OutboundEnqueuer {
         }
         boolean keyed = requests.stream().allMatch(r -> r.idempotencyKey() != null);
         try {
-            return queue.submissions().enqueueBatch(queueName, jobs).stream()
+            return submissions.enqueueBatch(queueName, jobs).stream()
                     .map(e -> new Submission(e.queue(), e.id(), null, false, e.replayed()))
                     .toList();
         } catch (QueueUnavailableException e) {

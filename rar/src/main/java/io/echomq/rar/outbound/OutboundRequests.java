@@ -1,17 +1,16 @@
 package io.echomq.rar.outbound;
 
-import io.echomq.queue.Submissions;
 import io.echomq.api.JobRequest;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.NewJob;
-import io.echomq.queue.QueueClient;
+import io.echomq.queue.Submissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The API's {@link JobRequest} as the engine's {@link NewJob}, checked by the engine's own rules
- * ({@link QueueClient#check}, the same code {@code enqueue} runs) before anything is written: a
+ * ({@link Submissions#check}, the same code {@code enqueue} runs) before anything is written: a
  * request that passes here is one the queue takes, so an outbox row can never be refused by the
  * relay later (unless another node runs with tighter limits, see {@link OutboxRelay}).
  *
@@ -49,13 +48,13 @@ public final class OutboundRequests {
      *
      * @throws IllegalArgumentException whose message starts with the field at fault
      */
-    public static NewJob checked(QueueClient queue, JobRequest request) {
+    public static NewJob checked(Submissions submissions, JobRequest request) {
         if (request == null) {
             throw new IllegalArgumentException("request: is required");
         }
         NewJob job = toNewJob(request);
         try {
-            queue.submissions().check(request.queue(), job);
+            submissions.check(request.queue(), job);
         } catch (InvalidRequestException e) {
             throw inApiTerms(e, "");
         }
@@ -67,7 +66,7 @@ public final class OutboundRequests {
      *
      * @throws IllegalArgumentException whose message starts with the field at fault, e.g. {@code requests[3].lane}
      */
-    public static List<NewJob> checkedBatch(QueueClient queue, List<JobRequest> requests) {
+    public static List<NewJob> checkedBatch(Submissions submissions, List<JobRequest> requests) {
         if (requests == null || requests.isEmpty() || requests.size() > Submissions.MAX_BATCH_JOBS) {
             throw new IllegalArgumentException("requests: must hold 1 to " + Submissions.MAX_BATCH_JOBS + " jobs, held "
                     + (requests == null ? 0 : requests.size()));
@@ -80,7 +79,7 @@ public final class OutboundRequests {
             }
             NewJob job = toNewJob(request);
             try {
-                queue.submissions().check(request.queue(), job);
+                submissions.check(request.queue(), job);
             } catch (InvalidRequestException e) {
                 throw inApiTerms(e, "requests[" + i + "].");
             }

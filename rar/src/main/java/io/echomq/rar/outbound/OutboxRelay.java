@@ -1,11 +1,11 @@
 package io.echomq.rar.outbound;
 
 import io.echomq.queue.NewJob;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.outbox.OutboxAdmin;
 import io.echomq.queue.outbox.OutboxCommand;
 import io.echomq.queue.outbox.OutboxDeadRow;
-import io.echomq.queue.QueueClient;
-import io.echomq.queue.QueueUnavailableException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -61,7 +61,7 @@ import javax.sql.DataSource;
  * <p>Sweeps run on a thread of the relay's own, not the adapter's timers: a sweep waits on Valkey's
  * and PostgreSQL's timeouts when either is down, and the timers carry the lease heartbeats that
  * must not wait behind it. Each sweep also publishes the outbox's depth and oldest row's age
- * ({@link QueueClient#publishOutbox}).
+ * ({@link io.echomq.queue.outbox.OutboxAdmin#publishGauge}).
  */
 public final class OutboxRelay implements AutoCloseable {
 

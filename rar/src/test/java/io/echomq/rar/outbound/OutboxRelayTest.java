@@ -1,6 +1,5 @@
 package io.echomq.rar.outbound;
 
-import io.echomq.queue.QueueReads;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.api.JobRequest;
@@ -9,12 +8,13 @@ import io.echomq.queue.Enqueued;
 import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
 import io.echomq.queue.NewJob;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueReads;
+import io.echomq.queue.QueueSettings;
+import io.echomq.queue.QueueStats;
 import io.echomq.queue.outbox.OutboxCommand;
 import io.echomq.queue.outbox.OutboxDeadRows;
 import io.echomq.queue.outbox.OutboxGauge;
-import io.echomq.queue.QueueClient;
-import io.echomq.queue.QueueSettings;
-import io.echomq.queue.QueueStats;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;

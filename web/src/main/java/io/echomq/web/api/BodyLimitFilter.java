@@ -1,7 +1,7 @@
 package io.echomq.web.api;
 
-import io.echomq.queue.Submissions;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.Submissions;
 import io.echomq.runtime.EchoMqEngine;
 import io.echomq.web.problem.BodyTooLargeException;
 import jakarta.annotation.Priority;

@@ -2,7 +2,7 @@ package io.echomq.web.api;
 
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.ManualTransition;
-import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueAdmin;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -16,14 +16,14 @@ import java.time.Instant;
 public record DueChange(Instant runAt, Long delayMs) {
 
     /** Hands the change to the queue; a body that is missing or names both or neither is refused naming the field. */
-    static ManualTransition applyTo(DueChange body, QueueClient queue, String queueName, String jobId) {
+    static ManualTransition applyTo(DueChange body, QueueAdmin admin, String queueName, String jobId) {
         if (body == null || (body.runAt == null) == (body.delayMs == null)) {
             throw new InvalidRequestException(body == null || body.runAt == null ? "runAt" : "delayMs",
                     "give exactly one of runAt (an ISO-8601 instant, or ms since the epoch) and delayMs");
         }
         if (body.runAt != null) {
-            return queue.admin().reschedule(queueName, jobId, body.runAt);
+            return admin.reschedule(queueName, jobId, body.runAt);
         }
-        return queue.admin().reschedule(queueName, jobId, Duration.ofMillis(body.delayMs));
+        return admin.reschedule(queueName, jobId, Duration.ofMillis(body.delayMs));
     }
 }

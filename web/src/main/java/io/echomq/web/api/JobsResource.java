@@ -48,7 +48,7 @@ public class JobsResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response submit(@HeaderParam("Idempotency-Key") String idempotencyKey, JobRequest body, @Context UriInfo uri) {
+    public Response submit(@HeaderParam("Idempotency-Key") String idempotencyKey, JobBody body, @Context UriInfo uri) {
         KnownQueues.require(engine, queue);
         if (body == null) {
             throw new InvalidRequestException("body", "a JSON object with at least \"payload\" is required");
@@ -117,7 +117,7 @@ public class JobsResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Views.DueTime changeDue(@PathParam("id") String id, DueChange body) {
         KnownQueues.require(engine, queue);
-        ManualTransition outcome = DueChange.applyTo(body, engine.queue(), queue, id);
+        ManualTransition outcome = DueChange.applyTo(body, engine.queue().admin(), queue, id);
         if (outcome instanceof ManualTransition.Rescheduled rescheduled) {
             return Views.DueTime.of(rescheduled);
         }

@@ -83,7 +83,7 @@ public class QueuesResource {
     @POST
     @Path("{queue}/jobs:batch")
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response submitBatch(@PathParam("queue") String queue, @JsonbProperty("jobs") List<JobRequest> body) {
+    public Response submitBatch(@PathParam("queue") String queue, @JsonbProperty("jobs") List<JobBody> body) {
         KnownQueues.require(engine, queue);
         if (body == null) {
             throw new InvalidRequestException("jobs", "the body must be a JSON array of jobs");

@@ -1,9 +1,9 @@
 package io.echomq.web.api;
 
-import io.echomq.queue.NewJob;
 import io.echomq.queue.InvalidRequestException;
-import io.echomq.queue.schedule.Misfire;
+import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.schedule.Misfire;
 import io.echomq.queue.schedule.Schedule;
 import jakarta.json.JsonValue;
 import java.time.Duration;

@@ -1,16 +1,16 @@
 package io.echomq.web.api;
 
-import io.echomq.queue.limits.LimitsInForce;
 import io.echomq.effect.EffectRecord;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.JobEvent;
 import io.echomq.queue.JobView;
 import io.echomq.queue.ManualTransition;
 import io.echomq.queue.Progress;
-import io.echomq.queue.limits.LimitsSource;
 import io.echomq.queue.QueueClient;
-import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.QueueStats;
+import io.echomq.queue.limits.LimitsInForce;
+import io.echomq.queue.limits.LimitsSource;
+import io.echomq.queue.limits.QueueLimits;
 import jakarta.json.JsonException;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;

@@ -4,9 +4,9 @@ import io.echomq.effect.EffectOutcome;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.maintenance.Pass;
 import io.echomq.queue.ClaimedJob;
-import io.echomq.queue.outbox.OutboxGauge;
 import io.echomq.queue.RetryOutcome;
 import io.echomq.queue.StopOutcome;
+import io.echomq.queue.outbox.OutboxGauge;
 import io.echomq.worker.WorkerListener;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -63,7 +63,7 @@ public class QueueMetrics implements WorkerListener, MaintenanceListener {
     }
 
     /**
-     * The outboxes as their relays last reported them (see {@code QueueClient.outboxes}): an
+     * The outboxes as their relays last reported them (see {@code OutboxAdmin.gauges}): an
      * outbox no longer reported keeps its last figures until one is reported again, as a gauge of
      * a stopped process does.
      */

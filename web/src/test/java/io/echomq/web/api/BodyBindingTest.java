@@ -23,8 +23,8 @@ class BodyBindingTest {
 
     private static final Type BATCH = BatchParameter.type();
 
-    /** Stands for the batch resource's parameter type, {@code List<JobRequest>}. */
-    private abstract static class BatchParameter implements java.util.function.Supplier<List<JobRequest>> {
+    /** Stands for the batch resource's parameter type, {@code List<JobBody>}. */
+    private abstract static class BatchParameter implements java.util.function.Supplier<List<JobBody>> {
         static Type type() {
             return ((java.lang.reflect.ParameterizedType) BatchParameter.class.getGenericInterfaces()[0]).getActualTypeArguments()[0];
         }
@@ -36,20 +36,20 @@ class BodyBindingTest {
         }
     }
 
-    private static JobRequest job(String text) {
-        return BodyBinding.bind(json(text), JobRequest.class);
+    private static JobBody job(String text) {
+        return BodyBinding.bind(json(text), JobBody.class);
     }
 
     @Test
     void aJobsFieldsAreBoundToTheirTypes() {
-        JobRequest job = job("""
+        JobBody job = job("""
                 {"payload": {"a": [1, 2]}, "lane": "l", "delayMs": 5000, "maxAttempts": 3, "idempotencyKey": "k",
                  "priority": 9, "dedupe": {"key": "d", "windowMs": 1000, "mode": "THROTTLE"}, "unknown": true}""");
 
         assertThat(job.payload().toString()).isEqualTo("{\"a\":[1,2]}");
-        assertThat(job).extracting(JobRequest::lane, JobRequest::delayMs, JobRequest::maxAttempts, JobRequest::idempotencyKey,
-                JobRequest::priority).containsExactly("l", 5000L, 3, "k", 9);
-        assertThat(job.dedupe()).isEqualTo(new JobRequest.DedupeRequest("d", 1000L, "THROTTLE"));
+        assertThat(job).extracting(JobBody::lane, JobBody::delayMs, JobBody::maxAttempts, JobBody::idempotencyKey,
+                JobBody::priority).containsExactly("l", 5000L, 3, "k", 9);
+        assertThat(job.dedupe()).isEqualTo(new JobBody.DedupeBody("d", 1000L, "THROTTLE"));
     }
 
     @ParameterizedTest
@@ -66,7 +66,7 @@ class BodyBindingTest {
     @Test
     void aWholeNumberWrittenWithAFractionOrExponentIsThatNumber() {
         assertThat(job("{\"payload\": 1, \"maxAttempts\": 3.0, \"delayMs\": 5e3}"))
-                .extracting(JobRequest::maxAttempts, JobRequest::delayMs).containsExactly(3, 5000L);
+                .extracting(JobBody::maxAttempts, JobBody::delayMs).containsExactly(3, 5000L);
     }
 
     @ParameterizedTest
@@ -122,9 +122,9 @@ class BodyBindingTest {
     @Test
     void aBatchIsBoundJobByJob() {
         @SuppressWarnings("unchecked")
-        List<JobRequest> jobs = (List<JobRequest>) BodyBinding.bind(json("[{\"payload\": 1}, {\"payload\": 2, \"lane\": \"b\"}]"), BATCH,
+        List<JobBody> jobs = (List<JobBody>) BodyBinding.bind(json("[{\"payload\": 1}, {\"payload\": 2, \"lane\": \"b\"}]"), BATCH,
                 "jobs");
-        assertThat(jobs).extracting(JobRequest::lane).containsExactly(null, "b");
+        assertThat(jobs).extracting(JobBody::lane).containsExactly(null, "b");
     }
 
     @ParameterizedTest
@@ -176,12 +176,12 @@ class BodyBindingTest {
 
     @Test
     void jsonNullIsNoBody() {
-        assertThat(BodyBinding.bind(JsonValue.NULL, JobRequest.class)).isNull();
+        assertThat(BodyBinding.bind(JsonValue.NULL, JobBody.class)).isNull();
     }
 
     @Test
     void itBindsEveryBodyTheApiTakesAndNothingElse() {
-        assertThat(List.of(JobRequest.class, BATCH, ScheduleRequest.class, LimitsBody.class, DueChange.class,
+        assertThat(List.of(JobBody.class, BATCH, ScheduleRequest.class, LimitsBody.class, DueChange.class,
                 LabResource.LabRequest.class)).allMatch(BodyBinding::binds);
         assertThat(List.<Type>of(String.class, List.class, JsonValue.class)).noneMatch(BodyBinding::binds);
     }

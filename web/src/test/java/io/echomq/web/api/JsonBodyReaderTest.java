@@ -39,7 +39,7 @@ class JsonBodyReaderTest {
     @Test
     void everyResourceBodyIsReadByTheApisReader() throws IOException {
         assertThat(read(bodyOf(JobsResource.class, "submit"), "{\"payload\": 1, \"runAt\": \"2027-01-01T00:00:00Z\"}"))
-                .isInstanceOf(JobRequest.class);
+                .isInstanceOf(JobBody.class);
         assertThat(read(bodyOf(JobsResource.class, "changeDue"), "{\"delayMs\": 5}")).isInstanceOf(DueChange.class);
         assertThat(read(bodyOf(QueuesResource.class, "setLimits"), "{}")).isInstanceOf(LimitsBody.class);
         assertThat(read(bodyOf(QueuesResource.class, "submitBatch"), "[{\"payload\": 1}]")).asList().hasSize(1);
@@ -71,7 +71,7 @@ class JsonBodyReaderTest {
         byte[] utf16 = "{\"payload\": 1}".getBytes(StandardCharsets.UTF_16LE);
         assertThatThrownBy(() -> reader.readFrom((Class) job.getType(), job.getParameterizedType(), job.getAnnotations(),
                 MediaType.APPLICATION_JSON_TYPE, null, new ByteArrayInputStream(utf16))).isInstanceOf(JsonParsingException.class);
-        assertThat(((JobRequest) read(job, "{\"payload\": \"été\"}")).payload().toString()).isEqualTo("\"été\"");
+        assertThat(((JobBody) read(job, "{\"payload\": \"été\"}")).payload().toString()).isEqualTo("\"été\"");
     }
 
     @Test

@@ -2,10 +2,10 @@ package io.echomq.web.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.echomq.queue.outbox.OutboxCommand;
-import io.echomq.queue.outbox.OutboxDeadRow;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.queue.outbox.OutboxCommand;
+import io.echomq.queue.outbox.OutboxDeadRow;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;

@@ -19,11 +19,15 @@ import java.util.Optional;
  * {@code "dedupe": {"key": "…", "windowMs": n, "mode": "debounce"|"throttle"}} debounces or
  * throttles the submission by key (see {@link Dedupe}). Each field's kind is {@link BodyBinding}'s
  * to check, its range the engine's.
+ *
+ * <p>The JSON body of the HTTP API only (the OpenAPI schema {@code JobRequest}); the resource
+ * adapter's applications submit {@code io.echomq.api.JobRequest} instead. Both become a
+ * {@link NewJob}.
  */
-public record JobRequest(JsonValue payload, String lane, Long delayMs, Integer maxAttempts, String idempotencyKey,
-        Instant runAt, Integer priority, DedupeRequest dedupe) {
+public record JobBody(JsonValue payload, String lane, Long delayMs, Integer maxAttempts, String idempotencyKey,
+        Instant runAt, Integer priority, DedupeBody dedupe) {
 
-    public JobRequest {
+    public JobBody {
         if (payload == null || payload.getValueType() == JsonValue.ValueType.NULL) {
             throw new InvalidRequestException("payload", "is required (any JSON value)");
         }
@@ -33,9 +37,9 @@ public record JobRequest(JsonValue payload, String lane, Long delayMs, Integer m
      * A submission's dedupe key, its window in ms and its mode ({@code debounce} or {@code throttle},
      * in any case); the engine requires all three.
      */
-    public record DedupeRequest(String key, Long windowMs, String mode) {
+    public record DedupeBody(String key, Long windowMs, String mode) {
 
-        public DedupeRequest {
+        public DedupeBody {
             modeOf(mode);
         }
 

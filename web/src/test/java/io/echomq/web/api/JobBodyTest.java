@@ -13,17 +13,17 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** A submission's body as the engine's job, and the answer's body: the dedupe part of both. */
-class JobRequestTest {
+class JobBodyTest {
 
-    private static JobRequest withDedupe(JobRequest.DedupeRequest dedupe, Long delayMs) {
-        return new JobRequest(JsonProcessing.PROVIDER.createValue("x"), null, delayMs, null, null, null, null, dedupe);
+    private static JobBody withDedupe(JobBody.DedupeBody dedupe, Long delayMs) {
+        return new JobBody(JsonProcessing.PROVIDER.createValue("x"), null, delayMs, null, null, null, null, dedupe);
     }
 
     @Test
     void aDedupePartBecomesTheJobsDedupe() {
-        NewJob debounce = withDedupe(new JobRequest.DedupeRequest("user-42", 5_000L, "debounce"), null).toNewJob(Optional.empty());
+        NewJob debounce = withDedupe(new JobBody.DedupeBody("user-42", 5_000L, "debounce"), null).toNewJob(Optional.empty());
         assertThat(debounce.dedupe()).contains(Dedupe.debounce("user-42", Duration.ofMillis(5_000)));
-        NewJob throttle = withDedupe(new JobRequest.DedupeRequest("user-42", 1L, "THROTTLE"), null)
+        NewJob throttle = withDedupe(new JobBody.DedupeBody("user-42", 1L, "THROTTLE"), null)
                 .toNewJob(Optional.of("idem-1"));
         assertThat(throttle.dedupe()).contains(Dedupe.throttle("user-42", Duration.ofMillis(1)));
         assertThat(throttle.idempotencyKey()).as("the two keys go together").contains("idem-1");
@@ -32,7 +32,7 @@ class JobRequestTest {
 
     @Test
     void aDedupeModeOtherThanDebounceOrThrottleIsRefusedNamingIt() {
-        assertThatThrownBy(() -> new JobRequest.DedupeRequest("k", 5_000L, "leading"))
+        assertThatThrownBy(() -> new JobBody.DedupeBody("k", 5_000L, "leading"))
                 .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("mode"));
     }
 
