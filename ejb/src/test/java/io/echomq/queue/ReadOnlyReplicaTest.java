@@ -25,13 +25,13 @@ class ReadOnlyReplicaTest {
              RedisClient redis = replica.newClient()) {
             QueueClient client = QueueClient.connect(redis, QueueSettings.DEFAULT);
 
-            assertThatThrownBy(() -> client.enqueue(queue, NewJob.of("refused")))
+            assertThatThrownBy(() -> client.submissions().enqueue(queue, NewJob.of("refused")))
                     .isInstanceOf(QueueUnavailableException.class)
                     .hasMessageContaining("enqueue-4.lua").hasMessageContaining("read-only replica");
-            assertThatThrownBy(() -> client.enqueue(queue, NewJob.of("refused").withIdempotencyKey("k")))
+            assertThatThrownBy(() -> client.submissions().enqueue(queue, NewJob.of("refused").withIdempotencyKey("k")))
                     .as("a script the client may resend is refused the same way").isInstanceOf(QueueUnavailableException.class);
-            assertThatThrownBy(() -> client.pause(queue)).isInstanceOf(QueueUnavailableException.class);
-            assertThat(client.stats(queue).pending()).as("reads still answer, and nothing was written").isZero();
+            assertThatThrownBy(() -> client.admin().pause(queue)).isInstanceOf(QueueUnavailableException.class);
+            assertThat(client.reads().stats(queue).pending()).as("reads still answer, and nothing was written").isZero();
         }
     }
 }

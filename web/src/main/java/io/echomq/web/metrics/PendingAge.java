@@ -4,7 +4,7 @@ import io.echomq.queue.JobEvent;
 import io.echomq.queue.JobPage;
 import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
-import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueReads;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
@@ -40,19 +40,19 @@ final class PendingAge {
     }
 
     /** The longest wait in {@code queue} at {@code now}; zero when no job waits. */
-    static Duration oldestPending(QueueClient client, String queue, Instant now) {
-        Optional<Instant> since = Stream.of(firstPendingSince(client, queue), firstOverdueSince(client, queue, now))
+    static Duration oldestPending(QueueReads reads, String queue, Instant now) {
+        Optional<Instant> since = Stream.of(firstPendingSince(reads, queue), firstOverdueSince(reads, queue, now))
                 .flatMap(Optional::stream).min(Comparator.naturalOrder());
         return since.map(t -> Duration.between(t, now)).filter(d -> !d.isNegative()).orElse(Duration.ZERO);
     }
 
-    private static Optional<Instant> firstPendingSince(QueueClient client, String queue) {
-        JobPage first = client.jobs(queue, JobState.PENDING, Optional.empty(), 1);
+    private static Optional<Instant> firstPendingSince(QueueReads reads, String queue) {
+        JobPage first = reads.jobs(queue, JobState.PENDING, Optional.empty(), 1);
         if (first.jobs().isEmpty()) {
             return Optional.empty();
         }
         JobView job = first.jobs().get(0);
-        List<JobEvent> history = client.history(queue, job.id());
+        List<JobEvent> history = reads.history(queue, job.id());
         for (int i = history.size() - 1; i >= 0; i--) {
             if (!NOT_MOVES.contains(history.get(i).event())) {
                 return Optional.of(history.get(i).at());
@@ -61,8 +61,8 @@ final class PendingAge {
         return Optional.of(job.createdAt());
     }
 
-    private static Optional<Instant> firstOverdueSince(QueueClient client, String queue, Instant now) {
-        List<Map.Entry<String, Long>> first = client.idsInState(queue, JobState.DELAYED, Long.MIN_VALUE, 1);
+    private static Optional<Instant> firstOverdueSince(QueueReads reads, String queue, Instant now) {
+        List<Map.Entry<String, Long>> first = reads.idsInState(queue, JobState.DELAYED, Long.MIN_VALUE, 1);
         return first.stream().map(e -> Instant.ofEpochMilli(e.getValue())).filter(due -> !due.isAfter(now)).findFirst();
     }
 }

@@ -1,7 +1,7 @@
 package io.echomq.web.metrics;
 
 import io.echomq.queue.JobState;
-import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueReads;
 import io.echomq.queue.QueueStats;
 import io.echomq.runtime.EchoMqEngine;
 import io.micrometer.core.instrument.Gauge;
@@ -69,7 +69,7 @@ public class QueueGauges {
         try {
             Duration rowLifetime = engine.config().maintenance().effectRowLifetime();
             for (String queue : engine.queues()) {
-                read(engine.queue(), queue);
+                read(engine.queue().reads(), queue);
                 recordEffectOverdue(queue, overdue(engine.effects().oldestRowAge(queue), rowLifetime));
             }
         } catch (RuntimeException unavailable) {
@@ -77,9 +77,9 @@ public class QueueGauges {
         }
     }
 
-    void read(QueueClient client, String queue) {
-        QueueStats stats = client.stats(queue);
-        Duration oldest = PendingAge.oldestPending(client, queue, Instant.now(clock));
+    void read(QueueReads reads, String queue) {
+        QueueStats stats = reads.stats(queue);
+        Duration oldest = PendingAge.oldestPending(reads, queue, Instant.now(clock));
         record(stats, oldest);
     }
 

@@ -46,14 +46,14 @@ class QueueGaugesTest {
 
     @Test
     void eachQueuesJobsPerStateAndItsPauseAreGaugesTaggedWithTheQueue() {
-        client.enqueue(queue, NewJob.of("a"));
-        client.enqueue(queue, NewJob.of("b"));
-        client.enqueue(queue, NewJob.of("later").delayedBy(Duration.ofHours(1)));
-        client.claim(queue, LEASE, 1, "worker-a");
-        client.pause(queue);
+        client.submissions().enqueue(queue, NewJob.of("a"));
+        client.submissions().enqueue(queue, NewJob.of("b"));
+        client.submissions().enqueue(queue, NewJob.of("later").delayedBy(Duration.ofHours(1)));
+        client.leases().claim(queue, LEASE, 1, "worker-a");
+        client.admin().pause(queue);
         QueueMetrics metrics = new QueueMetrics();
 
-        gaugesAt(metrics, Instant.now()).read(client, queue);
+        gaugesAt(metrics, Instant.now()).read(client.reads(), queue);
 
         assertThat(metrics.scrape())
                 .contains("echomq_queue_jobs{queue=\"" + queue + "\",state=\"pending\"} 1.0")
@@ -67,44 +67,44 @@ class QueueGaugesTest {
     void anEmptyQueuesOldestPendingAgeIsZero() {
         QueueMetrics metrics = new QueueMetrics();
 
-        gaugesAt(metrics, Instant.now()).read(client, queue);
+        gaugesAt(metrics, Instant.now()).read(client.reads(), queue);
 
         assertThat(metrics.scrape()).contains("echomq_queue_oldest_pending_age_seconds{queue=\"" + queue + "\"} 0.0");
     }
 
     @Test
     void aPendingJobHasWaitedSinceItWasEnqueued() {
-        Enqueued job = client.enqueue(queue, NewJob.of("a"));
-        Instant created = client.job(queue, job.id()).orElseThrow().createdAt();
+        Enqueued job = client.submissions().enqueue(queue, NewJob.of("a"));
+        Instant created = client.reads().job(queue, job.id()).orElseThrow().createdAt();
 
-        assertThat(PendingAge.oldestPending(client, queue, created.plusSeconds(90))).isEqualTo(Duration.ofSeconds(90));
+        assertThat(PendingAge.oldestPending(client.reads(), queue, created.plusSeconds(90))).isEqualTo(Duration.ofSeconds(90));
     }
 
     @Test
     void aRetriedJobHasWaitedSinceItWentBackNotSinceItWasCreated() {
-        Enqueued job = client.enqueue(queue, NewJob.of("a"));
-        Instant created = client.job(queue, job.id()).orElseThrow().createdAt();
-        ClaimedJob claimed = client.claim(queue, LEASE, 1, "worker-a").get(0);
+        Enqueued job = client.submissions().enqueue(queue, NewJob.of("a"));
+        Instant created = client.reads().job(queue, job.id()).orElseThrow().createdAt();
+        ClaimedJob claimed = client.leases().claim(queue, LEASE, 1, "worker-a").get(0);
         ServerClock.of(redis, queue).awaitReaching(created.toEpochMilli() + 50);
-        client.retry(claimed.lease(), "boom", Backoff.NONE, FailureKind.RETRYABLE);
-        List<JobEvent> history = client.history(queue, job.id());
+        client.leases().retry(claimed.lease(), "boom", Backoff.NONE, FailureKind.RETRYABLE);
+        List<JobEvent> history = client.reads().history(queue, job.id());
         Instant returned = history.get(history.size() - 1).at();
         Instant now = returned.plusSeconds(10);
 
-        Duration age = PendingAge.oldestPending(client, queue, now);
+        Duration age = PendingAge.oldestPending(client.reads(), queue, now);
 
         assertThat(age).isEqualTo(Duration.ofSeconds(10)).isLessThan(Duration.between(created, now));
     }
 
     @Test
     void aDelayedJobPastItsDueTimeHasWaitedSinceThatTime() {
-        Enqueued job = client.enqueue(queue, NewJob.of("later").delayedBy(Duration.ofHours(1)));
-        Instant due = client.job(queue, job.id()).orElseThrow().dueAt().orElseThrow();
+        Enqueued job = client.submissions().enqueue(queue, NewJob.of("later").delayedBy(Duration.ofHours(1)));
+        Instant due = client.reads().job(queue, job.id()).orElseThrow().dueAt().orElseThrow();
         QueueMetrics metrics = new QueueMetrics();
 
-        gaugesAt(metrics, due.plus(Duration.ofMinutes(5))).read(client, queue);
+        gaugesAt(metrics, due.plus(Duration.ofMinutes(5))).read(client.reads(), queue);
 
-        assertThat(PendingAge.oldestPending(client, queue, due.minusSeconds(1))).isZero();
+        assertThat(PendingAge.oldestPending(client.reads(), queue, due.minusSeconds(1))).isZero();
         assertThat(metrics.scrape()).contains("echomq_queue_oldest_pending_age_seconds{queue=\"" + queue + "\"} 300.0");
     }
 
