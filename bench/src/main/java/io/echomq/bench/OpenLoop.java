@@ -1,8 +1,8 @@
 package io.echomq.bench;
 
-import io.echomq.queue.Submissions;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.Submissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,11 +1,11 @@
 package io.echomq.bench;
 
-import io.echomq.queue.Leases;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Lease;
+import io.echomq.queue.Leases;
 import io.echomq.queue.QueueClient;
-import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.QueueSettings;
+import io.echomq.queue.limits.QueueLimits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,9 +103,9 @@ final class QueueDepth {
     /** Claims one job of {@code queueName}, recording how long the claim took, and completes it. */
     private static void claimAndComplete(QueueClient queue, String queueName, Histogram claimNanos) {
         long start = System.nanoTime();
-        List<ClaimedJob> claimed = queue.claim(queueName, Duration.ofMinutes(10), 1, "depth");
+        List<ClaimedJob> claimed = queue.leases().claim(queueName, Duration.ofMinutes(10), 1, "depth");
         claimNanos.recordValue(System.nanoTime() - start);
-        queue.complete(claimed.get(0).lease());
+        queue.leases().complete(claimed.get(0).lease());
     }
 
     /**
@@ -132,7 +132,7 @@ final class QueueDepth {
                 }
             } while (!finished.isEmpty());
             long completed = ValkeyMemory.used(redis);
-            long retained = queue.stats(queueName).completed();
+            long retained = queue.reads().stats(queueName).completed();
             // The key layout is the README's published one; the bench reads it as an operator would.
             String newestJob = "echomq:{" + queueName + "}:job:" + newest.jobId();
             return new JobMemory(jobs, (pending - empty) / (double) jobs, retained, (completed - empty) / (double) retained,

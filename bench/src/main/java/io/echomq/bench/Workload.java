@@ -1,9 +1,9 @@
 package io.echomq.bench;
 
-import io.echomq.queue.Submissions;
 import io.echomq.demo.Charge;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.Submissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;

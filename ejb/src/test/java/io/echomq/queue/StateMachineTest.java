@@ -1,10 +1,10 @@
 package io.echomq.queue;
 
-import io.echomq.queue.internal.RequestChecks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
 import java.time.Duration;

@@ -3,8 +3,8 @@ package io.echomq.standalone;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.echomq.demo.LedgerSummary;
 import io.echomq.demo.LedgerChargeHandler;
+import io.echomq.demo.LedgerSummary;
 import io.echomq.effect.Migrations;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.JobState;

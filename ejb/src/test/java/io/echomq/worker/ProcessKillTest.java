@@ -1,8 +1,8 @@
 package io.echomq.worker;
 
-import io.echomq.queue.Submissions;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.echomq.queue.Submissions;
 import io.echomq.demo.LedgerSummary;
 import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.Migrations;

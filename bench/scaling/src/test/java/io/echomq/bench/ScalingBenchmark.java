@@ -1,14 +1,14 @@
 package io.echomq.bench;
 
-import io.echomq.queue.Submissions;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.echomq.demo.LedgerSummary;
 import io.echomq.demo.LedgerChargeHandler;
+import io.echomq.demo.LedgerSummary;
 import io.echomq.effect.Migrations;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.queue.Submissions;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.RealServices;
 import io.echomq.testkit.services.ValkeyCluster;
