@@ -9,7 +9,6 @@ import io.echomq.queue.Rejected;
 import io.echomq.worker.WorkerListener;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A lab run's timeline, written from what the engine's worker and reaper report as they go. */
@@ -17,6 +16,9 @@ final class LabTimeline implements WorkerListener, MaintenanceListener {
 
     private final List<Step> steps;
     private final AtomicInteger deliveries = new AtomicInteger();
+    /** Reaps the reaper reported so far, and reap steps written. */
+    private int reapsReported;
+    private int reapsWritten;
 
     LabTimeline(List<Step> steps) {
         this.steps = steps;
@@ -32,13 +34,18 @@ final class LabTimeline implements WorkerListener, MaintenanceListener {
     }
 
     static Step crashed(CrashPoint crash) {
-        return new Step("crashed", "the worker died at " + crash.name().toLowerCase(Locale.ROOT)
+        return new Step("crashed", "the worker died at " + crash.wireName()
                 + "; nothing settles the job until its lease expires");
     }
 
     @Override
     public synchronized void claimed(ClaimedJob job) {
-        steps.add(claimed(deliveries.incrementAndGet(), job));
+        int delivery = deliveries.incrementAndGet();
+        // The lab's job comes back only when the reaper takes back its lease, so each delivery
+        // after the first proves a reap; the worker may claim the job before the reaper's run
+        // ends and reports it, and the timeline keeps the order in which things happened.
+        writeReapsUpTo(delivery - 1);
+        steps.add(claimed(delivery, job));
     }
 
     @Override
@@ -65,7 +72,12 @@ final class LabTimeline implements WorkerListener, MaintenanceListener {
 
     @Override
     public synchronized void ran(String duty, String queue, Pass pass, Duration took) {
-        if (pass.reapedToPending() > 0) {
+        reapsReported += pass.reapedToPending();
+        writeReapsUpTo(reapsReported);
+    }
+
+    private void writeReapsUpTo(int reaps) {
+        for (; reapsWritten < reaps; reapsWritten++) {
             steps.add(new Step("reaped", "lease expired: the reaper returned the job to pending"));
         }
     }
