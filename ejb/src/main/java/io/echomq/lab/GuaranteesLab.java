@@ -7,14 +7,15 @@ import io.echomq.engine.EngineAssembly;
 import io.echomq.engine.EngineThreads;
 import io.echomq.maintenance.Maintenance;
 import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.JobState;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.WireName;
 import io.echomq.worker.WorkerSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
 
@@ -37,20 +38,12 @@ import org.jdbi.v3.core.Jdbi;
  */
 public final class GuaranteesLab {
 
-    public enum Mode {
+    public enum Mode implements WireName {
         AT_MOST_ONCE, AT_LEAST_ONCE, EFFECT_STORE;
 
-        public String wireName() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
-        }
-
         public static Mode fromWireName(String name) {
-            for (Mode m : values()) {
-                if (m.wireName().equals(name)) {
-                    return m;
-                }
-            }
-            throw new io.echomq.queue.InvalidRequestException("mode", "must be at-most-once, at-least-once or effect-store");
+            return WireName.find(Mode.class, name).orElseThrow(() -> new InvalidRequestException("mode",
+                    "must be at-most-once, at-least-once or effect-store"));
         }
     }
 
@@ -90,7 +83,7 @@ public final class GuaranteesLab {
             int applied = ledgerRows(lab);
             boolean completed = state(lab, id) == JobState.COMPLETED;
             int lost = applied == 0 && (completed || state(lab, id) == JobState.DEAD) ? 1 : 0;
-            return new Readout(mode.wireName(), crash.name().toLowerCase(Locale.ROOT), lost, deliveries, applied, completed,
+            return new Readout(mode.wireName(), crash.wireName(), lost, deliveries, applied, completed,
                     verdict(lost, deliveries, applied), List.copyOf(timeline));
         } finally {
             cleanUp(lab, id);

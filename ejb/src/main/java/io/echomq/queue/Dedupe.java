@@ -21,7 +21,7 @@ public record Dedupe(String key, Duration window, Mode mode) {
     public static final Duration MAX_WINDOW = Duration.ofDays(30);
 
     /** Which submission of a window wins. */
-    public enum Mode {
+    public enum Mode implements WireName {
         /**
          * The last: the first submission makes a job delayed by the window; each later one within
          * the window, while that job still waits (delayed, never claimed), replaces its payload,
@@ -30,12 +30,7 @@ public record Dedupe(String key, Duration window, Mode mode) {
          */
         DEBOUNCE,
         /** The first: a submission within the window of the key's job makes nothing and answers that job. */
-        THROTTLE;
-
-        /** The name the scripts and the HTTP API use, e.g. {@code "debounce"}. */
-        public String wireName() {
-            return name().toLowerCase(java.util.Locale.ROOT);
-        }
+        THROTTLE
     }
 
     public static Dedupe debounce(String key, Duration window) {

@@ -14,7 +14,7 @@ import java.util.Objects;
 public record Enqueued(String queue, String id, JobState state, boolean replayed, Outcome outcome) {
 
     /** What a submission did. */
-    public enum Outcome {
+    public enum Outcome implements WireName {
         /** A new job was made. */
         CREATED,
         /** The idempotency key was known: the answer is its job, nothing changed. */
@@ -22,12 +22,7 @@ public record Enqueued(String queue, String id, JobState state, boolean replayed
         /** Debounce: the dedupe window's waiting job took this submission's payload and waits a window again. */
         REPLACED,
         /** Throttle: the dedupe window's job was made by an earlier submission; nothing changed. */
-        THROTTLED;
-
-        /** The name the HTTP API shows, e.g. {@code "created"}. */
-        public String wireName() {
-            return name().toLowerCase(java.util.Locale.ROOT);
-        }
+        THROTTLED
     }
 
     public Enqueued {

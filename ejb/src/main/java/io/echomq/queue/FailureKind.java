@@ -1,13 +1,13 @@
 package io.echomq.queue;
 
-/** What a failed attempt means for the job's remaining attempts (the retry script decides by it). */
-public enum FailureKind {
+/** What a failed attempt means for the job's remaining attempts (the retry script decides by its {@linkplain #wireName() name}). */
+public enum FailureKind implements WireName {
 
     /** The attempt counts: the job is retried after its backoff while attempts are left, else dead. */
-    RETRYABLE("retryable"),
+    RETRYABLE,
 
     /** Retrying cannot help (the handler said so): the job goes dead at once. */
-    PERMANENT("permanent"),
+    PERMANENT,
 
     /**
      * The attempt never ran the handler: another transaction (an earlier attempt's zombie) held
@@ -15,16 +15,5 @@ public enum FailureKind {
      * the job is retried after its backoff with its attempts intact, at most as many times in
      * its life as it had attempts, so a key that stays held still ends in dead.
      */
-    CONTENDED("contended");
-
-    private final String scriptArgument;
-
-    FailureKind(String scriptArgument) {
-        this.scriptArgument = scriptArgument;
-    }
-
-    /** The retry script's name for it. */
-    public String scriptArgument() {
-        return scriptArgument;
-    }
+    CONTENDED
 }

@@ -1,7 +1,5 @@
 package io.echomq.queue;
 
-import java.util.Locale;
-
 /**
  * The states of a job. A job is in exactly one state, held in exactly one Valkey structure.
  *
@@ -16,7 +14,7 @@ import java.util.Locale;
  * DEAD      --requeue-->          PENDING
  * </pre>
  */
-public enum JobState {
+public enum JobState implements WireName {
     PENDING,
     DELAYED,
     ACTIVE,
@@ -24,21 +22,11 @@ public enum JobState {
     DEAD,
     CANCELLED;
 
-    /** The name the scripts store and the API shows, e.g. {@code "pending"}. */
-    public String wireName() {
-        return name().toLowerCase(Locale.ROOT);
-    }
-
     public boolean isFinished() {
         return this == COMPLETED || this == DEAD || this == CANCELLED;
     }
 
     public static JobState fromWireName(String name) {
-        for (JobState state : values()) {
-            if (state.wireName().equals(name)) {
-                return state;
-            }
-        }
-        throw new IllegalArgumentException("unknown job state '" + name + "'");
+        return WireName.find(JobState.class, name).orElseThrow(() -> new IllegalArgumentException("unknown job state '" + name + "'"));
     }
 }

@@ -122,7 +122,7 @@ public final class Leases {
         QueueKeys keys = RequestChecks.leaseKeys(lease);
         Object reply = scripts.run(Script.RETRY, keys, lease.jobId(), List.of(keys.prefix(), lease.jobId(),
                 Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()), RequestChecks.errorText(error),
-                Long.toString(backoff.base().toMillis()), Long.toString(backoff.cap().toMillis()), kind.scriptArgument()));
+                Long.toString(backoff.base().toMillis()), Long.toString(backoff.cap().toMillis()), kind.wireName()));
         return Replies.retried(lease, reply);
     }
 

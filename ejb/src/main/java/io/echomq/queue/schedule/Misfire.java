@@ -1,7 +1,7 @@
 package io.echomq.queue.schedule;
 
 import io.echomq.queue.InvalidRequestException;
-import java.util.Arrays;
+import io.echomq.queue.WireName;
 import java.util.Locale;
 
 /**
@@ -9,24 +9,13 @@ import java.util.Locale;
  * when a server first got to them (every server was down, or the schedule's queue unreachable).
  * Slots that came due while the schedule was paused are skipped whatever the policy.
  */
-public enum Misfire {
+public enum Misfire implements WireName {
     /** Fire none of the missed slots; go on with the next one on time. */
-    SKIP("skip"),
+    SKIP,
     /** Fire the latest missed slot once, for all of them. */
-    RUN_ONCE("run-once"),
+    RUN_ONCE,
     /** Fire each missed slot, up to the schedule's misfire limit (the latest ones; older ones beyond it are skipped). */
-    RUN_EACH("run-each");
-
-    private final String wireName;
-
-    Misfire(String wireName) {
-        this.wireName = wireName;
-    }
-
-    /** The name in configuration, the API and the scripts: {@code skip}, {@code run-once}, {@code run-each}. */
-    public String wireName() {
-        return wireName;
-    }
+    RUN_EACH;
 
     /** How many missed slots one catch-up may fire under this policy. */
     public int allowed(int limit) {
@@ -39,15 +28,8 @@ public enum Misfire {
 
     /** @throws InvalidRequestException naming {@code field} for any other text */
     public static Misfire of(String field, String text) {
-        if (text != null) {
-            String wanted = text.strip().toLowerCase(Locale.ROOT).replace('_', '-');
-            for (Misfire m : values()) {
-                if (m.wireName.equals(wanted)) {
-                    return m;
-                }
-            }
-        }
-        throw new InvalidRequestException(field, "must be one of " + Arrays.stream(values()).map(Misfire::wireName).toList()
-                + ", was " + (text == null ? "nothing" : "'" + text + "'"));
+        return WireName.find(Misfire.class, text == null ? "" : text.strip().toLowerCase(Locale.ROOT).replace('_', '-'))
+                .orElseThrow(() -> new InvalidRequestException(field, "must be one of " + WireName.all(Misfire.class)
+                        + ", was " + (text == null ? "nothing" : "'" + text + "'")));
     }
 }

@@ -3,9 +3,11 @@ package io.echomq.web.api;
 import io.echomq.queue.Dedupe;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.NewJob;
+import io.echomq.queue.WireName;
 import jakarta.json.JsonValue;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -47,12 +49,8 @@ public record JobBody(JsonValue payload, String lane, Long delayMs, Integer maxA
             if (mode == null) {
                 return null;
             }
-            for (Dedupe.Mode known : Dedupe.Mode.values()) {
-                if (known.wireName().equalsIgnoreCase(mode)) {
-                    return known;
-                }
-            }
-            throw new InvalidRequestException("mode", "must be debounce or throttle, was \"" + mode + "\"");
+            return WireName.find(Dedupe.Mode.class, mode.toLowerCase(Locale.ROOT))
+                    .orElseThrow(() -> new InvalidRequestException("mode", "must be debounce or throttle, was \"" + mode + "\""));
         }
 
         Dedupe toDedupe() {

@@ -5,6 +5,7 @@ import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.JobPage;
 import io.echomq.queue.JobState;
 import io.echomq.queue.ManualTransition;
+import io.echomq.queue.WireName;
 import io.echomq.runtime.EchoMqEngine;
 import io.echomq.web.metrics.QueueMetrics;
 import io.echomq.web.problem.Problem;
@@ -153,10 +154,7 @@ public class JobsResource {
     }
 
     private static JobState parseState(String state) {
-        try {
-            return JobState.valueOf(state.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new InvalidRequestException("state", "must be one of pending, delayed, active, completed, dead, cancelled");
-        }
+        return WireName.find(JobState.class, state.toLowerCase(Locale.ROOT)).orElseThrow(() -> new InvalidRequestException("state",
+                "must be one of " + String.join(", ", WireName.all(JobState.class))));
     }
 }

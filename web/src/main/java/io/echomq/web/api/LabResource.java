@@ -3,6 +3,7 @@ package io.echomq.web.api;
 import io.echomq.lab.CrashPoint;
 import io.echomq.lab.GuaranteesLab;
 import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.WireName;
 import io.echomq.web.security.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
@@ -39,10 +40,7 @@ public class LabResource {
     }
 
     private static CrashPoint crashPoint(String name) {
-        try {
-            return CrashPoint.valueOf(String.valueOf(name).toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new InvalidRequestException("crashPoint", "must be lease, effect, ack or done");
-        }
+        return WireName.find(CrashPoint.class, String.valueOf(name).toLowerCase(Locale.ROOT))
+                .orElseThrow(() -> new InvalidRequestException("crashPoint", "must be lease, effect, ack or done"));
     }
 }
