@@ -368,7 +368,9 @@ class StateMachinePropertyTest {
                         run.nameByKey(idem, answer.id());
                     }
                 }
-                default -> throw new AssertionError("unexpected " + answer + " for " + this);
+                default -> throw new AssertionError("unexpected " + answer + " for " + this + "; the model's idempotency keys "
+                        + run.idempotency + ", Valkey's " + redis.hgetAll(run.keys.idempotency()) + ", the model's windows " + run.windows
+                        + ", the answer's job " + redis.hgetAll(run.keys.job(answer.id())));
             }
         }
     }
