@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.echomq.testkit.faults.CrashableValkey;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClient;
 
@@ -31,6 +32,9 @@ class ReadOnlyReplicaTest {
             assertThatThrownBy(() -> client.submissions().enqueue(queue, NewJob.of("refused").withIdempotencyKey("k")))
                     .as("a script the client may resend is refused the same way").isInstanceOf(QueueUnavailableException.class);
             assertThatThrownBy(() -> client.admin().pause(queue)).isInstanceOf(QueueUnavailableException.class);
+            assertThatThrownBy(() -> client.outboxAdmin().publishGauge("jdbc/app", 1, 1, Duration.ofSeconds(5)))
+                    .as("a plain write (not a script) is refused the same way").isInstanceOf(QueueUnavailableException.class)
+                    .hasMessageContaining("read-only replica");
             assertThat(client.reads().stats(queue).pending()).as("reads still answer, and nothing was written").isZero();
         }
     }

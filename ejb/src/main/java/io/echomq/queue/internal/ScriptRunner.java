@@ -6,6 +6,7 @@ import io.echomq.queue.ReplicaWait;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.UnifiedJedis;
@@ -135,17 +136,12 @@ public final class ScriptRunner {
     }
 
     private static RuntimeException translate(Script script, QueueKeys keys, JedisDataException e) {
+        Optional<String> refused = ValkeyCommands.refusedUnchanged(e);
+        if (refused.isPresent()) {
+            return new QueueUnavailableException(refused.get() + ": " + script.fileName() + " on queue '" + keys.queue()
+                    + "' was refused and changed nothing", e);
+        }
         String message = String.valueOf(e.getMessage());
-        if (message.startsWith("OOM")) {
-            return new QueueUnavailableException("Valkey is out of memory (maxmemory reached with noeviction): "
-                    + script.fileName() + " on queue '" + keys.queue() + "' was refused and changed nothing", e);
-        }
-        if (message.startsWith("READONLY")) {
-            // A replica refuses a script at its first write, so nothing was written: the address
-            // names a replica, or a failover demoted this server and the client has not followed.
-            return new QueueUnavailableException("Valkey answered as a read-only replica: " + script.fileName() + " on queue '"
-                    + keys.queue() + "' was refused and changed nothing; point the client at the primary", e);
-        }
         if (e instanceof JedisRedirectionException || message.startsWith("BUSY") || message.startsWith("LOADING")
                 || message.startsWith("MASTERDOWN") || message.startsWith("TRYAGAIN") || message.startsWith("CLUSTERDOWN")) {
             return new QueueUnavailableException("Valkey cannot serve " + script.fileName() + " on queue '"

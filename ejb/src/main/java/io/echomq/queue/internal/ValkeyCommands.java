@@ -1,13 +1,16 @@
 package io.echomq.queue.internal;
 
 import io.echomq.queue.QueueUnavailableException;
+import java.util.Optional;
 import java.util.function.Supplier;
 import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * The one place a plain Valkey command (not a script: {@link ScriptRunner} owns those) turns a
- * connection failure into {@link QueueUnavailableException}. Reads and writes go through
+ * connection failure, or a refusal that ran nothing ({@link #refusedUnchanged}), into
+ * {@link QueueUnavailableException}. Reads and writes go through
  * different doors so that a reader sees which calls change data.
  */
 public final class ValkeyCommands {
@@ -34,6 +37,26 @@ public final class ValkeyCommands {
             return call.get();
         } catch (JedisConnectionException | JedisClusterOperationException e) {
             throw new QueueUnavailableException("Valkey is unreachable: " + e.getMessage(), e);
+        } catch (JedisDataException e) {
+            throw refusedUnchanged(e).<RuntimeException>map(why -> new QueueUnavailableException(why + ": the command was refused "
+                    + "and changed nothing", e)).orElse(e);
         }
+    }
+
+    /**
+     * Why Valkey refused a script or a command without changing anything; empty for any other
+     * error. A server full under {@code noeviction} refuses before running; a replica refuses at
+     * the first write, so nothing is written (the address names a replica, or a failover demoted
+     * this server and the client has not followed).
+     */
+    static Optional<String> refusedUnchanged(JedisDataException e) {
+        String message = String.valueOf(e.getMessage());
+        if (message.startsWith("OOM")) {
+            return Optional.of("Valkey is out of memory (maxmemory reached with noeviction)");
+        }
+        if (message.startsWith("READONLY")) {
+            return Optional.of("Valkey answered as a read-only replica (point the client at the primary)");
+        }
+        return Optional.empty();
     }
 }
