@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -66,14 +67,26 @@ public class QueueGauges {
      * gauges keep their last figures and the other metrics still answer.
      */
     public void read() {
+        Set<String> queues;
         try {
-            Duration rowLifetime = engine.config().maintenance().effectRowLifetime();
-            for (String queue : engine.queues()) {
-                read(engine.queue().reads(), queue);
-                recordEffectOverdue(queue, overdue(engine.effects().oldestRowAge(queue), rowLifetime));
-            }
+            queues = engine.queues();
+        } catch (RuntimeException notStarted) {
+            return;
+        }
+        for (String queue : queues) {
+            // Each queue and each store on its own: a scrape never fails, and a queue whose read
+            // failed keeps its last figures without holding back the others.
+            readQuietly(() -> read(engine.queue().reads(), queue));
+            readQuietly(() -> recordEffectOverdue(queue, overdue(engine.effects().oldestRowAge(queue),
+                    engine.config().maintenance().effectRowLifetime())));
+        }
+    }
+
+    private static void readQuietly(Runnable reading) {
+        try {
+            reading.run();
         } catch (RuntimeException unavailable) {
-            // As the outbox gauges do: a scrape never fails for want of Valkey.
+            // Valkey or PostgreSQL unreachable: the gauges keep their last figures.
         }
     }
 
