@@ -39,7 +39,7 @@ public final class Leases {
     public List<ClaimedJob> claim(String queue, Duration lease, int maxJobs, String workerId) {
         QueueKeys keys = RequestChecks.queueKeys(queue);
         RequestChecks.lease(lease);
-        RequestChecks.range("maxJobs", maxJobs, 1, RequestChecks.MAX_CLAIM_BATCH);
+        RequestChecks.range("maxJobs", maxJobs, 1, MAX_CLAIM_JOBS);
         RequestChecks.workerId(workerId);
         Object reply = scripts.run(Script.CLAIM, keys, null, List.of(keys.prefix(), Long.toString(lease.toMillis()),
                 Integer.toString(maxJobs), workerId, Integer.toString(promoteBatch)));
@@ -57,8 +57,8 @@ public final class Leases {
             String workerId) {
         QueueKeys keys = RequestChecks.queueKeys(queue);
         RequestChecks.lease(lease);
-        RequestChecks.range("maxJobs", maxJobs, 0, RequestChecks.MAX_CLAIM_BATCH);
-        RequestChecks.range("finished", finished.size(), 0, RequestChecks.MAX_CLAIM_BATCH);
+        RequestChecks.range("maxJobs", maxJobs, 0, MAX_CLAIM_JOBS);
+        RequestChecks.range("finished", finished.size(), 0, MAX_CLAIM_JOBS);
         RequestChecks.workerId(workerId);
         List<String> args = new ArrayList<>(8 + finished.size() * 3);
         args.addAll(List.of(keys.prefix(), Long.toString(lease.toMillis()), Integer.toString(maxJobs), workerId,

@@ -43,6 +43,8 @@ public final class OutboxAdmin {
     private static final int MAX_SOURCE_CHARS = 1_000;
     private static final String COUNT = "count";
     private static final String UPDATED_AT = "updatedAtMs";
+    private static final String DEPTH = "depth";
+    private static final String OLDEST_AGE = "oldestAgeMs";
     private static final String ROW = "row:";
 
     private final UnifiedJedis redis;
@@ -64,8 +66,8 @@ public final class OutboxAdmin {
         String key = QueueKeys.outbox(source);
         long now = System.currentTimeMillis();
         write(() -> {
-            redis.hset(key, Map.of("depth", Long.toString(depth), "oldestAgeMs", Long.toString(oldestAgeMs),
-                    "updatedAtMs", Long.toString(now)));
+            redis.hset(key, Map.of(DEPTH, Long.toString(depth), OLDEST_AGE, Long.toString(oldestAgeMs),
+                    UPDATED_AT, Long.toString(now)));
             redis.pexpire(key, ttl.toMillis());
             return redis.zadd(QueueKeys.OUTBOXES, now, source);
         });
@@ -81,9 +83,9 @@ public final class OutboxAdmin {
                 if (fields.isEmpty()) {
                     expired.add(source);
                 } else {
-                    gauges.add(new OutboxGauge(source, Long.parseLong(fields.getOrDefault("depth", "0")),
-                            Long.parseLong(fields.getOrDefault("oldestAgeMs", "0")),
-                            Long.parseLong(fields.getOrDefault("updatedAtMs", "0"))));
+                    gauges.add(new OutboxGauge(source, Long.parseLong(fields.getOrDefault(DEPTH, "0")),
+                            Long.parseLong(fields.getOrDefault(OLDEST_AGE, "0")),
+                            Long.parseLong(fields.getOrDefault(UPDATED_AT, "0"))));
                 }
             }
             return gauges;

@@ -84,7 +84,7 @@ public final class ScheduleClient {
         }
         schedule.check(settings);
         int attempts = schedule.maxAttempts().orElse(settings.defaultMaxAttempts());
-        QueueKeys keys = new QueueKeys(schedule.queue());
+        QueueKeys keys = RequestChecks.queueKeys(schedule.queue());
         Object reply = scripts.run(Script.SCHEDULE_PUT, keys, schedule.name(), List.of(schedule.name(),
                 schedule.fingerprint(attempts), schedule.kind(), schedule.cron().orElse(""),
                 schedule.cron().isPresent() ? schedule.zone().orElse("UTC") : "",
@@ -168,7 +168,7 @@ public final class ScheduleClient {
      * twice. A schedule that cannot be fired here (a problem) is not tried again in the same tick.
      */
     public Tick tick(String queue) {
-        QueueKeys keys = new QueueKeys(queue);
+        QueueKeys keys = RequestChecks.queueKeys(queue);
         Set<String> handled = new HashSet<>();
         Set<String> stillDue = new HashSet<>();
         TickTally tally = new TickTally();
