@@ -162,9 +162,8 @@ abstract class LaunchedAppServer implements AppServer {
         final Map<String, String> systemProperties = new LinkedHashMap<>();
         String readinessPath;
         Duration startupTimeout = ServerJvm.DEFAULT_STARTUP_TIMEOUT;
-        /** 0: a free loopback port from {@link #freePorts}. */
+        /** 0: a free loopback port. */
         int port;
-        private IntSupplier freePorts = FreePort::onLoopback;
         private final String folder;
 
         /** @param folder the server's folder name before {@code -<port>}, e.g. {@code wildfly} */
@@ -221,12 +220,6 @@ abstract class LaunchedAppServer implements AppServer {
             return self();
         }
 
-        /** Where free ports come from; a test of the retry hands in a taken one first. */
-        B freePorts(IntSupplier ports) {
-            this.freePorts = Objects.requireNonNull(ports, "ports");
-            return self();
-        }
-
         /** The context root: the last WAR's name in the server without {@code .war}; none without a WAR. */
         String contextRoot() {
             String contextRoot = "";
@@ -264,7 +257,7 @@ abstract class LaunchedAppServer implements AppServer {
          */
         public S start() {
             checkArchivesAndMore();
-            return port > 0 ? launchOnPort(port, this::prepare) : launchOnFreePort(freePorts, this::prepare);
+            return port > 0 ? launchOnPort(port, this::prepare) : launchOnFreePort(FreePort::onLoopback, this::prepare);
         }
     }
 

@@ -59,23 +59,15 @@ import java.util.Optional;
  */
 public final class PayaraMicroServer extends LaunchedAppServer {
 
-    /** What {@code --contextroot} gets unless {@link Builder#contextRoot} says otherwise. */
-    public static final String DEFAULT_CONTEXT_ROOT = ECHOMQ_CONTEXT_ROOT;
-    /** The application URL whose 200 means "deployed", relative to {@link #baseUrl()}. */
-    public static final String DEFAULT_READINESS_PATH = ECHOMQ_READINESS_PATH;
-    public static final Duration DEFAULT_STARTUP_TIMEOUT = ServerJvm.DEFAULT_STARTUP_TIMEOUT;
-
     /** HTTP on loopback only; Hazelcast (port 6900 on all interfaces, even with --nocluster) off. */
     static final List<String> PREBOOT_COMMANDS = List.of(
             "set configs.config.server-config.network-config.network-listeners.network-listener.http-listener.address=127.0.0.1",
             "set configs.config.server-config.hazelcast-config-specific-configuration.enabled=false");
 
-    private final List<Path> archives;
     private final Path payaraJar;
 
     private PayaraMicroServer(Builder builder, int port, String contextRoot, ServerJvm jvm, Path payaraJar) {
         super(port, contextRoot, jvm);
-        this.archives = builder.archives;
         this.payaraJar = payaraJar;
     }
 
@@ -103,12 +95,12 @@ public final class PayaraMicroServer extends LaunchedAppServer {
         private final List<String> jvmOptions = new ArrayList<>();
         private final List<Path> libs = new ArrayList<>();
         private final List<String> postBootCommands = new ArrayList<>();
-        private String contextRoot = DEFAULT_CONTEXT_ROOT;
+        private String contextRoot = ECHOMQ_CONTEXT_ROOT;
         private Path payaraJar;
         private Path javaHome = Path.of(ServerInstall.javaHome());
 
         private Builder(List<Path> archives, boolean several) {
-            super(archives, DEFAULT_READINESS_PATH, "payara");
+            super(archives, ECHOMQ_READINESS_PATH, "payara");
             this.several = several;
         }
 
@@ -279,11 +271,6 @@ public final class PayaraMicroServer extends LaunchedAppServer {
     @Override
     public String version() {
         return versionInName(payaraJar, "payara-micro-", ".jar").orElse("unknown");
-    }
-
-    @Override
-    public String toString() {
-        return "PayaraMicroServer[" + archives.stream().map(a -> a.getFileName().toString()).toList() + " at " + baseUrl() + (isRunning() ? ", pid " + pid() : "") + "]";
     }
 
     /**

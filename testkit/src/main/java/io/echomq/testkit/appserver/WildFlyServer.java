@@ -61,7 +61,7 @@ public final class WildFlyServer extends LaunchedAppServer.Unpacked {
      * as {@code echomq.war}, ready once {@code /echomq/api/about} answers.
      */
     public static Builder forWar(Path war) {
-        return new Builder(List.of(war)).asTheEchoMqWar().serverConfig(CONFIG).cliCommands(CLI_COMMANDS.toArray(String[]::new)).readinessPath("/api/about");
+        return new Builder(List.of(war)).asTheEchoMqWar().serverConfig(CONFIG).cliCommands(CLI_COMMANDS.toArray(String[]::new));
     }
 
     /**

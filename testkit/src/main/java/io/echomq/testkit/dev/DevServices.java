@@ -34,7 +34,7 @@ import java.util.Set;
  * then stays in the foreground until it is stopped (SIGTERM or SIGINT), stopping what it started.
  *
  * <pre>
- * java -cp ... io.echomq.testkit.DevServices --dir .run [--env-file .run/services.env]
+ * java -cp ... io.echomq.testkit.dev.DevServices --dir .run [--env-file .run/services.env]
  *      [--valkey-port 6390] [--postgres-port 5433] [--stop-with-pid PID]
  * </pre>
  *
@@ -195,7 +195,7 @@ public final class DevServices {
 
     private void writeEnvFile(List<Store> stores) throws IOException {
         StringBuilder text = new StringBuilder()
-                .append("# Written by io.echomq.testkit.DevServices (pid ").append(ProcessHandle.current().pid())
+                .append("# Written by io.echomq.testkit.dev.DevServices (pid ").append(ProcessHandle.current().pid())
                 .append(") at ").append(Instant.now()).append("; deleted when it stops.\n");
         Map<String, String> env = new LinkedHashMap<>();
         for (Store store : stores) {
@@ -290,7 +290,7 @@ public final class DevServices {
     static final class Options {
 
         static final String USAGE = """
-                Usage: java -cp <testkit class path> io.echomq.testkit.DevServices --dir FOLDER [options]
+                Usage: java -cp <testkit class path> io.echomq.testkit.dev.DevServices --dir FOLDER [options]
 
                 Finds or starts the Valkey and PostgreSQL that bin/echomq-dev runs EchoMQ against, writes
                 ECHOMQ_VALKEY_URL, ECHOMQ_JDBC_URL, ECHOMQ_JDBC_USER and ECHOMQ_JDBC_PASSWORD as KEY=value
