@@ -142,7 +142,6 @@ final class BenchCommand implements Callable<Integer> {
                 allAtLeast("--concurrency", concurrencies, 1),
                 allAtLeast("--depths", quick && !given.hasMatchedOption("--depths") ? integers(QUICK_DEPTHS) : depths, 1),
                 scale.claimSamples(),
-                CLAIM_LANES,
                 claimOnly,
                 scale.memoryJobs(),
                 scale.heapJobs(),

@@ -13,7 +13,6 @@ import java.util.Locale;
  * @param concurrencies         the worker concurrencies of the throughput and latency tables
  * @param depths                pending jobs of the claim-latency rows
  * @param claimSamples          claims timed per depth
- * @param claimLanes            lanes of the claim row with priorities and limits
  * @param claimOnly             only the claim-latency sections
  * @param memoryJobs            jobs of the Valkey memory section
  * @param heapJobs              jobs run before the worker's heap is measured
@@ -36,7 +35,6 @@ record BenchOptions(
         List<Integer> concurrencies,
         List<Integer> depths,
         int claimSamples,
-        int claimLanes,
         boolean claimOnly,
         int memoryJobs,
         int heapJobs,

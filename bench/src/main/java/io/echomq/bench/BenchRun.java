@@ -332,7 +332,7 @@ final class BenchRun {
         List<Integer> depths = options.depths();
         List<QueueDepth.ClaimLatency> byDepth = depth.claimLatency(depths, options.claimSamples());
         int pending = depths.size() > 1 ? depths.get(1) : depths.get(0);
-        report.claims(options.claimSamples(), byDepth, depth.claimWithLimits(pending, options.claimLanes(), options.claimSamples()));
+        report.claims(options.claimSamples(), byDepth, depth.claimWithLimits(pending, BenchCommand.CLAIM_LANES, options.claimSamples()));
     }
 
     private void heapAfter(int jobs) throws Exception {

@@ -1,8 +1,8 @@
 package io.echomq.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
 
+import io.echomq.testkit.services.RequiredTool;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -13,7 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -90,13 +89,7 @@ class DeliveryModelTest {
 
     @BeforeAll
     static void startEveryRun() {
-        if (!Spin.installed()) {
-            String missing = "spin is not installed (Debian: apt-get install spin); the delivery model cannot be checked";
-            if ("true".equals(System.getenv("CI"))) {
-                fail(missing);
-            }
-            Assumptions.abort(missing);
-        }
+        RequiredTool.require(Spin.installed(), "spin is not installed (Debian: apt-get install spin); the delivery model cannot be checked");
         Spin spin = new Spin(Path.of(System.getProperty("echomq.model.file")), Path.of(System.getProperty("echomq.model.work")));
         threads = Executors.newFixedThreadPool(CORES);
         // The longest runs first, so that the two threads finish together.

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,25 +27,14 @@ class AlertRulesTest {
     void everyMetricTheRulesAndTheirTestsNameIsOneTheWarExports() {
         Set<String> exported = ExportedMetrics.names();
 
-        assertThat(unknown(OpsFiles.RULES, exported)).as("metrics named in the rules that /metrics does not serve (it serves %s)", exported)
+        assertThat(OpsFiles.unknownMetrics(OpsFiles.RULES, exported)).as("metrics named in the rules that /metrics does not serve (it serves %s)", exported)
                 .isEmpty();
-        assertThat(unknown(OpsFiles.RULE_TESTS, exported)).as("metrics named in the rules' tests that /metrics does not serve").isEmpty();
+        assertThat(OpsFiles.unknownMetrics(OpsFiles.RULE_TESTS, exported)).as("metrics named in the rules' tests that /metrics does not serve").isEmpty();
         assertThat(OpsFiles.metricNames(OpsFiles.RULES)).as("the rules name metrics at all").isNotEmpty();
     }
 
     /** Runs {@code promtool <command> <kind> <file>} beside the rules; it must exit 0 and say SUCCESS. */
     private static void assertPromtoolSucceeds(String command, String kind, Path file) {
-        Promtool.requireInstalled();
-
-        Promtool.Result result = Promtool.run(OpsFiles.PROMETHEUS, command, kind, file.getFileName().toString());
-
-        assertThat(result.exitCode()).as("promtool %s %s %s:%n%s", command, kind, file.getFileName(), result.output()).isZero();
-        assertThat(result.output()).contains("SUCCESS");
-    }
-
-    static Set<String> unknown(Path file, Set<String> exported) {
-        Set<String> named = new TreeSet<>(OpsFiles.metricNames(file));
-        named.removeAll(exported);
-        return named;
+        Promtool.assertSucceeds(OpsFiles.PROMETHEUS, command, kind, file.getFileName().toString());
     }
 }

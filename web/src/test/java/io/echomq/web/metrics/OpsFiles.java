@@ -24,6 +24,13 @@ final class OpsFiles {
     }
 
     /** Every metric name the file mentions anywhere. */
+    /** The metric names {@code file} uses that are not among {@code exported}. */
+    static Set<String> unknownMetrics(Path file, Set<String> exported) {
+        Set<String> named = new TreeSet<>(metricNames(file));
+        named.removeAll(exported);
+        return named;
+    }
+
     static Set<String> metricNames(Path file) {
         Set<String> names = new TreeSet<>();
         Matcher m = METRIC.matcher(read(file));

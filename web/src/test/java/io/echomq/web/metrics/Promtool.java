@@ -1,8 +1,9 @@
 package io.echomq.web.metrics;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.echomq.testkit.services.ExecutableOnPath;
+import io.echomq.testkit.services.RequiredTool;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * Prometheus's {@code promtool} as the ops tests run it: a child process in a folder, its output
@@ -31,15 +31,17 @@ final class Promtool {
      * it with the reason otherwise.
      */
     static void requireInstalled() {
-        if (ExecutableOnPath.find("promtool").isPresent()) {
-            return;
-        }
-        String missing = "promtool is not installed (Debian: apt-get install --no-install-recommends prometheus); "
-                + "the alerting rules cannot be checked";
-        if ("true".equals(System.getenv("CI"))) {
-            fail(missing);
-        }
-        Assumptions.abort(missing);
+        RequiredTool.require("promtool", "promtool is not installed (Debian: apt-get install --no-install-recommends prometheus); "
+                + "the alerting rules cannot be checked");
+    }
+
+    /** Runs {@code promtool args…} in {@code folder}, which must exit 0 and say SUCCESS; its output. */
+    static String assertSucceeds(Path folder, String... args) {
+        requireInstalled();
+        Result result = run(folder, args);
+        assertThat(result.exitCode()).as("promtool %s:%n%s", String.join(" ", args), result.output()).isZero();
+        assertThat(result.output()).contains("SUCCESS");
+        return result.output();
     }
 
     /** Runs {@code promtool args…} in {@code folder} to its end. */
