@@ -50,6 +50,7 @@ final class JobPages {
             case COMPLETED -> keys.completed();
             case DEAD -> keys.dead();
             case CANCELLED -> keys.cancelled();
+            case WAITING_CHILDREN -> keys.waiting();
             case PENDING -> throw new InvalidRequestException("state", "pending jobs are held per lane; page them with jobs()");
         };
     }

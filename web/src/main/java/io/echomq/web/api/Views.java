@@ -65,6 +65,7 @@ final class Views {
             counts.put("completed", s.completed());
             counts.put("dead", s.dead());
             counts.put("cancelled", s.cancelled());
+            counts.put("waiting-children", s.waitingChildren());
             return new QueueView(s.queue(), s.paused(), counts, s.total(), s.lanesWithWork(), s.lanesHeld(), LimitsBody.of(limits),
                     limitsSource);
         }
