@@ -32,10 +32,10 @@ public final class QueueClient {
         ScriptRunner scripts = new ScriptRunner(redis, replicaWait);
         this.settings = settings;
         this.submissions = new Submissions(scripts, settings);
-        this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention());
         this.admin = new QueueAdmin(scripts, settings.maxDelay());
-        this.reads = new QueueReads(redis, scripts);
         this.flows = new Flows(redis, scripts, settings, admin);
+        this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention(), flows);
+        this.reads = new QueueReads(redis, scripts);
         this.schedules = new ScheduleClient(redis, scripts, settings);
         this.outboxAdmin = new OutboxAdmin(redis);
     }
