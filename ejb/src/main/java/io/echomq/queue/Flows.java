@@ -261,13 +261,23 @@ public final class Flows {
      * F3). A crash between the two leaves the notice, which the next run applies again: a no-op.
      */
     public NoticeApplied apply(Notice notice) {
+        String outcome = applyToParent(notice);
+        acknowledge(notice);
+        return new NoticeApplied(notice, outcome);
+    }
+
+    /** The first half of {@link #apply}: the parent's mark, on the parent's slot. Answers flow-child-settled's word. */
+    String applyToParent(Notice notice) {
         String[] p = notice.parts();
         QueueKeys parent = RequestChecks.queueKeys(p[0]);
-        String outcome = Replies.flowChildSettled(scripts.run(Script.FLOW_CHILD_SETTLED, parent, p[1],
+        return Replies.flowChildSettled(scripts.run(Script.FLOW_CHILD_SETTLED, parent, p[1],
                 List.of(parent.prefix(), p[1], p[2], p[3], p[4], p[5], notice.childQueue() + " " + notice.childId() + " " + p[6])));
-        QueueKeys child = RequestChecks.queueKeys(notice.childQueue());
-        scripts.run(Script.FLOW_NOTICE_ACK, child, notice.childId(), List.of(notice.childId(), notice.text()));
-        return new NoticeApplied(notice, outcome);
+    }
+
+    /** The second half of {@link #apply}: the notice deleted as it was read, on the child's slot. */
+    void acknowledge(Notice notice) {
+        scripts.run(Script.FLOW_NOTICE_ACK, RequestChecks.queueKeys(notice.childQueue()), notice.childId(),
+                List.of(notice.childId(), notice.text()));
     }
 
     /** The children a failed or cancelled parent still has to cancel: {@code text} holds one '<queue> <id> <created ms>' per line. */
@@ -287,6 +297,14 @@ public final class Flows {
      * @return how many children were cancelled or asked to stop
      */
     public int cancel(ChildCancels cancels) {
+        int cancelled = cancelListed(cancels);
+        scripts.run(Script.FLOW_CANCELS_DONE, RequestChecks.queueKeys(cancels.queue()), cancels.parentId(),
+                List.of(cancels.parentId(), cancels.text()));
+        return cancelled;
+    }
+
+    /** The first half of {@link #cancel}: each listed child cancelled on its own slot. */
+    int cancelListed(ChildCancels cancels) {
         int cancelled = 0;
         for (String line : cancels.text().split("\n")) {
             String[] ref = line.split(" ");
@@ -295,8 +313,6 @@ public final class Flows {
                 cancelled++;
             }
         }
-        scripts.run(Script.FLOW_CANCELS_DONE, RequestChecks.queueKeys(cancels.queue()), cancels.parentId(),
-                List.of(cancels.parentId(), cancels.text()));
         return cancelled;
     }
 

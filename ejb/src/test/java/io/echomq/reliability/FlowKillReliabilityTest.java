@@ -36,9 +36,9 @@ import redis.clients.jedis.RedisClient;
 @WithRealServices
 class FlowKillReliabilityTest {
 
-    private static final int FLOWS = ReliabilitySize.pick(40, 1_000);
+    private static final int FLOWS = ReliabilitySize.pick(100, 1_000);
     private static final int CHILDREN = 10;
-    private static final int KILLS = ReliabilitySize.pick(3, 10);
+    private static final int KILLS = ReliabilitySize.pick(4, 10);
     private static final Duration LEASE = Duration.ofSeconds(1);
 
     @Test
@@ -58,7 +58,6 @@ class FlowKillReliabilityTest {
             }
             List<FlowSubmitted> flows = new ArrayList<>();
             Map<String, List<String>> jobsByQueue = new HashMap<>(Map.of(parents, new ArrayList<>(), others, new ArrayList<>()));
-            int kills = 0;
             for (int f = 0; f < FLOWS; f++) {
                 FlowSubmitted flow = queue.flows().submit(flowOf(parents, others, f));
                 flows.add(flow);
@@ -66,16 +65,18 @@ class FlowKillReliabilityTest {
                 for (FlowChild child : queue.flows().children(parents, flow.id())) {
                     jobsByQueue.get(child.queue()).add(child.jobId().orElseThrow());
                 }
-                // Kills spread over the submissions, each once the workers have applied some effects since the last.
-                if (kills < KILLS && f == (kills + 1) * FLOWS / (KILLS + 1)) {
-                    long before = ledgerRows(ledger);
-                    await("effects applied before kill " + (kills + 1)).atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(10))
-                            .until(() -> ledgerRows(ledger) > before);
-                    int victim = kills % workers.size();
-                    workers.get(victim).killHard();
-                    workers.set(victim, startWorker(valkey, database, settings, 2 + kills));
-                    kills++;
-                }
+            }
+            // Kills spread over the work: kill k once k/(KILLS+1) of all the effects are in, so each lands mid-run.
+            long allJobs = (long) FLOWS * (CHILDREN + 1);
+            int kills = 0;
+            while (kills < KILLS) {
+                long due = allJobs * (kills + 1) / (KILLS + 1);
+                await("effects applied before kill " + (kills + 1)).atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(10))
+                        .until(() -> ledgerRows(ledger) >= due);
+                int victim = kills % workers.size();
+                workers.get(victim).killHard();
+                workers.set(victim, startWorker(valkey, database, settings, 2 + kills));
+                kills++;
             }
             long stuck = awaitParentsDone(queue, parents, others, flows);
 

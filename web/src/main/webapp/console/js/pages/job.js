@@ -29,6 +29,8 @@ const EVENT_WORDS = {
   cancelled: 'cancelled',
   requeued: 'requeued with a fresh budget',
   reconciled: 'completed by the reconciler',
+  'child-settled': 'a flow child settled',
+  released: 'every flow child settled: moved to pending',
 };
 
 const ms = (iso) => (iso ? new Date(iso).getTime() : NaN);
@@ -220,6 +222,9 @@ export function jobPage(view, queue, id) {
     }
     if (job.state === 'pending' || job.state === 'delayed') {
       actions.push(action('Cancel job', 'cancel', `Cancel job #${id}? It will not run.`, 'Cancel job', true));
+    }
+    if (job.state === 'waiting-children') {
+      actions.push(action('Cancel flow', 'cancel', `Cancel flow parent #${id}? It will not run, and its children that have not finished are cancelled too.`, 'Cancel flow', true));
     }
     if (job.state === 'active' && !job.cancelRequestedAt) {
       actions.push(action('Request cancel', 'cancel', `Ask job #${id}'s handler to stop? It learns it with its next heartbeat; if it stops, its effect is rolled back and the job ends cancelled; if its effect commits first, the job ends completed.`, 'Request cancel', true));

@@ -2,6 +2,7 @@ package io.echomq.web.api;
 
 import io.echomq.effect.EffectRecord;
 import io.echomq.queue.Enqueued;
+import io.echomq.queue.FlowChild;
 import io.echomq.queue.JobEvent;
 import io.echomq.queue.JobView;
 import io.echomq.queue.ManualTransition;
@@ -36,6 +37,25 @@ final class Views {
         static JobCreated of(Enqueued e) {
             return new JobCreated(e.id(), e.queue(), e.state() == null ? null : e.state().wireName(), e.replayed(),
                     e.outcome().wireName());
+        }
+    }
+
+    /** A submitted flow's root: {@code replayed} when its idempotency key named an earlier flow. */
+    public record FlowCreated(String id, String queue, String state, boolean replayed) {
+    }
+
+    /** A flow parent and its children, in the order submitted. */
+    public record FlowView(String queue, String id, String state, List<FlowChildView> children) {
+    }
+
+    /**
+     * One child: its job once made ({@code id} null before), its state now (null once retention
+     * removed it), its policy, and its outcome as the parent recorded it (null until then).
+     */
+    public record FlowChildView(int index, String queue, String id, String state, String onFailure, String outcome) {
+        static FlowChildView of(FlowChild child, String state) {
+            return new FlowChildView(child.index(), child.queue(), child.jobId().orElse(null), state, child.onFailure().wireName(),
+                    child.outcome().orElse(null));
         }
     }
 
