@@ -152,7 +152,9 @@ final class JobPages {
                 instant(fields, "claimed_at"), instant(fields, "lease_until"), Optional.ofNullable(fields.get("worker")),
                 Optional.ofNullable(fields.get("last_error")), instant(fields, "finished_at"),
                 Optional.ofNullable(fields.get("idem")), Optional.ofNullable(fields.get("note")), progress(fields),
-                instant(fields, "cancel_requested"), Optional.ofNullable(fields.get("dedupe"))));
+                instant(fields, "cancel_requested"), Optional.ofNullable(fields.get("dedupe")),
+                JobView.FlowParent.parse(fields.get("parent"), fields.get("parent_policy")),
+                Integer.parseInt(fields.getOrDefault("flow_expected", "0"))));
     }
 
     private static Optional<Progress.Reported> progress(Map<String, String> fields) {

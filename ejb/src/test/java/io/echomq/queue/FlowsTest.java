@@ -78,6 +78,10 @@ class FlowsTest extends RealQueueTest {
 
         assertThat(parent.state()).isEqualTo(JobState.WAITING_CHILDREN);
         assertThat(client.reads().stats(queue).waitingChildren()).isEqualTo(1);
+        assertThat(client.reads().job(queue, parent.id()).orElseThrow().flowChildren()).isEqualTo(2);
+        String second = client.flows().children(queue, parent.id()).get(1).jobId().orElseThrow();
+        assertThat(client.reads().job(other, second).orElseThrow().flowParent())
+                .contains(new JobView.FlowParent(queue, parent.id(), parent.createdMs(), 1, ChildFailure.FAIL_PARENT));
         complete(queue, "row-0");
         assertThat(relay(queue, other)).containsExactly("MARKED");
         assertThat(state(queue, parent.id())).as("one child of two settled").isEqualTo(JobState.WAITING_CHILDREN);

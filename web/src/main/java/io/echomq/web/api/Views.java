@@ -132,7 +132,7 @@ final class Views {
     public record JobDetail(String id, String queue, String state, JsonValue payload, String lane, int priority, long attempts,
             long maxAttempts, Instant createdAt, Instant dueAt, Instant claimedAt, Instant leaseUntil, String worker,
             String lastError, Instant finishedAt, String idempotencyKey, String note, EffectView effect,
-            List<HistoryEntry> history, ProgressView progress, Instant cancelRequestedAt, String dedupeKey) {
+            List<HistoryEntry> history, ProgressView progress, Instant cancelRequestedAt, String dedupeKey, FlowPlace flow) {
         static JobDetail of(JobView j, Optional<EffectRecord> effect, List<JobEvent> history) {
             return new JobDetail(j.id(), j.queue(), j.state().wireName(), json(j.payload()), j.lane(), j.priority(), j.attempts(),
                     j.maxAttempts(), j.createdAt(), j.dueAt().orElse(null), j.claimedAt().orElse(null),
@@ -140,7 +140,26 @@ final class Views {
                     j.finishedAt().orElse(null), j.idempotencyKey().orElse(null), j.note().orElse(null),
                     effect.map(r -> EffectView.of(r, j)).orElse(null), history.stream().map(HistoryEntry::of).toList(),
                     j.progress().map(ProgressView::of).orElse(null), j.cancelRequestedAt().orElse(null),
-                    j.dedupeKey().orElse(null));
+                    j.dedupeKey().orElse(null), FlowPlace.of(j));
+        }
+    }
+
+    /**
+     * A job's place in a flow, null for a job in none: its parent (a child's), and how many
+     * children it waits or waited for (a parent's; their list is {@code GET /api/flows/{queue}/{id}}).
+     */
+    public record FlowPlace(FlowParentView parent, int children) {
+        static FlowPlace of(JobView j) {
+            if (j.flowParent().isEmpty() && j.flowChildren() == 0) {
+                return null;
+            }
+            return new FlowPlace(j.flowParent().map(FlowParentView::of).orElse(null), j.flowChildren());
+        }
+    }
+
+    public record FlowParentView(String queue, String id, int index, String onFailure) {
+        static FlowParentView of(JobView.FlowParent p) {
+            return new FlowParentView(p.queue(), p.id(), p.index(), p.onFailure().wireName());
         }
     }
 
