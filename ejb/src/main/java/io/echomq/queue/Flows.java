@@ -9,9 +9,11 @@ import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
@@ -195,7 +197,7 @@ public final class Flows {
                 settings.maxAttemptsLimit()));
     }
 
-    private static <T> T named(String at, java.util.function.Supplier<T> check) {
+    private static <T> T named(String at, Supplier<T> check) {
         try {
             return check.get();
         } catch (InvalidRequestException e) {
@@ -351,7 +353,7 @@ public final class Flows {
 
     private Map<String, String> scanHash(String key, int limit) {
         return read(() -> {
-            Map<String, String> found = new java.util.LinkedHashMap<>();
+            Map<String, String> found = new LinkedHashMap<>();
             String cursor = ScanParams.SCAN_POINTER_START;
             do {
                 ScanResult<Map.Entry<String, String>> page = redis.hscan(key, cursor, new ScanParams().count(Math.max(10, limit)));

@@ -49,12 +49,13 @@ class FlowKillReliabilityTest {
         String parents = "flowp-" + ProcessHandle.current().pid();
         String others = "flowc-" + ProcessHandle.current().pid();
         Map<String, String> settings = Map.of("ECHOMQ_WORKER_LEASE_MS", Long.toString(LEASE.toMillis()),
-                "ECHOMQ_QUEUES", parents + "," + others, WorkerProcess.HANDLER, FlowLedgerHandler.class.getName());
+                WorkerProcess.HANDLER, FlowLedgerHandler.class.getName());
+        String bothQueues = parents + "," + others;
         List<WorkerProcess> workers = new ArrayList<>();
         try (RedisClient redis = valkey.newClient()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             for (int w = 0; w < 2; w++) {
-                workers.add(startWorker(valkey, database, settings, w));
+                workers.add(startWorker(valkey, database, bothQueues, settings, w));
             }
             List<FlowSubmitted> flows = new ArrayList<>();
             Map<String, List<String>> jobsByQueue = new HashMap<>(Map.of(parents, new ArrayList<>(), others, new ArrayList<>()));
@@ -75,7 +76,7 @@ class FlowKillReliabilityTest {
                         .until(() -> ledgerRows(ledger) >= due);
                 int victim = kills % workers.size();
                 workers.get(victim).killHard();
-                workers.set(victim, startWorker(valkey, database, settings, 2 + kills));
+                workers.set(victim, startWorker(valkey, database, bothQueues, settings, 2 + kills));
                 kills++;
             }
             long stuck = awaitParentsDone(queue, parents, others, flows);
@@ -106,9 +107,10 @@ class FlowKillReliabilityTest {
         }
     }
 
-    private static WorkerProcess startWorker(ValkeyService valkey, PostgresService.Database database, Map<String, String> settings, int n)
-            throws Exception {
-        WorkerProcess worker = WorkerProcess.start(valkey.url(), database, "unused", settings, Scenarios.output("flow-worker-" + n));
+    /** A worker JVM draining both queues ({@code queues}: their names joined by commas), with the relay and repair of both. */
+    private static WorkerProcess startWorker(ValkeyService valkey, PostgresService.Database database, String queues,
+            Map<String, String> settings, int n) throws Exception {
+        WorkerProcess worker = WorkerProcess.start(valkey.url(), database, queues, settings, Scenarios.output("flow-worker-" + n));
         worker.awaitLine("event=started", Scenarios.WORKER_START);
         return worker;
     }
