@@ -13,6 +13,7 @@ import io.echomq.worker.WorkerSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The one place workers and maintenance are put together, over a queue client and an effect
@@ -77,7 +78,7 @@ public final class EngineAssembly {
 
     /** The maintenance duties over {@code queues}, not started: for runs on the caller's thread. */
     public Maintenance maintenance(List<String> queues, Maintenance.Settings settings) {
-        Maintenance duties = new Maintenance(queue, effects, queues, settings, maintenanceListener);
+        Maintenance duties = new Maintenance(queue, effects, queues, settings, workerId + "#" + Long.toHexString(ThreadLocalRandom.current().nextLong()), maintenanceListener);
         maintenance.add(duties);
         return duties;
     }

@@ -12,13 +12,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * The queues' housekeeping: the {@link Reaper}, the {@link RetentionTrimmer}, the
  * {@link Reconciler}, the {@link EffectRetention} and the {@link ScheduleTicker}, each on its own
- * interval at a fixed delay. Each run of a duty over a queue is bounded and fails alone: a queue
+ * interval at a fixed delay, over the queues this engine keeps house for: one engine at a time
+ * per queue, the holder of the queue's maintenance lease ({@link QueueStewardship}). Each run of a duty over a queue is bounded and fails alone: a queue
  * whose run failed (or PostgreSQL being down for the reconciler) never keeps the other queues or
  * the other duties from running. A scheduled run is waited for {@link Settings#timeout} at most
  * ({@link TimeLimitedRuns}): a duty stuck on the database is given up, logged by name and retried
@@ -91,6 +93,7 @@ public final class Maintenance {
     private static final int FLOW_BATCH = 500;
 
     private final List<String> queues;
+    private final QueueStewardship stewardship;
     private final List<MaintenanceDuty> duties;
     private final MaintenanceListener listener;
     private final Duration timeout;
@@ -102,9 +105,12 @@ public final class Maintenance {
     /**
      * @param effects the store the duties read and prune; its statements get the {@link Settings#timeout} as their
      *                query timeout here
+     * @param holder  names this engine in the queues' maintenance leases: unique per engine
      */
-    public Maintenance(QueueClient queue, EffectStore effects, List<String> queues, Settings settings, MaintenanceListener listener) {
+    public Maintenance(QueueClient queue, EffectStore effects, List<String> queues, Settings settings, String holder,
+            MaintenanceListener listener) {
         this.queues = List.copyOf(queues);
+        this.stewardship = new QueueStewardship(queue.admin(), holder, settings.interval());
         this.listener = listener;
         this.timeout = settings.timeout();
         EffectStore bounded = effects.withQueryTimeout(settings.timeout());
@@ -118,41 +124,60 @@ public final class Maintenance {
                 new FlowRelay(queue.flows(), settings.interval(), FLOW_BATCH),
                 new FlowRepair(queue.flows(), settings.interval(), FlowRepair.GRACE, FLOW_BATCH, java.time.Clock.systemUTC()));
         duties.forEach(duty -> tallies.put(duty, new ChangeTally()));
+        tallies.put(stewardship, new ChangeTally());
     }
 
     /**
-     * Schedules every duty on {@code timers}, the first run of each one interval from now. Each run
-     * over a queue goes on a thread of {@code runs} and is waited for the {@link Settings#timeout}
-     * at most: a duty stuck on the database delays neither the other duties nor, on other
-     * threads, lease upkeep.
+     * Schedules the queues' maintenance leases at once and every duty on {@code timers}, the first
+     * run of each one interval from now, over the queues whose lease this engine holds then. Each
+     * run over a queue goes on a thread of {@code runs} and is waited for the
+     * {@link Settings#timeout} at most: a duty stuck on the database delays neither the other
+     * duties nor, on other threads, lease upkeep.
      */
     public synchronized void start(ScheduledExecutorService timers, ExecutorService runs) {
         if (!schedules.isEmpty() || stopped) {
             return;
         }
         TimeLimitedRuns limited = new TimeLimitedRuns(runs, timeout);
+        long leaseEvery = stewardship.interval().toMillis();
+        schedules.add(timers.scheduleWithFixedDelay(
+                () -> runLogged(stewardship, (d, queue) -> limited.run(d, queue, () -> runAlone(d, queue)), queue -> true),
+                0, leaseEvery, TimeUnit.MILLISECONDS));
         for (MaintenanceDuty duty : duties) {
             long every = duty.interval().toMillis();
             schedules.add(timers.scheduleWithFixedDelay(
-                    () -> runLogged(duty, (d, queue) -> limited.run(d, queue, () -> runAlone(d, queue))),
+                    () -> runLogged(duty, (d, queue) -> limited.run(d, queue, () -> runAlone(d, queue)), stewardship::keepsHouseFor),
                     every, every, TimeUnit.MILLISECONDS));
         }
     }
 
-    /** Stops future runs; a run in progress finishes. */
+    /**
+     * Stops future runs and hands the queues' maintenance leases back, so another engine takes
+     * over at its next run; a run in progress finishes.
+     */
     public synchronized void stop() {
+        boolean wasRunning = !schedules.isEmpty() && !stopped;
         stopped = true;
         schedules.forEach(s -> s.cancel(false));
+        if (wasRunning) {
+            stewardship.handBack(queues);
+        }
+    }
+
+    /** How long a queue's maintenance lease lasts unrenewed: the longest the duties pause over a queue when its holder dies. */
+    public Duration leaseLength() {
+        return stewardship.leaseLength();
     }
 
     /**
      * Every duty over every queue, now, on the calling thread (tests, and operators' tools), each
-     * waited for as long as it takes. Failures are reported and skipped like on the schedule.
+     * waited for as long as it takes, whichever engine holds the queues' leases. Failures are
+     * reported and skipped like on the schedule.
      */
     public Pass runOnce() {
         Pass total = Pass.NOTHING;
         for (MaintenanceDuty duty : duties) {
-            total = total.plus(run(duty, Maintenance::runAlone));
+            total = total.plus(run(duty, Maintenance::runAlone, queue -> true));
         }
         return total;
     }
@@ -169,9 +194,12 @@ public final class Maintenance {
         }
     }
 
-    private Pass run(MaintenanceDuty duty, DutyRun how) {
+    private Pass run(MaintenanceDuty duty, DutyRun how, Predicate<String> keptHere) {
         Pass total = Pass.NOTHING;
         for (String queue : queues) {
+            if (!keptHere.test(queue)) {
+                continue;
+            }
             long start = System.nanoTime();
             try {
                 Pass pass = how.run(duty, queue);
@@ -193,9 +221,9 @@ public final class Maintenance {
         return total;
     }
 
-    private void runLogged(MaintenanceDuty duty, DutyRun how) {
+    private void runLogged(MaintenanceDuty duty, DutyRun how, Predicate<String> keptHere) {
         try {
-            Pass pass = tallies.get(duty).add(run(duty, how), System.nanoTime());
+            Pass pass = tallies.get(duty).add(run(duty, how, keptHere), System.nanoTime());
             if (pass != null) {
                 LOG.log(Level.INFO, "maintenance: the {0} made {1} changes since its last report ({2} expired leases back to "
                         + "pending, {3} dead-lettered, {4} cancelled as requested, {5} finished jobs trimmed, {6} completed by the reconciler, "

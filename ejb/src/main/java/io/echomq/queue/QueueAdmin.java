@@ -176,6 +176,27 @@ public final class QueueAdmin {
         return !"KEPT".equals(setLimits(queue, limits, LimitsSource.CONFIG));
     }
 
+    /**
+     * Takes or renews the lease that makes {@code holder} the one engine running the maintenance
+     * duties over {@code queue} for {@code length} (server clock), unless another engine holds it.
+     *
+     * @param holder names the engine, unique per engine: its holding is renewed only under the same name
+     */
+    public MaintenanceLease holdMaintenance(String queue, String holder, Duration length) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        RequestChecks.workerId(holder);
+        RequestChecks.lease(length);
+        return Replies.maintenanceLease(scripts.run(Script.MAINTENANCE_LEASE, keys, null,
+                List.of(holder, "hold", Long.toString(length.toMillis()))));
+    }
+
+    /** Hands the maintenance lease back, so another engine takes it at once; true when {@code holder} held it. */
+    public boolean releaseMaintenance(String queue, String holder) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        RequestChecks.workerId(holder);
+        return Replies.maintenanceLeaseReleased(scripts.run(Script.MAINTENANCE_LEASE, keys, null, List.of(holder, "release", "0")));
+    }
+
     /** Runs set-limits; answers its status (OK, or KEPT for configured limits applied before). */
     private String setLimits(String queue, QueueLimits limits, LimitsSource source) {
         QueueKeys keys = RequestChecks.queueKeys(queue);

@@ -84,7 +84,7 @@ class MaintenanceDutiesTest {
         serverClock().awaitPast(gone.leaseUntil());
         List<String> failures = new CopyOnWriteArrayList<>();
         Maintenance maintenance = new Maintenance(engine.queue, engine.effects, List.of(broken, engine.queueName),
-                Maintenance.Settings.DEFAULT, new MaintenanceListener() {
+                Maintenance.Settings.DEFAULT, "duties-test", new MaintenanceListener() {
                     @Override
                     public void failed(String duty, String queue, RuntimeException error) {
                         failures.add(duty + "@" + queue);

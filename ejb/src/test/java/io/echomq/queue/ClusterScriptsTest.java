@@ -173,6 +173,9 @@ class ClusterScriptsTest {
         assertThat(schedules.tick(queue).problems()).isEmpty();                                        // schedules-due, schedule-fire
         assertThat(schedules.pause(queue, "tick")).isTrue();                                           // schedule-set-paused
         assertThat(schedules.remove(queue, "tick")).isTrue();                                          // schedule-remove
+        assertThat(client.admin().holdMaintenance(queue, "engine-1", Duration.ofSeconds(5)))           // maintenance-lease
+                .isInstanceOf(MaintenanceLease.Held.class);
+        assertThat(client.admin().releaseMaintenance(queue, "engine-1")).isTrue();
         Dedupe debounce = Dedupe.debounce("user:{42}", Duration.ofMinutes(1));                        // a key with braces of its own
         assertThat(client.submissions().enqueue(queue, NewJob.of("v1").withDedupe(debounce)).outcome()).isEqualTo(Enqueued.Outcome.CREATED);
         assertThat(client.submissions().enqueueBatch(queue, List.of(NewJob.of("v2").withDedupe(debounce),           // enqueue(-batch) with dedupe keys

@@ -243,8 +243,9 @@ class StateMachinePropertyTest {
         }
 
         /** Holds the answer to the model (a known key answers its first job) and records a new job. */
-        void answered(Run run, Enqueued enqueued) {
+        void answered(Run run, Enqueued answer) {
             Optional<String> known = key.isEmpty() ? Optional.empty() : Optional.ofNullable(run.idempotency.get(key));
+            Enqueued enqueued = known.isEmpty() && !key.isEmpty() ? run.asFirstRunIfResent(key, answer, null) : answer;
             if (known.isPresent()) {
                 assertThat(enqueued.replayed()).as("a known key answers the first job").isTrue();
                 assertThat(enqueued.id()).isEqualTo(known.get());
@@ -315,8 +316,9 @@ class StateMachinePropertyTest {
         }
 
         /** {@code last}: no later submission of the same call has this key, so the job shows this one's fields. */
-        void answered(Run run, Before before, Enqueued answer, long afterMs, boolean last) {
+        void answered(Run run, Before before, Enqueued sent, long afterMs, boolean last) {
             String known = idem.isEmpty() ? null : run.idempotency.get(idem);
+            Enqueued answer = known == null && !idem.isEmpty() ? run.asFirstRunIfResent(idem, sent, before.window()) : sent;
             if (known != null) {
                 assertThat(answer.outcome()).as("a known idempotency key is judged first").isEqualTo(Enqueued.Outcome.DUPLICATE);
                 assertThat(answer.id()).isEqualTo(known);
@@ -830,6 +832,35 @@ class StateMachinePropertyTest {
             attempts.remove(id);
             keysOf.getOrDefault(id, List.of()).forEach(idempotency::remove);
             keysOf.remove(id);
+        }
+
+        /**
+         * A submission whose every job carries an idempotency key may be sent twice by the cluster
+         * client, when the reply of the first run was lost (a read timeout on a loaded machine):
+         * the second run answers the first run's job as a {@code DUPLICATE} of {@code key}, which
+         * the model has not heard of. That answer is judged as the one the first run gave. It can
+         * only be a resend: the job it names exists (a key outliving its deleted job is a bug and
+         * still fails here), the key names it in Valkey, and after every step the structures hold
+         * only jobs the model knows, so a job unknown to the model was made by this very call, and
+         * a known one under a key unknown to the model was replaced by it (the window's job).
+         */
+        Enqueued asFirstRunIfResent(String key, Enqueued answer, Window window) {
+            if (answer.outcome() != Enqueued.Outcome.DUPLICATE) {
+                return answer;
+            }
+            assertThat(redis.hgetAll(keys.job(answer.id())))
+                    .as("the job a DUPLICATE of key %s unknown to the model names (only a resend of this call explains it)", key)
+                    .isNotEmpty();
+            assertThat(redis.hget(keys.idempotency(), key)).as("the job key %s names in Valkey", key).isEqualTo(answer.id());
+            Enqueued.Outcome first = Enqueued.Outcome.CREATED;
+            if (jobs.contains(answer.id())) {
+                assertThat(window).as("a known job under a new key: the window's job, replaced by this call").isNotNull();
+                assertThat(window.id()).isEqualTo(answer.id());
+                first = Enqueued.Outcome.REPLACED;
+            }
+            System.out.printf("state-machine: a submission with key %s was sent again after a lost reply; judged as its first run's %s%n",
+                    key, first);
+            return new Enqueued(answer.queue(), answer.id(), answer.state(), false, first);
         }
 
         void nameByKey(String key, String id) {

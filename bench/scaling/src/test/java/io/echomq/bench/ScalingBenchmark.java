@@ -20,8 +20,8 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClusterClient;
@@ -29,28 +29,39 @@ import redis.clients.jedis.RedisClusterClient;
 /**
  * 1, 2 and 3 app servers (standalone worker JVMs) on one set of queues of a real Valkey Cluster:
  * three queues on three different masters, four lanes each, the demo ledger handler writing to
- * PostgreSQL. Per configuration it prints jobs/s, each worker's CPU, Valkey's own CPU
- * ({@code INFO cpu}), PostgreSQL's, the machine's, the share of jobs each instance completed, and
- * lane fairness: at half of the run, the least served lane's completions over the most served
- * one's (1.00 = equal), the lanes having been submitted one after another, so FIFO would score 0.
- * Every lane is loaded while the queues are paused and the workers already wait on them; the
- * measurement starts when the queues resume, so it sees the claim's round-robin over lanes that
- * all have work, not the submitter racing the workers.
+ * PostgreSQL. Each configuration runs {@code bench.repeats} times. A run keeps every lane of every
+ * queue supplied (a feeder tops each queue up to {@link #BACKLOG_PER_QUEUE} pending jobs, lanes
+ * interleaved) so the workers always have work, lets them warm up for {@code bench.warmup-s}
+ * (JIT, pools, first claims: excluded), and measures a steady window of {@code bench.steady-s}:
+ * jobs/s, each worker's CPU per job, Valkey's own CPU ({@code INFO cpu}), PostgreSQL's, the
+ * machine's, the share of jobs each instance completed, and lane fairness (the least served
+ * lane's completions in the window over the most served one's, 1.00 = equal). Then the feeder
+ * stops, the queues drain, and every job submitted is counted in the ledger (lost, duplicates).
+ * A summary gives, per instance count, the median and the spread over the repeats of jobs/s and
+ * of worker CPU per job, and the latter's ratio to one instance's.
  *
  * <p>Run: {@code mvn -q -Pbench -pl bench/scaling -am verify -Dtest=ScalingBenchmark
  * -Dsurefire.failIfNoSpecifiedTests=false} ({@code -Dbench.instances=1,2,3},
- * {@code -Dbench.jobs-per-lane=500}, {@code -Dbench.concurrency=4}).
+ * {@code -Dbench.repeats=3}, {@code -Dbench.warmup-s=15}, {@code -Dbench.steady-s=30},
+ * {@code -Dbench.concurrency=4}).
  */
 class ScalingBenchmark {
 
     private static final int QUEUES = 3;
     private static final int LANES = 4;
-    private static final Duration DEADLINE = Duration.ofMinutes(5);
+    /** Pending jobs the feeder keeps in each queue: a few claim batches per worker, so no claim comes back empty. */
+    private static final int BACKLOG_PER_QUEUE = 4_000;
+    private static final Duration FEED_EVERY = Duration.ofMillis(100);
+    private static final Duration DRAIN_DEADLINE = Duration.ofMinutes(3);
 
     private final List<Integer> instanceCounts = Arrays.stream(System.getProperty("bench.instances", "1,2,3").split(","))
             .map(String::strip).map(Integer::parseInt).toList();
-    private final int jobsPerLane = Integer.getInteger("bench.jobs-per-lane", 500);
+    private final int repeats = Integer.getInteger("bench.repeats", 3);
+    private final Duration warmup = Duration.ofSeconds(Integer.getInteger("bench.warmup-s", 15));
+    private final Duration steady = Duration.ofSeconds(Integer.getInteger("bench.steady-s", 30));
     private final int concurrency = Integer.getInteger("bench.concurrency", 4);
+    /** The effect store's size per job, read at the end of the latest run (the tables are emptied between runs). */
+    private String effectRowSize = "";
 
     @Test
     void severalAppServersShareTheQueuesWithoutDuplicatesAndWithFairLanes() throws Exception {
@@ -61,11 +72,13 @@ class ScalingBenchmark {
         List<Row> rows = new ArrayList<>();
         try (ValkeyCluster cluster = ValkeyCluster.start(); RedisClusterClient redis = cluster.newClient()) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
-            for (int instances : instanceCounts) {
-                rows.add(measure(instances, cluster, queue, database, jdbi));
+            for (int repeat = 1; repeat <= repeats; repeat++) {
+                for (int instances : instanceCounts) {
+                    rows.add(measure(instances, repeat, cluster, queue, database, jdbi));
+                }
             }
         }
-        System.out.println(table(rows) + effectRowSize(jdbi));
+        System.out.println(table(rows) + summary(rows) + effectRowSize);
         for (Row row : rows) {
             assertThat(row.duplicates).as("duplicates with %d instances", row.instances).isZero();
             assertThat(row.lost).as("lost with %d instances", row.instances).isZero();
@@ -73,11 +86,10 @@ class ScalingBenchmark {
         }
     }
 
-    private Row measure(int instances, ValkeyCluster cluster, QueueClient queue, PostgresService.Database database, Jdbi jdbi)
-            throws Exception {
+    private Row measure(int instances, int repeat, ValkeyCluster cluster, QueueClient queue, PostgresService.Database database,
+            Jdbi jdbi) throws Exception {
         List<String> queues = cluster.hashTagsOnDistinctMasters("scale" + instances + "-" + System.nanoTime(), QUEUES);
-        int jobs = QUEUES * LANES * jobsPerLane;
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        long startDeadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
         Path logs = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "scaling"));
         List<WorkerJvm> workers = new ArrayList<>();
         try {
@@ -85,28 +97,29 @@ class ScalingBenchmark {
                 workers.add(WorkerJvm.start(cluster, database, queues, concurrency, logs.resolve(queues.get(0) + "-worker-" + i + ".log")));
             }
             for (WorkerJvm worker : workers) {
-                worker.awaitStarted(deadline);
+                worker.awaitStarted(startDeadline);
             }
             List<Integer> masters = cluster.masterPorts();
             Map<Long, String> processes = processesToMeasure(cluster, workers, jdbi);
-            queues.forEach(queue.admin()::pause);
-            submitLaneAfterLane(queue, queues);
+            Feeder feeder = new Feeder(queue, queues);
+            Thread feeding = new Thread(feeder, "feeder");
+            feeding.setDaemon(true);
+            feeding.start();
+            Thread.sleep(warmup.toMillis());
             CpuSample before = CpuSample.take(processes, masters, cluster::connectTo);
-            queues.forEach(queue.admin()::resume);
-            double fairness = 1.0;
-            boolean halfSeen = false;
-            long completed = 0;
-            while (completed < jobs && System.nanoTime() < deadline) {
-                Thread.sleep(200);
-                Map<String, Map<String, Long>> perLane = chargesPerLane(jdbi, queues);
-                completed = perLane.values().stream().flatMap(m -> m.values().stream()).mapToLong(Long::longValue).sum();
-                if (!halfSeen && completed >= jobs / 2) {
-                    halfSeen = true;
-                    fairness = perLane.values().stream().mapToDouble(ScalingBenchmark::leastOverMost).min().orElse(0);
-                }
-            }
+            Map<String, Map<String, Long>> lanesBefore = chargesPerLane(jdbi, queues);
+            List<Long> perWorkerBefore = completedPerWorker(workers);
+            Thread.sleep(steady.toMillis());
             CpuSample after = CpuSample.take(processes, masters, cluster::connectTo);
-            long lost = jobs;
+            Map<String, Map<String, Long>> lanesAfter = chargesPerLane(jdbi, queues);
+            List<Long> perWorkerAfter = completedPerWorker(workers);
+            feeder.stop();
+            feeding.join();
+            feeder.throwIfFailed();
+            long windowJobs = total(lanesAfter) - total(lanesBefore);
+            double fairness = queues.stream().mapToDouble(q -> leastOverMost(lanesBefore.get(q), lanesAfter.get(q))).min().orElse(0);
+            awaitDrained(jdbi, queues, feeder.submitted());
+            long lost = feeder.submitted();
             long duplicates = 0;
             for (String q : queues) {
                 LedgerSummary ledger = LedgerSummary.of(jdbi, q);
@@ -114,11 +127,13 @@ class ScalingBenchmark {
                 duplicates += ledger.duplicates();
             }
             List<Double> shares = new ArrayList<>();
-            for (WorkerJvm worker : workers) {
-                shares.add(100.0 * worker.completed() / Math.max(1, completed));
+            for (int i = 0; i < workers.size(); i++) {
+                shares.add(100.0 * (perWorkerAfter.get(i) - perWorkerBefore.get(i)) / Math.max(1, windowJobs));
             }
             List<Double> workerCpu = workers.stream().map(w -> after.percentByPid(before, "worker").getOrDefault(w.pid(), 0.0)).toList();
-            return new Row(instances, jobs, after.wallSeconds(before), duplicates, lost, fairness, shares, workerCpu,
+            effectRowSize = effectRowSize(jdbi);
+            forgetEffectsAndCharges(jdbi);
+            return new Row(instances, repeat, windowJobs, after.wallSeconds(before), duplicates, lost, fairness, shares, workerCpu,
                     after.valkeyPercent(before), after.percentOfKind(before, "valkey"), after.percentOfKind(before, "postgres"),
                     after.percentOfKind(before, "bench"), after.machinePercent(before));
         } finally {
@@ -126,6 +141,97 @@ class ScalingBenchmark {
                 worker.close();
             }
         }
+    }
+
+    /**
+     * Keeps each queue at {@link #BACKLOG_PER_QUEUE} pending jobs or more, every lane in turn, until
+     * stopped: the workers never wait for work, and every lane always has some, so the window sees
+     * the claim's round-robin over lanes that all have work.
+     */
+    private static final class Feeder implements Runnable {
+
+        private final QueueClient queue;
+        private final List<String> queues;
+        private final AtomicLong submitted = new AtomicLong();
+        private volatile boolean stopped;
+        private volatile RuntimeException failure;
+        private long sequence;
+
+        Feeder(QueueClient queue, List<String> queues) {
+            this.queue = queue;
+            this.queues = queues;
+        }
+
+        @Override
+        public void run() {
+            try {
+                feed();
+            } catch (RuntimeException e) {
+                // A batch whose outcome is unknown leaves the count of jobs to find unknown: the run is void.
+                failure = e;
+            }
+        }
+
+        private void feed() {
+            while (!stopped) {
+                for (String q : queues) {
+                    long missing = BACKLOG_PER_QUEUE - queue.reads().stats(q).pending();
+                    for (long sent = 0; sent < missing; sent += Submissions.MAX_BATCH_JOBS) {
+                        int size = (int) Math.min(Submissions.MAX_BATCH_JOBS, missing - sent);
+                        queue.submissions().enqueueBatch(q, jobs(size));
+                        submitted.addAndGet(size);
+                    }
+                }
+                try {
+                    Thread.sleep(FEED_EVERY.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+
+        private List<NewJob> jobs(int size) {
+            List<NewJob> jobs = new ArrayList<>(size);
+            for (int i = 0; i < size; i++) {
+                String lane = "lane-" + (sequence++ % LANES);
+                jobs.add(NewJob.of("{\"account\":\"" + lane + "\",\"amountCents\":1}").inLane(lane));
+            }
+            return jobs;
+        }
+
+        void stop() {
+            stopped = true;
+        }
+
+        void throwIfFailed() {
+            if (failure != null) {
+                throw new IllegalStateException("the feeder stopped, so this run cannot count its jobs: " + failure, failure);
+            }
+        }
+
+        long submitted() {
+            return submitted.get();
+        }
+    }
+
+    private static void awaitDrained(Jdbi jdbi, List<String> queues, long submitted) throws InterruptedException {
+        long deadline = System.nanoTime() + DRAIN_DEADLINE.toNanos();
+        while (total(chargesPerLane(jdbi, queues)) < submitted && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+    }
+
+    private static List<Long> completedPerWorker(List<WorkerJvm> workers) throws java.io.IOException {
+        List<Long> completed = new ArrayList<>();
+        for (WorkerJvm worker : workers) {
+            completed.add(worker.completed());
+        }
+        return completed;
+    }
+
+    private static long total(Map<String, Map<String, Long>> perLane) {
+        return perLane.values().stream().flatMap(m -> m.values().stream()).mapToLong(Long::longValue).sum();
     }
 
     /**
@@ -142,25 +248,6 @@ class ScalingBenchmark {
         return kinds;
     }
 
-    /**
-     * Every queue gets lane-0's jobs first, then lane-1's, ...: a FIFO queue would serve the lanes
-     * one after another. The queues are paused meanwhile, so every lane is loaded before a worker
-     * claims (the worker drains faster than one submitter loads: submitting into a running queue
-     * measured the submitter, lane 0 half done before lane 3 existed).
-     */
-    private void submitLaneAfterLane(QueueClient queue, List<String> queues) {
-        for (int lane = 0; lane < LANES; lane++) {
-            String laneName = "lane-" + lane;
-            List<NewJob> batch = IntStream.range(0, jobsPerLane)
-                    .mapToObj(i -> NewJob.of("{\"account\":\"" + laneName + "\",\"amountCents\":1}").inLane(laneName)).toList();
-            for (String q : queues) {
-                for (int from = 0; from < batch.size(); from += Submissions.MAX_BATCH_JOBS) {
-                    queue.submissions().enqueueBatch(q, batch.subList(from, Math.min(batch.size(), from + Submissions.MAX_BATCH_JOBS)));
-                }
-            }
-        }
-    }
-
     /** Ledger rows per queue and lane (the demo account is named after the lane). */
     private static Map<String, Map<String, Long>> chargesPerLane(Jdbi jdbi, List<String> queues) {
         return jdbi.withHandle(h -> h.createQuery("""
@@ -174,6 +261,14 @@ class ScalingBenchmark {
                 }));
     }
 
+    /**
+     * Empties the effect store and the ledger once a run is counted, so that every run starts on
+     * tables of the same size: runs on ever larger tables measured the tables' growth.
+     */
+    private static void forgetEffectsAndCharges(Jdbi jdbi) {
+        jdbi.useHandle(h -> h.execute("TRUNCATE echomq.effect, echomq.demo_ledger"));
+    }
+
     /** What the effect store costs per job on disk (table, primary key and age index), for sizing PostgreSQL. */
     private static String effectRowSize(Jdbi jdbi) {
         return jdbi.withHandle(h -> h.createQuery("""
@@ -183,45 +278,83 @@ class ScalingBenchmark {
                 .one());
     }
 
-    private static double leastOverMost(Map<String, Long> perLane) {
-        if (perLane.size() < LANES) {
-            return 0;   // a lane not served at all by half time
+    /** The least served lane's completions between the two readings over the most served one's. */
+    private static double leastOverMost(Map<String, Long> before, Map<String, Long> after) {
+        if (after == null || after.size() < LANES) {
+            return 0;   // a lane not served at all
         }
-        long least = perLane.values().stream().mapToLong(Long::longValue).min().orElse(0);
-        long most = perLane.values().stream().mapToLong(Long::longValue).max().orElse(1);
-        return (double) least / most;
+        Map<String, Long> none = Map.of();
+        List<Long> served = after.entrySet().stream()
+                .map(e -> e.getValue() - (before == null ? none : before).getOrDefault(e.getKey(), 0L)).toList();
+        long least = served.stream().mapToLong(Long::longValue).min().orElse(0);
+        long most = served.stream().mapToLong(Long::longValue).max().orElse(1);
+        return most == 0 ? 0 : (double) least / most;
     }
 
-    private static String table(List<Row> rows) {
+    private String table(List<Row> rows) {
         StringBuilder out = new StringBuilder("\nscaling: " + QUEUES + " queues on 3 masters x " + LANES + " lanes, demo ledger handler, "
-                + Runtime.getRuntime().availableProcessors() + " cores\n");
-        out.append(String.format("%-9s | %5s | %7s | %6s | %4s | %4s | %9s | %-17s | %-17s | %9s | %9s | %8s | %5s | %7s | %13s | %13s%n",
-                "instances", "jobs", "seconds", "jobs/s", "dups", "lost", "lane_fair", "jobs per instance",
+                + Runtime.getRuntime().availableProcessors() + " cores, concurrency " + concurrency + " per queue and instance, warm-up "
+                + warmup.toSeconds() + " s excluded, steady window " + steady.toSeconds() + " s\n");
+        out.append(String.format("%-9s | %6s | %6s | %7s | %6s | %4s | %4s | %9s | %-17s | %-17s | %9s | %9s | %8s | %5s | %7s | %13s | %13s%n",
+                "instances", "repeat", "jobs", "seconds", "jobs/s", "dups", "lost", "lane_fair", "jobs per instance",
                 "cpu% per worker", "valkey%", "nodes%", "postgres%", "bench%", "machine%", "worker cpu-ms/job", "valkey cpu-ms/job"));
         for (Row r : rows) {
-            double workerPercent = r.workerCpu.stream().mapToDouble(Double::doubleValue).sum();
-            out.append(String.format("%-9d | %5d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-17s | %-17s | %9.0f | %9.0f | %8.0f | %5.0f | %7.0f | %13.2f | %13.2f%n",
-                    r.instances, r.jobs, r.seconds, r.jobs / r.seconds, r.duplicates, r.lost, r.laneFairness, percents(r.shares),
+            out.append(String.format("%-9d | %6d | %6d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-17s | %-17s | %9.0f | %9.0f | %8.0f | %5.0f | %7.0f | %13.2f | %13.2f%n",
+                    r.instances, r.repeat, r.jobs, r.seconds, r.jobsPerSecond(), r.duplicates, r.lost, r.laneFairness, percents(r.shares),
                     percents(r.workerCpu), r.valkeyInfoCpu, r.redisServerCpu, r.postgresCpu, r.benchCpu, r.machineCpu,
-                    cpuMillisPerJob(workerPercent, r), cpuMillisPerJob(r.valkeyInfoCpu, r)));
+                    r.workerCpuMillisPerJob(), r.cpuMillisPerJob(r.valkeyInfoCpu)));
         }
-        out.append("cpu%: percent of one core over the run (/proc/<pid>/stat utime+stime); valkey%: the masters' INFO cpu; "
-                + "nodes%: the 6 node processes (/proc); postgres%: the backends of the benchmark's database; machine%: all cores (max ").append(100 * Runtime.getRuntime().availableProcessors())
-                .append(")\n");
+        out.append("jobs, seconds, cpu: over the steady window; dups and lost: over every job the run submitted, drained after it. "
+                + "cpu%: percent of one core (/proc/<pid>/stat utime+stime); valkey%: the masters' INFO cpu; "
+                + "nodes%: the 6 node processes (/proc); postgres%: the backends of the benchmark's database; machine%: all cores (max ")
+                .append(100 * Runtime.getRuntime().availableProcessors()).append(")\n");
         return out.toString();
     }
 
-    /** CPU milliseconds one job cost, from a percent of one core held over the run. */
-    private static double cpuMillisPerJob(double percentOfOneCore, Row r) {
-        return percentOfOneCore / 100 * r.seconds * 1000 / r.jobs;
+    /** Per instance count: median and spread over the repeats, and worker CPU per job against one instance's median. */
+    private String summary(List<Row> rows) {
+        StringBuilder out = new StringBuilder(String.format("%nscaling summary over %d repeat(s): median [min-max]%n", repeats));
+        out.append(String.format("%-9s | %-22s | %-25s | %s%n", "instances", "jobs/s", "worker cpu-ms/job", "cpu-ms/job vs 1 instance"));
+        Double oneInstance = null;
+        for (int instances : instanceCounts) {
+            List<Row> of = rows.stream().filter(r -> r.instances == instances).toList();
+            double[] rate = of.stream().mapToDouble(Row::jobsPerSecond).sorted().toArray();
+            double[] cpu = of.stream().mapToDouble(Row::workerCpuMillisPerJob).sorted().toArray();
+            double cpuMedian = median(cpu);
+            if (instances == 1) {
+                oneInstance = cpuMedian;
+            }
+            out.append(String.format("%-9d | %6.0f [%6.0f-%6.0f] | %7.3f [%7.3f-%7.3f] | %s%n", instances, median(rate), rate[0],
+                    rate[rate.length - 1], cpuMedian, cpu[0], cpu[cpu.length - 1],
+                    oneInstance == null ? "-" : String.format("%.2fx", cpuMedian / oneInstance)));
+        }
+        return out.toString();
+    }
+
+    private static double median(double[] sorted) {
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     private static String percents(List<Double> values) {
         return values.stream().map(v -> String.format("%.0f", v)).collect(Collectors.joining("/"));
     }
 
-    private record Row(int instances, int jobs, double seconds, long duplicates, long lost, double laneFairness, List<Double> shares,
-                       List<Double> workerCpu, double valkeyInfoCpu, double redisServerCpu, double postgresCpu, double benchCpu,
-                       double machineCpu) {
+    private record Row(int instances, int repeat, long jobs, double seconds, long duplicates, long lost, double laneFairness,
+                       List<Double> shares, List<Double> workerCpu, double valkeyInfoCpu, double redisServerCpu, double postgresCpu,
+                       double benchCpu, double machineCpu) {
+
+        double jobsPerSecond() {
+            return jobs / seconds;
+        }
+
+        double workerCpuMillisPerJob() {
+            return cpuMillisPerJob(workerCpu.stream().mapToDouble(Double::doubleValue).sum());
+        }
+
+        /** CPU milliseconds one job cost, from a percent of one core held over the window. */
+        double cpuMillisPerJob(double percentOfOneCore) {
+            return percentOfOneCore / 100 * seconds * 1000 / Math.max(1, jobs);
+        }
     }
 }

@@ -141,6 +141,11 @@ public final class QueueKeys {
         return prefix + "meta";
     }
 
+    /** Hash: the engine keeping house for the queue and its token; expires with its lease (see {@code maintenance-lease}). */
+    public String maintenanceLease() {
+        return prefix + "maintenance";
+    }
+
     /** Sorted set: the queue's schedule names, scored by next slot (ms, server clock; the anchor while unplanned, +inf while paused). */
     public String schedules() {
         return prefix + "schedules";

@@ -7,6 +7,7 @@ import io.echomq.queue.FlowSubmitted;
 import io.echomq.queue.JobState;
 import io.echomq.queue.Lease;
 import io.echomq.queue.LeaseExtension;
+import io.echomq.queue.MaintenanceLease;
 import io.echomq.queue.ManualTransition;
 import io.echomq.queue.QueueStats;
 import io.echomq.queue.ReapResult;
@@ -17,6 +18,7 @@ import io.echomq.queue.StopOutcome;
 import io.echomq.queue.TrimResult;
 import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.queue.schedule.ScheduleFiring;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -177,6 +179,25 @@ public final class Replies {
     public static TrimResult trimmed(String queue, Object reply) {
         List<Object> r = list(reply, "trim");
         return new TrimResult(queue, (int) number(r.get(0)), (int) number(r.get(1)), (int) number(r.get(2)));
+    }
+
+    /** {@code maintenance-lease 'hold'}: who holds the queue's maintenance lease, and for how long more. */
+    public static MaintenanceLease maintenanceLease(Object reply) {
+        List<Object> r = list(reply, "maintenance-lease");
+        return switch (text(r.get(0))) {
+            case "HELD" -> new MaintenanceLease.Held(number(r.get(1)), Duration.ofMillis(number(r.get(2))));
+            case "HELD_BY" -> new MaintenanceLease.HeldBy(text(r.get(1)), Duration.ofMillis(Math.max(0, number(r.get(2)))));
+            default -> throw unexpected("maintenance-lease", reply);
+        };
+    }
+
+    /** {@code maintenance-lease 'release'}: true when the caller held the lease. */
+    public static boolean maintenanceLeaseReleased(Object reply) {
+        return switch (text(list(reply, "maintenance-lease").get(0))) {
+            case "RELEASED" -> true;
+            case "NOT_HELD" -> false;
+            default -> throw unexpected("maintenance-lease", reply);
+        };
     }
 
     public static boolean paused(Object reply) {
