@@ -2,7 +2,9 @@ package io.echomq.handler;
 
 import io.echomq.api.Job;
 import io.echomq.api.PermanentJobFailure;
+import io.echomq.queue.FlowChild;
 import jakarta.json.JsonValue;
+import java.util.List;
 import org.jdbi.v3.core.Handle;
 
 /**
@@ -54,6 +56,18 @@ public record JobContext(String queue, String jobId, long jobCreatedMs, long att
         if (cancelRequested()) {
             throw new JobCancelledException("job " + jobId + " of queue '" + queue + "' stopped: its cancel was requested");
         }
+    }
+
+    // ---- flows (issue 36, parent and children) ----
+
+    /**
+     * A flow parent's children, in the order submitted, with each one's outcome
+     * ({@code completed}, {@code dead}, {@code cancelled}): a parent runs once every child
+     * settled, so each has one. Children its policy {@link io.echomq.queue.ChildFailure#DROP
+     * dropped} are left out. Empty for a job that is no flow parent. Read from Valkey when called.
+     */
+    public List<FlowChild> children() {
+        return signals.flowChildren().stream().filter(child -> !child.dropped()).toList();
     }
 
     /** The delivery as the API's {@link Job}, which an MDB handler receives; the one owner of the payload rules below. */

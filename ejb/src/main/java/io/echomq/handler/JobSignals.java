@@ -1,5 +1,8 @@
 package io.echomq.handler;
 
+import io.echomq.queue.FlowChild;
+import java.util.List;
+
 /**
  * What a running handler tells its worker while it holds the job's lease, and learns from it. The worker sends it
  * with the lease's fenced heartbeat, so a handler whose lease was lost changes nothing.
@@ -22,6 +25,14 @@ public interface JobSignals {
      */
     default boolean cancelRequested() {
         return false;
+    }
+
+    /**
+     * This job's flow children and their outcomes, as its parent's record shows them (read from
+     * Valkey when asked); empty for a job that is no flow parent.
+     */
+    default List<FlowChild> flowChildren() {
+        return List.of();
     }
 
     /** Signals that go nowhere (contexts built outside a worker: tests, benchmarks); the percent is still checked. */

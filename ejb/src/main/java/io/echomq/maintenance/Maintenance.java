@@ -89,6 +89,8 @@ public final class Maintenance {
      * statement is short beside the workers' and the batch held in memory is small.
      */
     private static final int EFFECT_RETENTION_BATCH = 1_000;
+    /** Notices applied, cancel lists carried and waiting parents looked at per flow duty run and queue. */
+    private static final int FLOW_BATCH = 500;
 
     private final List<String> queues;
     private final QueueStewardship stewardship;
@@ -118,7 +120,9 @@ public final class Maintenance {
                 new Reconciler(queue.reads(), queue.admin(), bounded, settings.interval(), settings.reconcileBatch()),
                 new EffectRetention(queue.reads(), bounded, settings.interval(), settings.effectRewalkEvery(), settings.effectRetention(),
                         EFFECT_RETENTION_BATCH),
-                new ScheduleTicker(queue.schedules(), settings.interval()));
+                new ScheduleTicker(queue.schedules(), settings.interval()),
+                new FlowRelay(queue.flows(), settings.interval(), FLOW_BATCH),
+                new FlowRepair(queue.flows(), settings.interval(), FlowRepair.GRACE, FLOW_BATCH, java.time.Clock.systemUTC()));
         duties.forEach(duty -> tallies.put(duty, new ChangeTally()));
         tallies.put(stewardship, new ChangeTally());
     }
@@ -223,9 +227,9 @@ public final class Maintenance {
             if (pass != null) {
                 LOG.log(Level.INFO, "maintenance: the {0} made {1} changes since its last report ({2} expired leases back to "
                         + "pending, {3} dead-lettered, {4} cancelled as requested, {5} finished jobs trimmed, {6} completed by the reconciler, "
-                        + "{7} old effect rows deleted, {8} jobs of recurring schedules made)",
+                        + "{7} old effect rows deleted, {8} jobs of recurring schedules made, {9} flow edges carried)",
                         new Object[] {duty.name(), pass.changes(), pass.reapedToPending(), pass.reapedToDead(), pass.reapedToCancelled(),
-                                pass.trimmed(), pass.reconciled(), pass.effectRowsDeleted(), pass.scheduledJobs()});
+                                pass.trimmed(), pass.reconciled(), pass.effectRowsDeleted(), pass.scheduledJobs(), pass.flowEdges()});
             }
         } catch (RuntimeException | Error e) {
             // A scheduled task that throws is never run again: nothing may escape.

@@ -50,6 +50,7 @@ final class JobPages {
             case COMPLETED -> keys.completed();
             case DEAD -> keys.dead();
             case CANCELLED -> keys.cancelled();
+            case WAITING_CHILDREN -> keys.waiting();
             case PENDING -> throw new InvalidRequestException("state", "pending jobs are held per lane; page them with jobs()");
         };
     }
@@ -151,7 +152,9 @@ final class JobPages {
                 instant(fields, "claimed_at"), instant(fields, "lease_until"), Optional.ofNullable(fields.get("worker")),
                 Optional.ofNullable(fields.get("last_error")), instant(fields, "finished_at"),
                 Optional.ofNullable(fields.get("idem")), Optional.ofNullable(fields.get("note")), progress(fields),
-                instant(fields, "cancel_requested"), Optional.ofNullable(fields.get("dedupe"))));
+                instant(fields, "cancel_requested"), Optional.ofNullable(fields.get("dedupe")),
+                JobView.FlowParent.parse(fields.get("parent"), fields.get("parent_policy")),
+                Integer.parseInt(fields.getOrDefault("flow_expected", "0"))));
     }
 
     private static Optional<Progress.Reported> progress(Map<String, String> fields) {

@@ -12,7 +12,15 @@ package io.echomq.queue;
  * PENDING, DELAYED --cancel-->    CANCELLED
  * DELAYED   --promote, reschedule to now--> PENDING (reschedule to later: DELAYED)
  * DEAD      --requeue-->          PENDING
+ * WAITING_CHILDREN --every child settled (its mark in the parent's set)--> PENDING
+ * WAITING_CHILDREN --a child with policy fail-parent ended dead, cancelled--> DEAD
+ * WAITING_CHILDREN --cancel-->    CANCELLED (its unsettled children are cancelled too)
  * </pre>
+ *
+ * <p>A waiting parent is moved out of {@link #WAITING_CHILDREN} only by the flow relay
+ * ({@code io.echomq.maintenance.FlowRelay}) applying its children's settlement notices, or by an
+ * operator's cancel; retention never touches it (it is not finished), and an operator cannot
+ * delete it (only finished jobs are deleted).
  */
 public enum JobState implements WireName {
     PENDING,
@@ -20,7 +28,9 @@ public enum JobState implements WireName {
     ACTIVE,
     COMPLETED,
     DEAD,
-    CANCELLED;
+    CANCELLED,
+    /** A flow's parent: made with its children, claimed by no worker until every child settled (docs/ARCHITECTURE.md, F1-F6). */
+    WAITING_CHILDREN;
 
     public boolean isFinished() {
         return this == COMPLETED || this == DEAD || this == CANCELLED;

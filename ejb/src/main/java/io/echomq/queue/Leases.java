@@ -26,10 +26,22 @@ public final class Leases {
     /** The bounds completed jobs are trimmed to as they settle. */
     private final Retention retention;
 
-    Leases(ScriptRunner scripts, int promoteBatch, Retention retention) {
+    /** Where a leased flow parent's children are read. */
+    private final Flows flows;
+
+    Leases(ScriptRunner scripts, int promoteBatch, Retention retention, Flows flows) {
+        this.flows = flows;
         this.scripts = scripts;
         this.promoteBatch = promoteBatch;
         this.retention = retention;
+    }
+
+    /**
+     * The flow children of a job the caller holds, with their outcomes (a parent is leased only
+     * once each settled); empty for a job that is no flow parent. See {@link Flows#children}.
+     */
+    public List<FlowChild> flowChildren(Lease lease) {
+        return flows.children(lease.queue(), lease.jobId());
     }
 
     /**

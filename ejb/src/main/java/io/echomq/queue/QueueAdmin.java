@@ -46,7 +46,7 @@ public final class QueueAdmin {
      */
     public ManualTransition cancel(String queue, String jobId) {
         return Replies.cancelled(queue, jobId, runOnJob(Script.CANCEL, queue, jobId),
-                "only pending, delayed or active jobs can be cancelled");
+                "only pending, delayed, active or waiting-children jobs can be cancelled");
     }
 
     /**

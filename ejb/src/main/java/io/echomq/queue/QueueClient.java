@@ -24,6 +24,7 @@ public final class QueueClient {
     private final Leases leases;
     private final QueueAdmin admin;
     private final QueueReads reads;
+    private final Flows flows;
     private final ScheduleClient schedules;
     private final OutboxAdmin outboxAdmin;
 
@@ -31,8 +32,9 @@ public final class QueueClient {
         ScriptRunner scripts = new ScriptRunner(redis, replicaWait);
         this.settings = settings;
         this.submissions = new Submissions(scripts, settings);
-        this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention());
         this.admin = new QueueAdmin(scripts, settings.maxDelay());
+        this.flows = new Flows(redis, scripts, settings, admin);
+        this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention(), flows);
         this.reads = new QueueReads(redis, scripts);
         this.schedules = new ScheduleClient(redis, scripts, settings);
         this.outboxAdmin = new OutboxAdmin(redis);
@@ -83,6 +85,11 @@ public final class QueueClient {
     /** A worker's claims, heartbeats and settlements. */
     public Leases leases() {
         return leases;
+    }
+
+    /** Flows: a parent and the children it waits for; their submission and the relay's and repair's steps. */
+    public Flows flows() {
+        return flows;
     }
 
     /** Operators' and maintenance's moves: cancel, promote, reschedule, remove, requeue, reconcile, reap, trim, pause, limits. */

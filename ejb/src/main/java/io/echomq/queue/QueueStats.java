@@ -5,6 +5,7 @@ package io.echomq.queue;
  *
  * @param lanesWithWork lanes with pending jobs, including the held ones
  * @param lanesHeld     lanes with pending jobs that wait for their lane's cap or rate limit
+ * @param waitingChildren flow parents waiting for their children
  */
 public record QueueStats(
         String queue,
@@ -16,10 +17,11 @@ public record QueueStats(
         long cancelled,
         boolean paused,
         int lanesWithWork,
-        int lanesHeld) {
+        int lanesHeld,
+        long waitingChildren) {
 
     public long total() {
-        return pending + delayed + active + completed + dead + cancelled;
+        return pending + delayed + active + completed + dead + cancelled + waitingChildren;
     }
 
     public long count(JobState state) {
@@ -30,6 +32,7 @@ public record QueueStats(
             case COMPLETED -> completed;
             case DEAD -> dead;
             case CANCELLED -> cancelled;
+            case WAITING_CHILDREN -> waitingChildren;
         };
     }
 }

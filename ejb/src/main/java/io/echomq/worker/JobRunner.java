@@ -10,6 +10,7 @@ import io.echomq.handler.JobContext;
 import io.echomq.handler.JobHandler;
 import io.echomq.api.PermanentJobFailure;
 import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.Leases;
 import io.echomq.queue.FailureKind;
 import io.echomq.queue.Lease;
 import java.time.Duration;
@@ -43,9 +44,12 @@ final class JobRunner {
     private final FaultInjector faults;
     private final WorkerListener listener;
     private final boolean batched;
+    /** Where a flow parent's handler reads its children's outcomes. */
+    private final Leases leases;
 
     JobRunner(EffectStore effects, JobHandler handler, WorkerSettings settings, LeaseKeeper keeper, FaultInjector faults,
-            WorkerListener listener) {
+            WorkerListener listener, Leases leases) {
+        this.leases = leases;
         this.effects = effects;
         this.handler = handler;
         this.settings = settings;
@@ -189,9 +193,9 @@ final class JobRunner {
         }
     }
 
-    private static JobContext context(ClaimedJob job, Handle tx, RunningWork work) {
+    private JobContext context(ClaimedJob job, Handle tx, RunningWork work) {
         Lease lease = job.lease();
         return new JobContext(lease.queue(), job.id(), lease.jobCreatedMs(), job.attempt(), job.lane(), job.payload(), tx,
-                work.signals(job));
+                new FlowParentSignals(work.signals(job), () -> leases.flowChildren(lease)));
     }
 }

@@ -67,7 +67,7 @@ public final class QueueWorker {
         this.settings = settings;
         this.workerId = workerId;
         this.keeper = LeaseKeeper.start(timers, queue, settings, safe);
-        this.runner = new JobRunner(effects, handler, settings, keeper, faults, safe);
+        this.runner = new JobRunner(effects, handler, settings, keeper, faults, safe, queue);
         this.completer = new Completer(queue, settings, faults, safe);
         this.ahead = new LeaseAhead(settings.concurrency(), settings.leaseAhead() && !runner.batched());
         this.turn = new Turn(queueName, workerId,

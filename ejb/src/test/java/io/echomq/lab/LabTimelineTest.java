@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class LabTimelineTest {
 
-    private static final Pass ONE_REAP = new Pass(1, 0, 0, 0, 0, 0, 0);
+    private static final Pass ONE_REAP = new Pass(1, 0, 0, 0, 0, 0, 0, 0);
 
     @Test
     void aReapReportedAfterTheClaimItMadePossibleIsShownBeforeItAndOnce() {

@@ -72,6 +72,12 @@ class ClusterScriptsTest {
             }
         });
 
+        List<String> parents = queuesOnEveryMaster();
+        List<String> children = queuesOnEveryMaster();
+        for (int i = 0; i < parents.size(); i++) {
+            int nextMaster = masterOf(parents.get((i + 1) % parents.size()));
+            runEveryFlowScript(parents.get(i), children.stream().filter(q -> masterOf(q) == nextMaster).findFirst().orElseThrow());
+        }
         for (String queue : queuesOnEveryMaster()) {
             runEveryScript(queue);
             try (Jedis master = cluster.connectTo(masterOf(queue))) {
@@ -177,6 +183,29 @@ class ClusterScriptsTest {
                 NewJob.of("t2").withDedupe(Dedupe.throttle("t", Duration.ofMinutes(1))))))
                 .extracting(Enqueued::outcome)
                 .containsExactly(Enqueued.Outcome.REPLACED, Enqueued.Outcome.CREATED, Enqueued.Outcome.THROTTLED);
+    }
+
+    /**
+     * A flow whose parent is on one master and its children on another: each edge's script runs on
+     * its own slot's master (flow-add and flow-notice-ack on the child's, flow-child-created,
+     * flow-child-settled and flow-cancels-done on the parent's), and the parent is released.
+     */
+    private static void runEveryFlowScript(String parentQueue, String childQueue) {
+        assertThat(masterOf(parentQueue)).isNotEqualTo(masterOf(childQueue));
+        FlowSubmitted parent = client.flows().submit(NewFlow.of(parentQueue, NewJob.of("p"),                  // flow-add, flow-child-created
+                NewFlow.of(childQueue, NewJob.of("c"))));
+        ClaimedJob child = client.leases().claim(childQueue, Duration.ofSeconds(30), 1, "w1").get(0);
+        client.leases().complete(child.lease());
+        for (Flows.Notice notice : client.flows().notices(childQueue, 10)) {
+            assertThat(client.flows().apply(notice).outcome()).isEqualTo("RELEASED");                     // flow-child-settled, flow-notice-ack
+        }
+        assertThat(client.reads().job(parentQueue, parent.id()).orElseThrow().state()).isEqualTo(JobState.PENDING);
+        FlowSubmitted cancelled = client.flows().submit(NewFlow.of(parentQueue, NewJob.of("q"), NewFlow.of(childQueue, NewJob.of("d"))));
+        client.admin().cancel(parentQueue, cancelled.id());
+        for (Flows.ChildCancels cancels : client.flows().childCancels(parentQueue, 10)) {
+            assertThat(client.flows().cancel(cancels)).isEqualTo(1);                                        // flow-cancels-done
+        }
+        assertThat(client.reads().stats(childQueue).cancelled()).isEqualTo(1);
     }
 
     private static List<String> queuesOnEveryMaster() {

@@ -116,6 +116,24 @@ class StateMachinePropertyTest {
         }
     }
 
+    /** Flow sequences: fewer than the queue's own, each of several flows over two queues (see {@link FlowStateMachine}). */
+    private static final int FLOW_SEQUENCES = 300;
+
+    @Test
+    void flowInvariantsHoldAfterEveryStep() {
+        FlowStateMachine.FLOWS.set(0);
+        FlowStateMachine.NOTICES_SENT_AGAIN.set(0);
+        SequenceProperty property = SequenceProperty.of(getClass(), FLOW_SEQUENCES);
+        try {
+            property.check(draw -> Scenario.of(FlowStateMachine.scenario(draw)),
+                    none -> new FlowStateMachine(redis, client, "flow-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet()));
+        } finally {
+            System.out.printf("%s flows: sequences=%d operations=%d violations=%d flows=%d notices_sent_again=%d%n",
+                    getClass().getSimpleName(), property.sequences(), property.operations(), property.violations(),
+                    FlowStateMachine.FLOWS.get(), FlowStateMachine.NOTICES_SENT_AGAIN.get());
+        }
+    }
+
     static List<Action> scenario(Draw draw) {
         return draw.listOf(5, 30, StateMachinePropertyTest::action);
     }

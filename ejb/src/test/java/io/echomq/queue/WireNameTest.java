@@ -17,7 +17,9 @@ class WireNameTest {
 
     @Test
     void everyConstantKeepsTheNameTheScriptsTheApiAndTheStoredDataUse() {
-        assertThat(WireName.all(JobState.class)).containsExactly("pending", "delayed", "active", "completed", "dead", "cancelled");
+        assertThat(WireName.all(JobState.class)).containsExactly("pending", "delayed", "active", "completed", "dead", "cancelled",
+                "waiting-children");
+        assertThat(WireName.all(ChildFailure.class)).containsExactly("fail-parent", "run-parent", "drop");
         assertThat(WireName.all(FailureKind.class)).containsExactly("retryable", "permanent", "contended");
         assertThat(WireName.all(Dedupe.Mode.class)).containsExactly("debounce", "throttle");
         assertThat(WireName.all(Enqueued.Outcome.class)).containsExactly("created", "duplicate", "replaced", "throttled");

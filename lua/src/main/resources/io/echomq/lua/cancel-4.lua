@@ -1,6 +1,8 @@
 --[[
-  cancel: withdraws a job that no worker holds (pending or delayed) so it never runs; for an
-  active job, records a cancel request that its worker learns with its next heartbeat.
+  cancel: withdraws a job that no worker holds (pending, delayed, or a flow parent waiting for
+  its children) so it never runs; for an active job, records a cancel request that its worker
+  learns with its next heartbeat. A cancelled flow parent has its unsettled children cancelled
+  (see cancel_children); a cancelled flow child leaves its parent a notice (notify_parent).
 
   Invariant: an active job is not moved here (its effect may be committing): it stays active,
   in the active set, with cancel_requested set (once: a second request changes nothing), and
@@ -30,6 +32,8 @@ local prefix, id = ARGV[1], ARGV[2]
 -- #include remove_pending
 -- #include unqueue
 -- #include log_event
+-- #include notify_parent
+-- #include cancel_children
 
 local fields = rcall('HMGET', job, 'state', 'lane')
 local state, lane = fields[1], fields[2]
@@ -49,4 +53,8 @@ local now = now_ms()
 rcall('ZADD', cancelled, now, id)
 rcall('HSET', job, 'state', 'cancelled', 'finished_at', now)
 log_event(prefix, id, now, 'cancelled', nil, nil, nil, 'was ' .. state)
+if state == 'waiting-children' then
+  cancel_children(prefix, id)
+end
+notify_parent(prefix, job, id, 'cancelled')
 return {'OK', state}

@@ -38,6 +38,7 @@ local keep_count, max_age = tonumber(ARGV[5]), tonumber(ARGV[6])
 -- #include release_idempotency_keys
 -- #include trim_finished
 -- #include leave_active
+-- #include notify_parent
 -- #include complete_jobs
 
 -- KEYS[1] is the job's own key, declared for the reader and the cluster router; complete_jobs

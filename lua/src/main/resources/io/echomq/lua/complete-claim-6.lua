@@ -48,6 +48,7 @@ local acks = tonumber(ARGV[8])
 -- #include release_idempotency_keys
 -- #include trim_finished
 -- #include leave_active
+-- #include notify_parent
 -- #include complete_jobs
 -- #include limits
 -- #include claim_jobs

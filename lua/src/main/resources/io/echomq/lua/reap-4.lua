@@ -31,6 +31,7 @@ local prefix, limit = ARGV[1], tonumber(ARGV[2])
 -- #include push_pending
 -- #include leave_active
 -- #include log_event
+-- #include notify_parent
 -- #include cancel_active
 
 local now = now_ms()
@@ -54,6 +55,7 @@ for _, id in ipairs(expired) do
       rcall('ZADD', dead, now, id)
       rcall('HSET', job, 'state', 'dead', 'finished_at', now)
       log_event(prefix, id, now, 'dead', attempts, worker, nil, 'lease expired, no attempts left')
+      notify_parent(prefix, job, id, 'dead')
       to_dead = to_dead + 1
     else
       push_pending(prefix, ring, lane, id)

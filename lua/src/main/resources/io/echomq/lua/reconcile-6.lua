@@ -34,6 +34,7 @@ local prefix, id, reason, created = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- #include remove_pending
 -- #include unqueue
 -- #include log_event
+-- #include notify_parent
 
 local fields = rcall('HMGET', job, 'state', 'lane', 'created_at')
 local state, lane = fields[1], fields[2]
@@ -41,7 +42,10 @@ if not state or (created ~= '0' and fields[3] ~= created) then
   return {'NOT_FOUND'}
 end
 local ended = {dead = dead, cancelled = cancelled}
-if ended[state] then
+if state == 'waiting-children' then
+  -- A flow parent that never ran has no effect of its own: only its children release it.
+  return {'REFUSED', state}
+elseif ended[state] then
   rcall('ZREM', ended[state], id)
 elseif not unqueue(prefix, ring, delayed, job, id, state, lane) then
   return {'REFUSED', state}
@@ -50,4 +54,5 @@ local now = now_ms()
 rcall('ZADD', completed, now, id)
 rcall('HSET', job, 'state', 'completed', 'finished_at', now, 'note', reason)
 log_event(prefix, id, now, 'reconciled', nil, nil, nil, reason)
+notify_parent(prefix, job, id, 'completed')
 return {'OK', state}

@@ -35,5 +35,5 @@ if not finished[state] then
 end
 rcall('ZREM', finished[state], id)
 release_idempotency_keys(idem, job, id)
-rcall('DEL', job, prefix .. 'job:' .. id .. ':log')
+rcall('DEL', job, prefix .. 'job:' .. id .. ':log', prefix .. 'job:' .. id .. ':flow')
 return {'OK', state}

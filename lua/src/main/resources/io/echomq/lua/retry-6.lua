@@ -51,6 +51,7 @@ local base_ms, cap_ms, kind = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
 -- #include log_event
 -- #include fence
 -- #include leave_active
+-- #include notify_parent
 -- #include cancel_active
 
 local rejected, fenced = fence(prefix, id, job, token, created, 'retry', 'lane', 'cancel_requested')
@@ -84,6 +85,7 @@ if kind == 'permanent' or attempts >= max_attempts then
   rcall('ZADD', dead, now, id)
   rcall('HSET', job, 'state', 'dead', 'finished_at', now)
   log_event(prefix, id, now, 'dead', token, worker, nil, err)
+  notify_parent(prefix, job, id, 'dead')
   return {'DEAD', attempts}
 end
 

@@ -17,7 +17,9 @@
 
   Output:
     {pending, delayed, active, completed, dead, cancelled, paused (0|1), lanes with work,
-     lanes held}   lanes held: lanes with pending jobs that wait for their lane's limit
+     lanes held, waiting-children}   lanes held: lanes with pending jobs that wait for their
+     lane's limit; waiting-children: flow parents waiting for their children (echomq:{q}:waiting,
+     derived from the prefix)
 ]]
 local rcall = redis.call
 local prefix = ARGV[1]
@@ -39,4 +41,4 @@ if rcall('HGET', KEYS[7], 'paused') == '1' then
   paused = 1
 end
 return {pending, rcall('ZCARD', KEYS[2]), rcall('ZCARD', KEYS[3]), rcall('ZCARD', KEYS[4]),
-  rcall('ZCARD', KEYS[5]), rcall('ZCARD', KEYS[6]), paused, #lanes + held, held}
+  rcall('ZCARD', KEYS[5]), rcall('ZCARD', KEYS[6]), paused, #lanes + held, held, rcall('ZCARD', prefix .. 'waiting')}

@@ -32,6 +32,7 @@ local prefix, id, token, created, reason = ARGV[1], ARGV[2], ARGV[3], ARGV[4], A
 -- #include log_event
 -- #include fence
 -- #include leave_active
+-- #include notify_parent
 -- #include cancel_active
 
 local rejected, fields = fence(prefix, id, job, token, created, 'stop', 'cancel_requested', 'worker', 'lane')

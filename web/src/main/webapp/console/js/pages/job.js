@@ -29,6 +29,8 @@ const EVENT_WORDS = {
   cancelled: 'cancelled',
   requeued: 'requeued with a fresh budget',
   reconciled: 'completed by the reconciler',
+  'child-settled': 'a flow child settled',
+  released: 'every flow child settled: moved to pending',
 };
 
 const ms = (iso) => (iso ? new Date(iso).getTime() : NaN);
@@ -221,6 +223,9 @@ export function jobPage(view, queue, id) {
     if (job.state === 'pending' || job.state === 'delayed') {
       actions.push(action('Cancel job', 'cancel', `Cancel job #${id}? It will not run.`, 'Cancel job', true));
     }
+    if (job.state === 'waiting-children') {
+      actions.push(action('Cancel flow', 'cancel', `Cancel flow parent #${id}? It will not run, and its children that have not finished are cancelled too.`, 'Cancel flow', true));
+    }
     if (job.state === 'active' && !job.cancelRequestedAt) {
       actions.push(action('Request cancel', 'cancel', `Ask job #${id}'s handler to stop? It learns it with its next heartbeat; if it stops, its effect is rolled back and the job ends cancelled; if its effect commits first, the job ends completed.`, 'Request cancel', true));
     }
@@ -267,11 +272,41 @@ export function jobPage(view, queue, id) {
                   `#${job.effect.appliedByJob}`), ' (submitted with the same idempotency key), attempt ', String(job.effect.appliedByAttempt),
                 ' at ', timeEl(job.effect.appliedAt), '; this job\'s handler does not run.']
               : ['Effect: applied by attempt ', String(job.effect.appliedByAttempt), ' at ', timeEl(job.effect.appliedAt), '.'])),
+      job.flow ? [h('h2', { class: 'section-title' }, 'Flow'), flowSection(job)] : null,
       h('h2', { class: 'section-title' }, 'Attempts'),
       h('section', { class: 'card' }, timeline(job)),
       h('h2', { class: 'section-title' }, 'Payload'),
       h('pre', { class: 'payload', 'data-testid': 'payload', tabindex: '0' }, payloadText));
     if (!isAdmin()) for (const b of actions) b.title = 'needs the admin role';
+  };
+
+  // A job's place in its flow: up to its parent, down to its children (each one's state, and the
+  // outcome its parent recorded; a child without one is a child the parent still waits for).
+  const flowSection = (job) => {
+    const card = h('section', { class: 'card', 'data-testid': 'job-flow' });
+    const up = job.flow.parent
+      ? h('p', {}, 'Child ', String(job.flow.parent.index), ' (', job.flow.parent.onFailure, ') of flow parent ',
+        h('a', { href: `#/jobs/${enc(job.flow.parent.queue)}/${enc(job.flow.parent.id)}`, class: 'mono', 'data-testid': 'flow-parent-link' },
+          `${job.flow.parent.queue} #${job.flow.parent.id}`))
+      : null;
+    replace(card, up, job.flow.children > 0 ? h('p', { class: 'muted' }, 'Loading children…') : null);
+    if (job.flow.children > 0) {
+      get(`/flows/${enc(queue)}/${enc(id)}`).then((flow) => {
+        if (stopped) return;
+        const waiting = flow.children.filter((c) => !c.outcome).length;
+        replace(card, up,
+          h('p', {}, `${flow.children.length} children, `, waiting ? `${waiting} not yet settled` : 'all settled'),
+          h('table', { class: 'table', 'data-testid': 'flow-children' },
+            h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, 'Child'), h('th', {}, 'State'), h('th', {}, 'Outcome'), h('th', {}, 'On failure'))),
+            h('tbody', {}, flow.children.map((c) => h('tr', {},
+              h('td', {}, String(c.index)),
+              h('td', {}, c.id ? h('a', { href: `#/jobs/${enc(c.queue)}/${enc(c.id)}`, class: 'mono' }, `${c.queue} #${c.id}`) : `${c.queue} (not made yet)`),
+              h('td', {}, c.state ? h('span', { class: ['badge', 'state-badge', `state-${c.state}`] }, c.state) : '—'),
+              h('td', {}, c.outcome ?? 'waiting for it'),
+              h('td', {}, c.onFailure))))));
+      }).catch((e) => { if (!stopped) replace(card, up, h('p', { class: 'error-text' }, describeError(e))); });
+    }
+    return card;
   };
 
   replace(view, crumbs(), h('h1', {}, `Job #${id}`), h('p', { class: 'muted' }, 'Loading…'));

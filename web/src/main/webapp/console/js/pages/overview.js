@@ -4,7 +4,7 @@ import { get, post, openEvents, enc, isAdmin } from '../api.js';
 import { h, replace, number, describeError, time, duration, timeEl, confirmAction, notify } from '../dom.js';
 import { lineChart } from '../charts.js';
 
-export const STATES = ['pending', 'delayed', 'active', 'completed', 'dead', 'cancelled'];
+export const STATES = ['pending', 'delayed', 'active', 'completed', 'dead', 'cancelled', 'waiting-children'];
 
 // A queue's caps and rate limits in words, or null when it has none.
 export function limitsText(limits) {

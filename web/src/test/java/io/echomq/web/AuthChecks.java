@@ -46,7 +46,10 @@ final class AuthChecks {
             new Route("POST", JOBS + "/999999/promote", null, false),
             new Route("PUT", JOBS + "/999999/due", "{\"delayMs\":1000}", false),
             new Route("POST", "/api/outboxes/dead/999999/retry?dataSource=jdbc/none", null, false),
-            new Route("POST", "/api/outboxes/dead/999999/drop?dataSource=jdbc/none", null, false));
+            new Route("POST", "/api/outboxes/dead/999999/drop?dataSource=jdbc/none", null, false),
+            new Route("POST", "/api/flows", "{\"queue\":\"payments\",\"payload\":{\"account\":\"auth\",\"amountCents\":1},"
+                    + "\"children\":[{\"queue\":\"payments\",\"payload\":{\"account\":\"auth\",\"amountCents\":1}}]}", true),
+            new Route("GET", "/api/flows/payments/1", null, true));
 
     /** A few routes covering each answer (reading, submitting, steering): enough to compare servers. */
     static final List<Route> FEW = List.of(ALL.get(0), ALL.get(2), ALL.get(4), ALL.get(8), ALL.get(11));

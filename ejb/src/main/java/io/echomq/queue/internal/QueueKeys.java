@@ -100,6 +100,29 @@ public final class QueueKeys {
         return prefix + "cancelled";
     }
 
+    /** Sorted set of flow parents waiting for their children, scored by creation time (ms, server clock). */
+    public String waiting() {
+        return prefix + "waiting";
+    }
+
+    /**
+     * Hash: one flow parent's children: {@code spec:<i>} (how to make child i), {@code child:<i>}
+     * (the child made, {@code <queue>\n<id>\n<created ms>}) and {@code settled:<i>} (its outcome).
+     */
+    public String flow(String id) {
+        return prefix + "job:" + id + ":flow";
+    }
+
+    /** Hash: job id to the settlement notice its parent has not yet acknowledged (see flow-notice-ack). */
+    public String notices() {
+        return prefix + "notices";
+    }
+
+    /** Hash: parent id to the children a failed or cancelled flow parent still has to cancel, one per line. */
+    public String childCancels() {
+        return prefix + "child-cancels";
+    }
+
     /** Hash: idempotency key to job id. */
     public String idempotency() {
         return prefix + "idem";

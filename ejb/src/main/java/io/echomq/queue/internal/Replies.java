@@ -3,6 +3,7 @@ package io.echomq.queue.internal;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.CompletedAndClaimed;
 import io.echomq.queue.Enqueued;
+import io.echomq.queue.FlowSubmitted;
 import io.echomq.queue.JobState;
 import io.echomq.queue.Lease;
 import io.echomq.queue.LeaseExtension;
@@ -172,7 +173,7 @@ public final class Replies {
         List<Object> r = list(reply, "stats");
         return new QueueStats(queue, number(r.get(0)), number(r.get(1)), number(r.get(2)), number(r.get(3)),
                 number(r.get(4)), number(r.get(5)), number(r.get(6)) == 1, (int) number(r.get(7)),
-                (int) number(r.get(8)));
+                (int) number(r.get(8)), number(r.get(9)));
     }
 
     public static TrimResult trimmed(String queue, Object reply) {
@@ -269,6 +270,36 @@ public final class Replies {
             case "STALE_TOKEN" -> new Rejected(lease, Rejected.Reason.STALE_TOKEN, Optional.of(state(r.get(1))), number(r.get(2)));
             case "NOT_ACTIVE" -> new Rejected(lease, Rejected.Reason.NOT_ACTIVE, Optional.of(state(r.get(1))), number(r.get(2)));
             default -> throw unexpected(script, r);
+        };
+    }
+
+    /** flow-add's reply: the job made, or the one its idempotency key names. */
+    public static FlowSubmitted flowAdded(String queue, Object reply) {
+        List<Object> r = list(reply, "flow-add");
+        return switch (text(r.get(0))) {
+            case "CREATED", "DUPLICATE" -> new FlowSubmitted(queue, text(r.get(1)), number(r.get(3)), state(r.get(2)),
+                    "DUPLICATE".equals(text(r.get(0))));
+            default -> throw unexpected("flow-add", r);
+        };
+    }
+
+    /** flow-child-created's reply: the parent's state now, empty when the parent is gone. */
+    public static java.util.Optional<JobState> flowChildMarked(Object reply) {
+        List<Object> r = list(reply, "flow-child-created");
+        return switch (text(r.get(0))) {
+            case "OK" -> java.util.Optional.of(state(r.get(1)));
+            case "NOT_FOUND" -> java.util.Optional.empty();
+            default -> throw unexpected("flow-child-created", r);
+        };
+    }
+
+    /** flow-child-settled's reply word: MARKED, RELEASED, FAILED, ALREADY, LATE or NOT_FOUND. */
+    public static String flowChildSettled(Object reply) {
+        List<Object> r = list(reply, "flow-child-settled");
+        String word = r.isEmpty() ? "" : text(r.get(0));
+        return switch (word) {
+            case "MARKED", "RELEASED", "FAILED", "ALREADY", "LATE", "NOT_FOUND" -> word;
+            default -> throw unexpected("flow-child-settled", r);
         };
     }
 

@@ -30,6 +30,8 @@ public final class RequestChecks {
      * for it), so a submitter could replace an admin's recurring job: no submission may use it.
      */
     public static final String SCHEDULE_KEY_PREFIX = "schedule:";
+    /** Flow children's idempotency keys start so: {@code flow:<parent queue>:<parent id>:<parent created ms>:<index>}. */
+    public static final String FLOW_KEY_PREFIX = "flow:";
     public static final int MAX_WORKER_ID_CHARS = 200;
     public static final Duration MIN_LEASE = Duration.ofMillis(10);
     public static final Duration MAX_LEASE = Duration.ofHours(24);
@@ -80,6 +82,10 @@ public final class RequestChecks {
         if (key.startsWith(SCHEDULE_KEY_PREFIX)) {
             throw new InvalidRequestException("idempotencyKey",
                     "must not start with '" + SCHEDULE_KEY_PREFIX + "': that prefix is reserved for the jobs of recurring schedules");
+        }
+        if (key.startsWith(FLOW_KEY_PREFIX)) {
+            throw new InvalidRequestException("idempotencyKey",
+                    "must not start with '" + FLOW_KEY_PREFIX + "': that prefix is reserved for the children of flows");
         }
         return key;
     }

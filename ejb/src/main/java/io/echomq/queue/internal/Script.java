@@ -31,6 +31,12 @@ public enum Script {
     SET_LIMITS("set-limits-4.lua", (k, id) -> List.of(k.meta(), k.active(), k.held(), k.ring())),
     REMOVE("remove-5.lua", (k, id) -> List.of(k.job(id), k.completed(), k.dead(), k.cancelled(), k.idempotency())),
     RECONCILE("reconcile-6.lua", (k, id) -> List.of(k.job(id), k.delayed(), k.dead(), k.cancelled(), k.completed(), k.ring())),
+    // The flow scripts: a parent's (flow-child-created, flow-child-settled) and a child's (flow-notice-ack) take that job's id.
+    FLOW_ADD("flow-add-5.lua", (k, id) -> List.of(k.seq(), k.ring(), k.delayed(), k.idempotency(), k.waiting())),
+    FLOW_CHILD_CREATED("flow-child-created-2.lua", (k, id) -> List.of(k.job(id), k.flow(id))),
+    FLOW_CHILD_SETTLED("flow-child-settled-5.lua", (k, id) -> List.of(k.job(id), k.flow(id), k.waiting(), k.dead(), k.ring())),
+    FLOW_NOTICE_ACK("flow-notice-ack-2.lua", (k, id) -> List.of(k.notices(), k.job(id))),
+    FLOW_CANCELS_DONE("flow-cancels-done-1.lua", (k, id) -> List.of(k.childCancels())),
     // The schedule scripts take the schedule's name where the job scripts take a job id.
     SCHEDULE_PUT("schedule-put-2.lua", (k, name) -> List.of(k.schedule(name), k.schedules())),
     SCHEDULE_REMOVE("schedule-remove-2.lua", (k, name) -> List.of(k.schedule(name), k.schedules())),
@@ -40,7 +46,7 @@ public enum Script {
             k.idempotency()));
 
     /** Scripts whose reply acknowledges a submission: the ones a {@code WAIT} for replicas follows. */
-    private static final Set<Script> SUBMISSIONS = EnumSet.of(ENQUEUE, ENQUEUE_BATCH);
+    private static final Set<Script> SUBMISSIONS = EnumSet.of(ENQUEUE, ENQUEUE_BATCH, FLOW_ADD);
 
     /**
      * Scripts a second run of which changes nothing a caller relies on, so a client may resend
@@ -49,11 +55,13 @@ public enum Script {
      * lease's holder, the maintenance lease taken again by its holder or handed back once; and the
      * schedule scripts that compare before they change (a definition put
      * again is unchanged, a firing sent again finds its slot moved: each slot's job also carries
-     * the slot as its idempotency key). Every other script is sent once; a submission is
+     * the slot as its idempotency key), and the flow edges, each a set-once mark or a compare-and-delete
+     * (docs/ARCHITECTURE.md, F2, F3). Every other script is sent once; a submission is
      * resendable only when every job carries an idempotency key (the caller says so).
      */
     private static final Set<Script> RESENDABLE = EnumSet.of(STATS, SET_PAUSED, SET_LIMITS, REAP, TRIM, EXTEND, SCHEDULE_PUT,
-            SCHEDULE_SET_PAUSED, SCHEDULES_DUE, SCHEDULE_FIRE, MAINTENANCE_LEASE);
+            SCHEDULE_SET_PAUSED, SCHEDULES_DUE, SCHEDULE_FIRE, MAINTENANCE_LEASE, FLOW_CHILD_CREATED, FLOW_CHILD_SETTLED, FLOW_NOTICE_ACK,
+            FLOW_CANCELS_DONE);
 
     /** Where the scripts live on the class path (the {@code echomq-lua} jar). */
     public static final String RESOURCE_FOLDER = "io/echomq/lua/";

@@ -10,7 +10,8 @@
 -- deleted, at most two per job settled here, so each call's work is bounded by its own
 -- acknowledgements, the completed set never grows past its bound whatever the completion rate,
 -- and an excess left from before (a lowered bound) shrinks by one job per job completed.
--- Needs now_ms, log_event, fence, integer_text, trim_finished and leave_active.
+-- A flow child leaves its parent a notice (notify_parent). Needs now_ms, log_event, fence,
+-- integer_text, trim_finished, leave_active and notify_parent.
 local function complete_jobs(prefix, active, completed, idem, now, acks, keep_count, max_age)
   local now_text = integer_text(now)
   local settlements, settled, finished, by_lane = {}, {}, {}, {}
@@ -24,6 +25,7 @@ local function complete_jobs(prefix, active, completed, idem, now, acks, keep_co
       redis.call('HSET', job, 'state', 'completed', 'finished_at', now_text)
       redis.call('HDEL', job, 'lease_until')
       log_event(prefix, id, now_text, 'completed', token, fields[4], nil, '')
+      notify_parent(prefix, job, id, 'completed')
       settlements[#settlements + 1] = {'OK', now}
       settled[#settled + 1] = id
       finished[#finished + 1] = now_text

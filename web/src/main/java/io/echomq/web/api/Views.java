@@ -2,6 +2,7 @@ package io.echomq.web.api;
 
 import io.echomq.effect.EffectRecord;
 import io.echomq.queue.Enqueued;
+import io.echomq.queue.FlowChild;
 import io.echomq.queue.JobEvent;
 import io.echomq.queue.JobView;
 import io.echomq.queue.ManualTransition;
@@ -39,6 +40,25 @@ final class Views {
         }
     }
 
+    /** A submitted flow's root: {@code replayed} when its idempotency key named an earlier flow. */
+    public record FlowCreated(String id, String queue, String state, boolean replayed) {
+    }
+
+    /** A flow parent and its children, in the order submitted. */
+    public record FlowView(String queue, String id, String state, List<FlowChildView> children) {
+    }
+
+    /**
+     * One child: its job once made ({@code id} null before), its state now (null once retention
+     * removed it), its policy, and its outcome as the parent recorded it (null until then).
+     */
+    public record FlowChildView(int index, String queue, String id, String state, String onFailure, String outcome) {
+        static FlowChildView of(FlowChild child, String state) {
+            return new FlowChildView(child.index(), child.queue(), child.jobId().orElse(null), state, child.onFailure().wireName(),
+                    child.outcome().orElse(null));
+        }
+    }
+
     /**
      * A queue's counts and limits; {@code lanesHeld} of its lanes with work wait for their lane's
      * cap or rate limit. {@code limitsSource} says which set the limits in force, {@code config}
@@ -65,6 +85,7 @@ final class Views {
             counts.put("completed", s.completed());
             counts.put("dead", s.dead());
             counts.put("cancelled", s.cancelled());
+            counts.put("waiting-children", s.waitingChildren());
             return new QueueView(s.queue(), s.paused(), counts, s.total(), s.lanesWithWork(), s.lanesHeld(), LimitsBody.of(limits),
                     limitsSource);
         }
@@ -111,7 +132,7 @@ final class Views {
     public record JobDetail(String id, String queue, String state, JsonValue payload, String lane, int priority, long attempts,
             long maxAttempts, Instant createdAt, Instant dueAt, Instant claimedAt, Instant leaseUntil, String worker,
             String lastError, Instant finishedAt, String idempotencyKey, String note, EffectView effect,
-            List<HistoryEntry> history, ProgressView progress, Instant cancelRequestedAt, String dedupeKey) {
+            List<HistoryEntry> history, ProgressView progress, Instant cancelRequestedAt, String dedupeKey, FlowPlace flow) {
         static JobDetail of(JobView j, Optional<EffectRecord> effect, List<JobEvent> history) {
             return new JobDetail(j.id(), j.queue(), j.state().wireName(), json(j.payload()), j.lane(), j.priority(), j.attempts(),
                     j.maxAttempts(), j.createdAt(), j.dueAt().orElse(null), j.claimedAt().orElse(null),
@@ -119,7 +140,26 @@ final class Views {
                     j.finishedAt().orElse(null), j.idempotencyKey().orElse(null), j.note().orElse(null),
                     effect.map(r -> EffectView.of(r, j)).orElse(null), history.stream().map(HistoryEntry::of).toList(),
                     j.progress().map(ProgressView::of).orElse(null), j.cancelRequestedAt().orElse(null),
-                    j.dedupeKey().orElse(null));
+                    j.dedupeKey().orElse(null), FlowPlace.of(j));
+        }
+    }
+
+    /**
+     * A job's place in a flow, null for a job in none: its parent (a child's), and how many
+     * children it waits or waited for (a parent's; their list is {@code GET /api/flows/{queue}/{id}}).
+     */
+    public record FlowPlace(FlowParentView parent, int children) {
+        static FlowPlace of(JobView j) {
+            if (j.flowParent().isEmpty() && j.flowChildren() == 0) {
+                return null;
+            }
+            return new FlowPlace(j.flowParent().map(FlowParentView::of).orElse(null), j.flowChildren());
+        }
+    }
+
+    public record FlowParentView(String queue, String id, int index, String onFailure) {
+        static FlowParentView of(JobView.FlowParent p) {
+            return new FlowParentView(p.queue(), p.id(), p.index(), p.onFailure().wireName());
         }
     }
 

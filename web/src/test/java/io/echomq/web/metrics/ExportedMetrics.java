@@ -46,12 +46,12 @@ final class ExportedMetrics {
         metrics.retried(job, new RetryOutcome.DeadLettered(lease, 3), "boom");
         metrics.retried(job, new RetryOutcome.Cancelled(lease, at), "stopped");
         metrics.stopped(job, new StopOutcome.Stopped(lease, at));
-        metrics.ran("reaper", queue, new Pass(1, 0, 0, 0, 0, 0, 0), Duration.ofMillis(1));
+        metrics.ran("reaper", queue, new Pass(1, 0, 0, 0, 0, 0, 0, 0), Duration.ofMillis(1));
         metrics.failed("reaper", queue, new IllegalStateException("Valkey down"));
         metrics.outboxes(List.of(new OutboxGauge("jdbc/orders", 1, 1_000, 1L)));
         metrics.outboxDeadRows("jdbc/orders", 1);
         QueueGauges gauges = new QueueGauges(metrics, null);
-        gauges.record(new QueueStats(queue, 1, 1, 1, 1, 1, 1, false, 1, 0), Duration.ofSeconds(1));
+        gauges.record(new QueueStats(queue, 1, 1, 1, 1, 1, 1, false, 1, 0, 1), Duration.ofSeconds(1));
         gauges.recordEffectOverdue(queue, Duration.ZERO);
         return metrics.scrape();
     }
