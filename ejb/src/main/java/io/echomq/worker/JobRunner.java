@@ -9,10 +9,13 @@ import io.echomq.handler.JobCancelledException;
 import io.echomq.handler.JobContext;
 import io.echomq.handler.JobHandler;
 import io.echomq.api.PermanentJobFailure;
+import io.echomq.outbox.Outbox;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.FailureKind;
 import io.echomq.queue.Lease;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -37,6 +40,7 @@ final class JobRunner {
     private static final Logger LOG = Logger.getLogger(JobRunner.class.getName());
 
     private final EffectStore effects;
+    private final Outbox outbox;
     private final JobHandler handler;
     private final WorkerSettings settings;
     private final LeaseKeeper keeper;
@@ -44,9 +48,10 @@ final class JobRunner {
     private final WorkerListener listener;
     private final boolean batched;
 
-    JobRunner(EffectStore effects, JobHandler handler, WorkerSettings settings, LeaseKeeper keeper, FaultInjector faults,
+    JobRunner(EffectStore effects, Outbox outbox, JobHandler handler, WorkerSettings settings, LeaseKeeper keeper, FaultInjector faults,
             WorkerListener listener) {
         this.effects = effects;
+        this.outbox = outbox;
         this.handler = handler;
         this.settings = settings;
         this.keeper = keeper;
@@ -81,7 +86,12 @@ final class JobRunner {
         faults.leased(job);
         long start = System.nanoTime();
         try {
-            EffectOutcome outcome = effects.apply(job.lease(), tx -> cancellableAtTimeout(work, tx, () -> handler.handle(context(job, tx, work))));
+            List<DeliveryOutputs> outputs = new ArrayList<>(1);
+            EffectOutcome outcome = effects.apply(job.lease(), tx -> cancellableAtTimeout(work, tx, () -> {
+                handler.handle(context(job, tx, work, outputs));
+                recordResults(tx, outputs);
+            }));
+            committed(outputs);
             return new JobOutcome.Done(job, outcome, Duration.ofNanos(System.nanoTime() - start));
         } catch (EffectFailedException failed) {
             Throwable cause = failed.getCause();
@@ -117,9 +127,13 @@ final class JobRunner {
         Map<String, ClaimedJob> byId = jobs.stream().collect(Collectors.toMap(ClaimedJob::id, Function.identity()));
         long start = System.nanoTime();
         List<EffectOutcome> outcomes;
+        List<DeliveryOutputs> outputs = new ArrayList<>(jobs.size());
         try {
-            outcomes = effects.applyAll(jobs.stream().map(ClaimedJob::lease).toList(), (tx, recorded) -> cancellableAtTimeout(work, tx,
-                    () -> batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx, work)).toList())));
+            outcomes = effects.applyAll(jobs.stream().map(ClaimedJob::lease).toList(), (tx, recorded) -> cancellableAtTimeout(work, tx, () -> {
+                batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx, work, outputs)).toList());
+                recordResults(tx, outputs);
+            }));
+            committed(outputs);
         } catch (RuntimeException | Error failed) {
             rethrowIfVirtualMachineError(failed);
             LOG.log(Level.FINE, "batch of {0} jobs on queue ''{1}'' failed ({2}); running them one by one",
@@ -189,9 +203,32 @@ final class JobRunner {
         }
     }
 
-    private static JobContext context(ClaimedJob job, Handle tx, RunningWork work) {
+    /** The handler's view of one job in {@code tx}; its outputs join {@code outputs}, to be written before the commit. */
+    private JobContext context(ClaimedJob job, Handle tx, RunningWork work, List<DeliveryOutputs> outputs) {
         Lease lease = job.lease();
-        return new JobContext(lease.queue(), job.id(), lease.jobCreatedMs(), job.attempt(), job.lane(), job.payload(), tx,
+        JobContext plain = new JobContext(lease.queue(), job.id(), lease.jobCreatedMs(), job.attempt(), job.lane(), job.payload(), tx,
                 work.signals(job));
+        DeliveryOutputs out = new DeliveryOutputs(plain.job(), lease, tx, outbox);
+        outputs.add(out);
+        return new JobContext(plain.queue(), plain.jobId(), plain.jobCreatedMs(), plain.attempt(), plain.lane(), plain.payload(), tx,
+                plain.signals(), out);
+    }
+
+    /** The handlers' results go into their effect rows after the handlers returned, in the same transaction. */
+    private void recordResults(Handle tx, List<DeliveryOutputs> outputs) {
+        Map<Lease, String> results = new LinkedHashMap<>();
+        for (DeliveryOutputs out : outputs) {
+            if (out.result() != null) {
+                results.put(out.lease(), out.result());
+            }
+        }
+        effects.recordResults(tx, results);
+    }
+
+    /** After the commit, never before: the relay must not find the rows missing and wait a poll interval for them. */
+    private void committed(List<DeliveryOutputs> outputs) {
+        if (outputs.stream().anyMatch(DeliveryOutputs::wroteFollowUps)) {
+            outbox.committed();
+        }
     }
 }
