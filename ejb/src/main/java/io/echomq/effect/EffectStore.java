@@ -95,8 +95,13 @@ public final class EffectStore {
             FROM unnest(?::bigint[], ?::bigint[], ?::text[]) AS job (id, created, result)
             WHERE e.queue = ? AND e.job_id = job.id AND e.job_created_ms = job.created""";
 
-    /** One JSON-P provider for every result read: looking the implementation up per call is slow. */
-    private static final JsonProvider JSON_P = JsonProvider.provider();
+    /**
+     * One JSON-P provider for every result read (looking it up per call is slow), found on the
+     * first read: a runtime that never reads a result needs no JSON-P implementation.
+     */
+    private static final class ResultJson {
+        static final JsonProvider PROVIDER = JsonProvider.provider();
+    }
 
     /** PostgreSQL's "lock_not_available", raised when lock_timeout expires. */
     private static final String LOCK_NOT_AVAILABLE = "55P03";
@@ -255,7 +260,7 @@ public final class EffectStore {
     }
 
     private static JsonValue parsed(String json) {
-        try (JsonReader reader = JSON_P.createReader(new StringReader(json))) {
+        try (JsonReader reader = ResultJson.PROVIDER.createReader(new StringReader(json))) {
             return reader.readValue();
         }
     }

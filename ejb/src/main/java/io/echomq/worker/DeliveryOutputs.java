@@ -5,6 +5,7 @@ import io.echomq.api.JobRequest;
 import io.echomq.handler.JobOutputs;
 import io.echomq.outbox.JobRequests;
 import io.echomq.outbox.Outbox;
+import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Lease;
 import jakarta.json.JsonValue;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +20,7 @@ import org.jdbi.v3.core.Handle;
  */
 final class DeliveryOutputs implements JobOutputs {
 
-    private final Job job;
+    private final ClaimedJob claimed;
     private final Lease lease;
     private final Handle transaction;
     private final Outbox outbox;
@@ -27,18 +28,18 @@ final class DeliveryOutputs implements JobOutputs {
     private final Set<String> steps = new HashSet<>();
     private String result;
 
-    DeliveryOutputs(Job job, Lease lease, Handle transaction, Outbox outbox) {
-        this.job = job;
-        this.lease = lease;
+    DeliveryOutputs(ClaimedJob claimed, Handle transaction, Outbox outbox) {
+        this.claimed = claimed;
+        this.lease = claimed.lease();
         this.transaction = transaction;
         this.outbox = outbox;
     }
 
     @Override
     public void followUp(String step, JobRequest request) {
-        JobRequest keyed = JobRequests.followUp(job, step, request);
+        JobRequest keyed = JobRequests.followUp(job(), step, request);
         if (steps.contains(step)) {
-            throw new IllegalArgumentException("step: '" + step + "' is already a follow-up of job " + job.id()
+            throw new IllegalArgumentException("step: '" + step + "' is already a follow-up of job " + claimed.id()
                     + " in this run; each step names one follow-up");
         }
         outbox.write(transaction.getConnection(), keyed);
@@ -56,6 +57,11 @@ final class DeliveryOutputs implements JobOutputs {
             throw new IllegalArgumentException("result: is " + bytes + " bytes of JSON, more than the limit of " + MAX_RESULT_BYTES);
         }
         result = json;
+    }
+
+    /** The delivery as the API's job, made only for a follow-up: the key rule is {@link Job#followUpKey}. */
+    private Job job() {
+        return new Job(lease.queue(), claimed.id(), lease.jobCreatedMs(), claimed.attempt(), claimed.lane(), claimed.payload());
     }
 
     Lease lease() {

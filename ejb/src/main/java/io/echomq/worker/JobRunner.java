@@ -206,12 +206,10 @@ final class JobRunner {
     /** The handler's view of one job in {@code tx}; its outputs join {@code outputs}, to be written before the commit. */
     private JobContext context(ClaimedJob job, Handle tx, RunningWork work, List<DeliveryOutputs> outputs) {
         Lease lease = job.lease();
-        JobContext plain = new JobContext(lease.queue(), job.id(), lease.jobCreatedMs(), job.attempt(), job.lane(), job.payload(), tx,
-                work.signals(job));
-        DeliveryOutputs out = new DeliveryOutputs(plain.job(), lease, tx, outbox);
+        DeliveryOutputs out = new DeliveryOutputs(job, tx, outbox);
         outputs.add(out);
-        return new JobContext(plain.queue(), plain.jobId(), plain.jobCreatedMs(), plain.attempt(), plain.lane(), plain.payload(), tx,
-                plain.signals(), out);
+        return new JobContext(lease.queue(), job.id(), lease.jobCreatedMs(), job.attempt(), job.lane(), job.payload(), tx,
+                work.signals(job), out);
     }
 
     /** The handlers' results go into their effect rows after the handlers returned, in the same transaction. */
