@@ -1,8 +1,8 @@
 package io.echomq.outbox;
 
 import io.echomq.queue.NewJob;
-import io.echomq.queue.Submissions;
 import io.echomq.queue.QueueUnavailableException;
+import io.echomq.queue.Submissions;
 import io.echomq.queue.outbox.OutboxAdmin;
 import io.echomq.queue.outbox.OutboxCommand;
 import io.echomq.queue.outbox.OutboxDeadRow;
@@ -37,9 +37,9 @@ import javax.sql.DataSource;
  * retention the effect store's idempotency key, V4, still applies the effect once). Two relays
  * never take the same row at once (the row lock).
  *
- * <p>When it sweeps: at once when the transaction that wrote rows commits on this node (an
- * interposed synchronization {@linkplain #wake() wakes} the relay: milliseconds after the
- * commit), and every {@code echomq.outbox.poll-ms} (default 500 ms) as the fallback for rows whose
+ * <p>When it sweeps: at once when the transaction that wrote rows commits on this node (the
+ * adapter's interposed synchronization, or the worker once a job's effect transaction that wrote
+ * follow-ups committed, {@linkplain #wake() wakes} the relay: milliseconds after the commit), and every {@code echomq.outbox.poll-ms} (default 500 ms) as the fallback for rows whose
  * node died before relaying them. No LISTEN/NOTIFY: the committing node relays its own rows, and
  * the sweep's interval bounds the wait after a crash.
  *
@@ -58,7 +58,7 @@ import javax.sql.DataSource;
  * {@link OutboxAdmin#publish}) and first carries out the admins' commands on them that wait there
  * ({@link OutboxAdmin#requested}), each only on a row still dead.
  *
- * <p>Sweeps run on a thread of the relay's own, not the adapter's timers: a sweep waits on Valkey's
+ * <p>Sweeps run on a thread of the relay's own, not the engine's timers: a sweep waits on Valkey's
  * and PostgreSQL's timeouts when either is down, and the timers carry the lease heartbeats that
  * must not wait behind it. Each sweep also publishes the outbox's depth and oldest row's age
  * ({@link io.echomq.queue.outbox.OutboxAdmin#publishGauge}).

@@ -24,8 +24,8 @@ final class DeliveryOutputs implements JobOutputs {
     private final Lease lease;
     private final Handle transaction;
     private final Outbox outbox;
-    /** The steps written in this run: each names one follow-up. */
-    private final Set<String> steps = new HashSet<>();
+    /** The steps written in this run, each naming one follow-up; made at the first (most runs make none). */
+    private Set<String> steps = Set.of();
     private String result;
 
     DeliveryOutputs(ClaimedJob claimed, Handle transaction, Outbox outbox) {
@@ -43,6 +43,9 @@ final class DeliveryOutputs implements JobOutputs {
                     + " in this run; each step names one follow-up");
         }
         outbox.write(transaction.getConnection(), keyed);
+        if (steps.isEmpty()) {
+            steps = new HashSet<>();
+        }
         steps.add(step);
     }
 

@@ -214,13 +214,18 @@ final class JobRunner {
 
     /** The handlers' results go into their effect rows after the handlers returned, in the same transaction. */
     private void recordResults(Handle tx, List<DeliveryOutputs> outputs) {
-        Map<Lease, String> results = new LinkedHashMap<>();
+        Map<Lease, String> results = null;
         for (DeliveryOutputs out : outputs) {
             if (out.result() != null) {
+                if (results == null) {
+                    results = new LinkedHashMap<>();
+                }
                 results.put(out.lease(), out.result());
             }
         }
-        effects.recordResults(tx, results);
+        if (results != null) {
+            effects.recordResults(tx, results);
+        }
     }
 
     /** After the commit, never before: the relay must not find the rows missing and wait a poll interval for them. */
