@@ -27,7 +27,8 @@ import org.jdbi.v3.core.Jdbi;
 /**
  * An engine started from its configuration, as every runtime starts one (the WAR at deployment,
  * the standalone worker in its {@code main}): opens the connections, migrates the database (the
- * engine's tables, then those of each bound {@link HandlerSchema} handler), starts a worker per
+ * engine's tables, then those of each bound {@link HandlerSchema} handler), starts the relay of
+ * the engine's outbox (where handlers' committed follow-ups wait to be sent), starts a worker per
  * handler binding with that queue's settings and the maintenance over every known queue, through the {@link EngineAssembly}. Closing it stops claiming, lets running jobs
  * finish within the configured grace period and closes the connections; leases of jobs still
  * running then expire and are reaped, never lost.

@@ -204,7 +204,8 @@ class OutboxRelayTest {
             toValkey.close(); // Valkey is gone: open connections cut, new ones refused
 
             // A relay whose rows die at their first refusal: an outage must cost them nothing.
-            OutboxRelay down = OutboxRelay.idle(source(), database, unreachable.submissions(), unreachable.outboxAdmin(), POLL, new OutboxRelay.RetryPolicy(1, Duration.ZERO, Duration.ZERO));
+            OutboxRelay down = OutboxRelay.idle(source(), database, unreachable.submissions(), unreachable.outboxAdmin(), POLL,
+                    new OutboxRelay.RetryPolicy(1, Duration.ZERO, Duration.ZERO));
             assertThat(down.sweep().valkeyUnavailable()).isTrue();
             assertThat(down.sweep().valkeyUnavailable()).isTrue();
         }
@@ -262,7 +263,8 @@ class OutboxRelayTest {
     @Test
     void aRefusedRowIsPutOffInsteadOfTriedAgainAtEverySweep() throws SQLException {
         writeRefused(1);
-        OutboxRelay relay = OutboxRelay.idle(source(), database, queue.submissions(), queue.outboxAdmin(), POLL, new OutboxRelay.RetryPolicy(10, Duration.ofHours(1), Duration.ofHours(2)));
+        OutboxRelay relay = OutboxRelay.idle(source(), database, queue.submissions(), queue.outboxAdmin(), POLL,
+                new OutboxRelay.RetryPolicy(10, Duration.ofHours(1), Duration.ofHours(2)));
 
         assertThat(relay.sweep()).isEqualTo(new OutboxRelay.Sweep(0, 1, false));
         assertThat(relay.sweep()).as("within its backoff").isEqualTo(new OutboxRelay.Sweep(0, 0, false));
@@ -374,7 +376,8 @@ class OutboxRelayTest {
     }
 
     private OutboxRelay dyingAfter(int refusals, QueueClient client) {
-        return OutboxRelay.idle(source(), database, client.submissions(), client.outboxAdmin(), POLL, new OutboxRelay.RetryPolicy(refusals, Duration.ZERO, Duration.ZERO));
+        return OutboxRelay.idle(source(), database, client.submissions(), client.outboxAdmin(), POLL,
+                new OutboxRelay.RetryPolicy(refusals, Duration.ZERO, Duration.ZERO));
     }
 
     private OutboxGauge gauge() {
