@@ -42,6 +42,34 @@ public record Job(String queue, String id, long createdMs, long attempt, String 
         return queue + ":" + id + ":" + createdMs;
     }
 
+    /** The longest name of a follow-up step ({@link #followUpKey}): the key stays within an idempotency key's 255 characters. */
+    public static final int MAX_STEP_CHARS = 100;
+
+    /** What every follow-up job's idempotency key starts with. */
+    public static final String FOLLOW_UP_KEY_PREFIX = "followup:";
+
+    /**
+     * The idempotency key of this job's follow-up named {@code step}:
+     * {@code followup:<queue>:<id>:<created ms>:<step>}. The one key rule of every way a handler
+     * makes follow-up jobs (the engine's {@code JobContext.followUp}, a message-driven bean's
+     * {@link JobQueueConnection#followUp}). It names the job and the step, never the attempt: a
+     * redelivered job that writes its follow-ups again makes the same jobs, not new ones.
+     *
+     * @param step 1 to {@value #MAX_STEP_CHARS} characters, no control characters; unique among
+     *             the job's follow-ups
+     * @throws IllegalArgumentException the step is not such a name; the message starts with {@code step}
+     */
+    public String followUpKey(String step) {
+        if (step == null || step.isEmpty() || step.length() > MAX_STEP_CHARS) {
+            throw new IllegalArgumentException("step: must be 1 to " + MAX_STEP_CHARS + " characters naming the follow-up, was "
+                    + (step == null ? "null" : step.length() + " characters"));
+        }
+        if (step.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException("step: must not contain control characters");
+        }
+        return FOLLOW_UP_KEY_PREFIX + queue + ":" + id + ":" + createdMs + ":" + step;
+    }
+
     /** The payload parsed as JSON (JSON-P); a payload that is not JSON is a permanent failure. */
     public JsonValue json() throws PermanentJobFailure {
         try (JsonReader reader = JSON_P.createReader(new StringReader(payload))) {

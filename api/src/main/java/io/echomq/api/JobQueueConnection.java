@@ -30,6 +30,18 @@ public interface JobQueueConnection extends AutoCloseable {
      */
     List<Submission> enqueueBatch(List<JobRequest> requests);
 
+    /**
+     * Enqueues {@code request} as the follow-up named {@code step} of {@code job}, the job this
+     * message-driven bean is handling: written to the outbox in the delivery's transaction, so
+     * it exists only if the job's effect commits, under the key {@link Job#followUpKey(String)}
+     * (the job and the step, never the attempt), so a redelivered job makes it once.
+     *
+     * @param request the follow-up job; it must carry no idempotency key of its own
+     * @throws IllegalArgumentException a bad step or request; the message starts with the field
+     * @throws JobQueueException        there is no active transaction to write it in, or it could not be written
+     */
+    Submission followUp(Job job, String step, JobRequest request);
+
     @Override
     void close();
 }

@@ -7,6 +7,8 @@ import io.echomq.handler.HandlesQueue;
 import io.echomq.handler.JobContext;
 import io.echomq.api.PermanentJobFailure;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
 import java.util.List;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
@@ -51,9 +53,14 @@ public class LedgerChargeHandler implements BatchJobHandler, HandlerSchema {
         Migrations.migrate(dataSource, new LedgerChargeHandler(), LedgerChargeHandler.class.getClassLoader());
     }
 
+    /** Where a charge asked for a receipt sends it, as a follow-up job (nothing drains it in the demo: it stays to be looked at). */
+    public static final String RECEIPTS = "receipts";
+
     @Override
     public void handle(JobContext job) throws Exception {
-        charge(job.transaction(), job.queue(), job.jobId(), job.attempt(), validCharge(job));
+        Charge charge = validCharge(job);
+        charge(job.transaction(), job.queue(), job.jobId(), job.attempt(), charge);
+        receiptIfAsked(job, charge);
     }
 
     @Override
@@ -87,6 +94,24 @@ public class LedgerChargeHandler implements BatchJobHandler, HandlerSchema {
                 .bind("amounts", amounts)
                 .bind("queue", jobs.get(0).queue())
                 .execute();
+        for (int i = 0; i < n; i++) {
+            receiptIfAsked(jobs.get(i), new Charge(accounts[i], amounts[i]));
+        }
+    }
+
+    /**
+     * A charge submitted with {@code "receipt": true} gets one: the charge as the job's result, and
+     * a follow-up job on {@value #RECEIPTS}, both committed with the charge. The payload is read
+     * again only when it names a receipt, so the demo's other charges (and the benchmark's) pay nothing.
+     */
+    private static void receiptIfAsked(JobContext job, Charge charge) throws PermanentJobFailure {
+        if (!job.payload().contains("\"receipt\"") || !job.json().asJsonObject().getBoolean("receipt", false)) {
+            return;
+        }
+        JsonObject receipt = Json.createObjectBuilder().add("account", charge.account()).add("amountCents", charge.amountCents())
+                .add("chargedByJob", job.jobId()).build();
+        job.result(receipt);
+        job.followUp("receipt", RECEIPTS, receipt.toString());
     }
 
     private static Charge validCharge(JobContext job) throws PermanentJobFailure {

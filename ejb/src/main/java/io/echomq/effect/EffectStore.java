@@ -2,6 +2,10 @@ package io.echomq.effect;
 
 import io.echomq.queue.JobIdentity;
 import io.echomq.queue.Lease;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
+import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -84,6 +88,20 @@ public final class EffectStore {
             FROM limits, unnest(?::text[], ?::bigint[]) AS job (idempotency_key, created)
             WHERE e.queue = ? AND e.idempotency_key = job.idempotency_key
               AND e.job_created_ms <= job.created - ?""";
+
+    /** The handlers' results into their jobs' rows (parameters: ids, creation times, results as JSON text, queue). */
+    private static final String RECORD_RESULTS = """
+            UPDATE echomq.effect e SET result = job.result::jsonb
+            FROM unnest(?::bigint[], ?::bigint[], ?::text[]) AS job (id, created, result)
+            WHERE e.queue = ? AND e.job_id = job.id AND e.job_created_ms = job.created""";
+
+    /**
+     * One JSON-P provider for every result read (looking it up per call is slow), found on the
+     * first read: a runtime that never reads a result needs no JSON-P implementation.
+     */
+    private static final class ResultJson {
+        static final JsonProvider PROVIDER = JsonProvider.provider();
+    }
 
     /** PostgreSQL's "lock_not_available", raised when lock_timeout expires. */
     private static final String LOCK_NOT_AVAILABLE = "55P03";
@@ -226,6 +244,61 @@ public final class EffectStore {
      * idempotency key and was created less than the window before it.
      */
     private Map<String, EffectRecord> recordedFor(Handle handle, String queue, List<JobIdentity> jobs) {
+        return standingFor(handle, queue, jobs, rs -> record(queue, rs));
+    }
+
+    /**
+     * The result of the effect that stands for {@code job} ({@link #find}'s rule): the JSON its
+     * handler set with {@code JobContext.result}, committed with that effect. Empty when no effect
+     * stands for the job yet, or its handler set no result.
+     */
+    public Optional<JsonValue> result(JobIdentity job) {
+        return transactions.withHandle(handle -> Optional.ofNullable(
+                standingFor(handle, job.queue(), List.of(job), rs -> Optional.ofNullable(rs.getString("result"))).get(job.jobId()))
+                .flatMap(json -> json)
+                .map(EffectStore::parsed));
+    }
+
+    private static JsonValue parsed(String json) {
+        try (JsonReader reader = ResultJson.PROVIDER.createReader(new StringReader(json))) {
+            return reader.readValue();
+        }
+    }
+
+    /**
+     * Writes the handlers' results into the effect rows of their jobs, in the transaction that
+     * recorded those rows (after the handler returned, before the commit): the result commits
+     * with the effect or not at all.
+     *
+     * @param results each job's result as JSON text (already bounded by the worker)
+     */
+    public void recordResults(Handle transaction, Map<Lease, String> results) {
+        if (results.isEmpty()) {
+            return;
+        }
+        List<Lease> leases = List.copyOf(results.keySet());
+        Connection connection = transaction.getConnection();
+        try (PreparedStatement update = connection.prepareStatement(RECORD_RESULTS)) {
+            update.setArray(1, connection.createArrayOf("bigint", leases.stream().map(l -> Long.valueOf(l.jobId())).toArray()));
+            update.setArray(2, connection.createArrayOf("bigint", leases.stream().map(Lease::jobCreatedMs).toArray()));
+            update.setArray(3, connection.createArrayOf("text", leases.stream().map(results::get).toArray()));
+            update.setString(4, leases.get(0).queue());
+            int written = update.executeUpdate();
+            if (written != leases.size()) {
+                throw new IllegalStateException("results of " + leases.size() + " jobs found " + written + " effect rows of this transaction");
+            }
+        } catch (SQLException e) {
+            throw new UnableToExecuteStatementException(e, null);
+        }
+    }
+
+    /** What one row of {@link #standingFor} is read as. */
+    @FunctionalInterface
+    private interface StandingRow<T> {
+        T read(ResultSet row) throws SQLException;
+    }
+
+    private <T> Map<String, T> standingFor(Handle handle, String queue, List<JobIdentity> jobs, StandingRow<T> read) {
         long[] ids = new long[jobs.size()];
         long[] created = new long[jobs.size()];
         String[] keys = new String[jobs.size()];
@@ -235,7 +308,8 @@ public final class EffectStore {
             keys[i] = jobs.get(i).idempotencyKey();
         }
         return handle.createQuery("""
-                        SELECT DISTINCT ON (job.id) job.id AS for_job, e.job_id, e.job_created_ms, e.attempt, e.applied_at
+                        SELECT DISTINCT ON (job.id) job.id AS for_job, e.job_id, e.job_created_ms, e.attempt, e.applied_at,
+                               e.result::text AS result
                         FROM unnest(:ids, :created, :keys) AS job (id, created, idempotency_key)
                         JOIN echomq.effect e ON e.queue = :queue
                           AND ((e.job_id = job.id AND e.job_created_ms IN (job.created, 0))
@@ -246,7 +320,7 @@ public final class EffectStore {
                 .bind("created", created)
                 .bind("keys", keys)
                 .bind("window", settings.idempotencyWindow().toMillis())
-                .map((rs, ctx) -> Map.entry(Long.toString(rs.getLong("for_job")), record(queue, rs)))
+                .map((rs, ctx) -> Map.entry(Long.toString(rs.getLong("for_job")), read.read(rs)))
                 .collectToMap(Map.Entry::getKey, Map.Entry::getValue);
     }
 

@@ -4,6 +4,7 @@ import io.echomq.effect.EffectStore;
 import io.echomq.handler.JobHandler;
 import io.echomq.maintenance.Maintenance;
 import io.echomq.maintenance.MaintenanceListener;
+import io.echomq.outbox.Outbox;
 import io.echomq.queue.QueueClient;
 import io.echomq.worker.FaultInjector;
 import io.echomq.worker.QueueWorker;
@@ -27,6 +28,7 @@ public final class EngineAssembly {
 
     private final QueueClient queue;
     private final EffectStore effects;
+    private final Outbox outbox;
     private final EngineThreads threads;
     private final String workerId;
     private final WorkerListener listener;
@@ -40,8 +42,18 @@ public final class EngineAssembly {
      */
     public EngineAssembly(QueueClient queue, EffectStore effects, EngineThreads threads, String workerId, WorkerListener listener,
             MaintenanceListener maintenanceListener) {
+        this(queue, effects, Outbox.NONE, threads, workerId, listener, maintenanceListener);
+    }
+
+    /**
+     * @param outbox where the handlers' follow-up jobs are written: the outbox of the database the
+     *               effect store's transactions run on, with its relay ({@link Outbox#NONE}: follow-ups are refused)
+     */
+    public EngineAssembly(QueueClient queue, EffectStore effects, Outbox outbox, EngineThreads threads, String workerId,
+            WorkerListener listener, MaintenanceListener maintenanceListener) {
         this.queue = queue;
         this.effects = effects;
+        this.outbox = outbox;
         this.threads = threads;
         this.workerId = workerId;
         this.listener = SafeListener.of(listener);
@@ -70,7 +82,7 @@ public final class EngineAssembly {
      * this way.
      */
     public QueueWorker startWorker(String queueName, JobHandler handler, WorkerSettings settings, String id, FaultInjector faults) {
-        QueueWorker worker = new QueueWorker(queueName, handler, queue.leases(), effects, settings, id, threads.leaseUpkeep(), faults, listener);
+        QueueWorker worker = new QueueWorker(queueName, handler, queue.leases(), effects, outbox, settings, id, threads.leaseUpkeep(), faults, listener);
         workers.add(worker);
         worker.start(threads.runners());
         return worker;

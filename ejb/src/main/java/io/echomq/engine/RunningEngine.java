@@ -4,8 +4,11 @@ import io.echomq.effect.EffectStore;
 import io.echomq.effect.Migrations;
 import io.echomq.handler.HandlerSchema;
 import io.echomq.maintenance.MaintenanceListener;
+import io.echomq.outbox.Outbox;
+import io.echomq.outbox.OutboxRelay;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.Submissions;
 import io.echomq.queue.limits.LimitsSource;
 import io.echomq.queue.schedule.Schedule;
 import io.echomq.queue.schedule.ScheduleClient;
@@ -24,7 +27,8 @@ import org.jdbi.v3.core.Jdbi;
 /**
  * An engine started from its configuration, as every runtime starts one (the WAR at deployment,
  * the standalone worker in its {@code main}): opens the connections, migrates the database (the
- * engine's tables, then those of each bound {@link HandlerSchema} handler), starts a worker per
+ * engine's tables, then those of each bound {@link HandlerSchema} handler), starts the relay of
+ * the engine's outbox (where handlers' committed follow-ups wait to be sent), starts a worker per
  * handler binding with that queue's settings and the maintenance over every known queue, through the {@link EngineAssembly}. Closing it stops claiming, lets running jobs
  * finish within the configured grace period and closes the connections; leases of jobs still
  * running then expire and are reaped, never lost.
@@ -33,14 +37,20 @@ public final class RunningEngine implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(RunningEngine.class.getName());
 
+    /** The engine's own outbox in the console and the gauges: the handlers' follow-up jobs wait there for the relay. */
+    public static final String OUTBOX_NAME = "echomq-engine";
+
     private final EngineConfig config;
     private final EngineConnections connections;
+    private final OutboxRelay relay;
     private final EngineAssembly assembly;
     private final Set<String> queues;
 
-    private RunningEngine(EngineConfig config, EngineConnections connections, EngineAssembly assembly, Set<String> queues) {
+    private RunningEngine(EngineConfig config, EngineConnections connections, OutboxRelay relay, EngineAssembly assembly,
+            Set<String> queues) {
         this.config = config;
         this.connections = connections;
+        this.relay = relay;
         this.assembly = assembly;
         this.queues = queues;
     }
@@ -54,8 +64,8 @@ public final class RunningEngine implements AutoCloseable {
         Set<String> queues = knownQueues(config, handlers);
         warnIfPoolTooSmall(config, handlers);
         EngineConnections connections = new EngineConnections(config);
-        EngineAssembly assembly = new EngineAssembly(connections.queue(), connections.effects(), threads, workerId, listener,
-                maintenanceListener);
+        OutboxRelay relay = null;
+        EngineAssembly assembly = null;
         try {
             Migrations.migrate(connections.dataSource());
             for (HandlerBinding binding : handlers) {
@@ -63,6 +73,12 @@ public final class RunningEngine implements AutoCloseable {
                     Migrations.migrate(connections.dataSource(), tables, binding.beanClass().getClassLoader());
                 }
             }
+            // Follow-ups are written in the effect transactions, so their outbox is in the engine's own database.
+            Submissions submissions = connections.queue().submissions();
+            relay = OutboxRelay.start(OUTBOX_NAME, connections.dataSource(), submissions, connections.queue().outboxAdmin(),
+                    config.outboxPollInterval());
+            assembly = new EngineAssembly(connections.queue(), connections.effects(), Outbox.relayedBy(submissions, relay), threads,
+                    workerId, listener, maintenanceListener);
             for (HandlerBinding binding : handlers) {
                 assembly.startWorker(binding.queue(), binding.handler(), config.workerFor(binding.queue()));
             }
@@ -88,13 +104,18 @@ public final class RunningEngine implements AutoCloseable {
             }
             assembly.startMaintenance(List.copyOf(queues), config.maintenance());
         } catch (RuntimeException e) {
-            assembly.stop(Duration.ZERO);
+            if (assembly != null) {
+                assembly.stop(Duration.ZERO);
+            }
+            if (relay != null) {
+                relay.close();
+            }
             connections.close();
             throw e;
         }
         LOG.info("EchoMQ started: worker " + workerId + ", queues " + queues + ", handlers "
                 + handlers.stream().map(h -> h.queue() + "=" + h.beanClass().getSimpleName()).toList());
-        return new RunningEngine(config, connections, assembly, queues);
+        return new RunningEngine(config, connections, relay, assembly, queues);
     }
 
     public EngineConfig config() {
@@ -129,6 +150,8 @@ public final class RunningEngine implements AutoCloseable {
         try {
             assembly.stop(config.shutdownGrace());
         } finally {
+            // Rows not yet relayed stay in the table for the next sweep, here or on another node.
+            relay.close();
             connections.close();
         }
     }

@@ -1,6 +1,7 @@
 package io.echomq.handler;
 
 import io.echomq.api.Job;
+import io.echomq.api.JobRequest;
 import io.echomq.api.PermanentJobFailure;
 import io.echomq.queue.FlowChild;
 import jakarta.json.JsonValue;
@@ -19,13 +20,20 @@ import org.jdbi.v3.core.Handle;
  * @param payload      the payload as submitted (JSON by convention)
  * @param transaction  the open transaction that also records this job's effect
  * @param signals      what the handler tells its worker (progress), sent with the lease's heartbeat
+ * @param outputs      the follow-up jobs and the result the handler adds to its effect transaction
  */
 public record JobContext(String queue, String jobId, long jobCreatedMs, long attempt, String lane, String payload, Handle transaction,
-        JobSignals signals) {
+        JobSignals signals, JobOutputs outputs) {
 
     /** A context whose signals go nowhere (outside a worker). */
     public JobContext(String queue, String jobId, long jobCreatedMs, long attempt, String lane, String payload, Handle transaction) {
         this(queue, jobId, jobCreatedMs, attempt, lane, payload, transaction, JobSignals.NONE);
+    }
+
+    /** A context with no outputs (outside a worker): follow-ups and results are refused. */
+    public JobContext(String queue, String jobId, long jobCreatedMs, long attempt, String lane, String payload, Handle transaction,
+            JobSignals signals) {
+        this(queue, jobId, jobCreatedMs, attempt, lane, payload, transaction, signals, JobOutputs.NONE);
     }
 
     /**
@@ -68,6 +76,42 @@ public record JobContext(String queue, String jobId, long jobCreatedMs, long att
      */
     public List<FlowChild> children() {
         return signals.flowChildren().stream().filter(child -> !child.dropped()).toList();
+    }
+
+    // Follow-up jobs and the result: what the handler adds to its effect transaction (JobOutputs).
+
+    /**
+     * Enqueues {@code request} as this job's follow-up named {@code step}, e.g.
+     * {@code job.followUp("render-invoice", JobRequest.of("invoices", payload))}. The job is
+     * written to the outbox in this job's effect transaction, so it reaches Valkey only if the
+     * effect commits (the relay sends it within milliseconds of the commit), and under the key
+     * {@link Job#followUpKey(String)}, which names the job and the step, never the attempt: a
+     * redelivered job makes each follow-up exactly once. Checked in full now, by the target
+     * queue's own rules.
+     *
+     * @param step    names the follow-up among this job's: 1 to {@value Job#MAX_STEP_CHARS}
+     *                characters, no control characters, each step once per run
+     * @param request the job to enqueue, with no idempotency key of its own
+     * @throws IllegalArgumentException a bad step (the message starts with {@code step}) or request (with its field)
+     */
+    public void followUp(String step, JobRequest request) {
+        outputs.followUp(step, request);
+    }
+
+    /** {@link #followUp(String, JobRequest)} of {@code JobRequest.of(queue, payload)}. */
+    public void followUp(String step, String queue, String payload) {
+        followUp(step, JobRequest.of(queue, payload));
+    }
+
+    /**
+     * Sets this job's result: a small JSON value, at most {@value JobOutputs#MAX_RESULT_BYTES}
+     * bytes, stored in the job's effect row when the effect commits (so exactly as durable and as
+     * single as the effect), and shown by the API and the console. The last call wins.
+     *
+     * @throws IllegalArgumentException null or too large; the message starts with {@code result}
+     */
+    public void result(JsonValue result) {
+        outputs.result(result);
     }
 
     /** The delivery as the API's {@link Job}, which an MDB handler receives; the one owner of the payload rules below. */

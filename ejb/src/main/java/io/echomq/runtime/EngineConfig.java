@@ -91,7 +91,7 @@ public final class EngineConfig {
         workerDefaults = workerSettings("echomq.worker.", WorkerSettings.DEFAULT);
         shutdownGrace = read.millis("echomq.worker.shutdown-grace-ms", Duration.ofSeconds(10), Duration.ZERO, Duration.ofMinutes(10));
         effects = effectSettings(read);
-        // The resource adapter's outbox relay: its fallback sweep (a commit wakes it at once).
+        // Every outbox relay (the adapter's, the engine's own for follow-ups): its fallback sweep (a commit wakes it at once).
         outboxPollInterval = read.millis("echomq.outbox.poll-ms", Duration.ofMillis(500), Duration.ofMillis(10), Duration.ofMinutes(1));
         maintenance = maintenanceSettings();
         // The settle path trims completed jobs to the same bounds the maintenance pass keeps.
@@ -320,7 +320,7 @@ public final class EngineConfig {
     }
 
     /**
-     * How often the resource adapter's outbox relay sweeps its table without being woken
+     * How often an outbox relay (the adapter's, the engine's own for follow-ups) sweeps its table without being woken
      * ({@code echomq.outbox.poll-ms}, default 500 ms): the bound on how long a committed row
      * waits when the node that committed it died before relaying it.
      */

@@ -9,11 +9,14 @@ import io.echomq.handler.JobCancelledException;
 import io.echomq.handler.JobContext;
 import io.echomq.handler.JobHandler;
 import io.echomq.api.PermanentJobFailure;
+import io.echomq.outbox.Outbox;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Leases;
 import io.echomq.queue.FailureKind;
 import io.echomq.queue.Lease;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -38,6 +41,7 @@ final class JobRunner {
     private static final Logger LOG = Logger.getLogger(JobRunner.class.getName());
 
     private final EffectStore effects;
+    private final Outbox outbox;
     private final JobHandler handler;
     private final WorkerSettings settings;
     private final LeaseKeeper keeper;
@@ -47,10 +51,11 @@ final class JobRunner {
     /** Where a flow parent's handler reads its children's outcomes. */
     private final Leases leases;
 
-    JobRunner(EffectStore effects, JobHandler handler, WorkerSettings settings, LeaseKeeper keeper, FaultInjector faults,
+    JobRunner(EffectStore effects, Outbox outbox, JobHandler handler, WorkerSettings settings, LeaseKeeper keeper, FaultInjector faults,
             WorkerListener listener, Leases leases) {
         this.leases = leases;
         this.effects = effects;
+        this.outbox = outbox;
         this.handler = handler;
         this.settings = settings;
         this.keeper = keeper;
@@ -85,7 +90,12 @@ final class JobRunner {
         faults.leased(job);
         long start = System.nanoTime();
         try {
-            EffectOutcome outcome = effects.apply(job.lease(), tx -> cancellableAtTimeout(work, tx, () -> handler.handle(context(job, tx, work))));
+            List<DeliveryOutputs> outputs = new ArrayList<>(1);
+            EffectOutcome outcome = effects.apply(job.lease(), tx -> cancellableAtTimeout(work, tx, () -> {
+                handler.handle(context(job, tx, work, outputs));
+                recordResults(tx, outputs);
+            }));
+            committed(outputs);
             return new JobOutcome.Done(job, outcome, Duration.ofNanos(System.nanoTime() - start));
         } catch (EffectFailedException failed) {
             Throwable cause = failed.getCause();
@@ -121,9 +131,13 @@ final class JobRunner {
         Map<String, ClaimedJob> byId = jobs.stream().collect(Collectors.toMap(ClaimedJob::id, Function.identity()));
         long start = System.nanoTime();
         List<EffectOutcome> outcomes;
+        List<DeliveryOutputs> outputs = new ArrayList<>(jobs.size());
         try {
-            outcomes = effects.applyAll(jobs.stream().map(ClaimedJob::lease).toList(), (tx, recorded) -> cancellableAtTimeout(work, tx,
-                    () -> batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx, work)).toList())));
+            outcomes = effects.applyAll(jobs.stream().map(ClaimedJob::lease).toList(), (tx, recorded) -> cancellableAtTimeout(work, tx, () -> {
+                batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx, work, outputs)).toList());
+                recordResults(tx, outputs);
+            }));
+            committed(outputs);
         } catch (RuntimeException | Error failed) {
             rethrowIfVirtualMachineError(failed);
             LOG.log(Level.FINE, "batch of {0} jobs on queue ''{1}'' failed ({2}); running them one by one",
@@ -193,9 +207,35 @@ final class JobRunner {
         }
     }
 
-    private JobContext context(ClaimedJob job, Handle tx, RunningWork work) {
+    /** The handler's view of one job in {@code tx}; its outputs join {@code outputs}, to be written before the commit. */
+    private JobContext context(ClaimedJob job, Handle tx, RunningWork work, List<DeliveryOutputs> outputs) {
         Lease lease = job.lease();
+        DeliveryOutputs out = new DeliveryOutputs(job, tx, outbox);
+        outputs.add(out);
         return new JobContext(lease.queue(), job.id(), lease.jobCreatedMs(), job.attempt(), job.lane(), job.payload(), tx,
-                new FlowParentSignals(work.signals(job), () -> leases.flowChildren(lease)));
+                new FlowParentSignals(work.signals(job), () -> leases.flowChildren(lease)), out);
+    }
+
+    /** The handlers' results go into their effect rows after the handlers returned, in the same transaction. */
+    private void recordResults(Handle tx, List<DeliveryOutputs> outputs) {
+        Map<Lease, String> results = null;
+        for (DeliveryOutputs out : outputs) {
+            if (out.result() != null) {
+                if (results == null) {
+                    results = new LinkedHashMap<>();
+                }
+                results.put(out.lease(), out.result());
+            }
+        }
+        if (results != null) {
+            effects.recordResults(tx, results);
+        }
+    }
+
+    /** After the commit, never before: the relay must not find the rows missing and wait a poll interval for them. */
+    private void committed(List<DeliveryOutputs> outputs) {
+        if (outputs.stream().anyMatch(DeliveryOutputs::wroteFollowUps)) {
+            outbox.committed();
+        }
     }
 }

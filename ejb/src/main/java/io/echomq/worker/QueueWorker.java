@@ -2,6 +2,7 @@ package io.echomq.worker;
 
 import io.echomq.effect.EffectStore;
 import io.echomq.handler.JobHandler;
+import io.echomq.outbox.Outbox;
 import io.echomq.queue.Leases;
 import java.time.Duration;
 import java.util.List;
@@ -60,14 +61,14 @@ public final class QueueWorker {
     /** Counted down by each runner as it ends; null until started. */
     private volatile CountDownLatch runnersRunning;
 
-    public QueueWorker(String queueName, JobHandler handler, Leases queue, EffectStore effects, WorkerSettings settings,
+    public QueueWorker(String queueName, JobHandler handler, Leases queue, EffectStore effects, Outbox outbox, WorkerSettings settings,
             String workerId, ScheduledExecutorService timers, FaultInjector faults, WorkerListener listener) {
         WorkerListener safe = SafeListener.of(listener);
         this.queueName = queueName;
         this.settings = settings;
         this.workerId = workerId;
         this.keeper = LeaseKeeper.start(timers, queue, settings, safe);
-        this.runner = new JobRunner(effects, handler, settings, keeper, faults, safe, queue);
+        this.runner = new JobRunner(effects, outbox, handler, settings, keeper, faults, safe, queue);
         this.completer = new Completer(queue, settings, faults, safe);
         this.ahead = new LeaseAhead(settings.concurrency(), settings.leaseAhead() && !runner.batched());
         this.turn = new Turn(queueName, workerId,

@@ -10,6 +10,8 @@ import io.echomq.engine.EngineAssembly;
 import io.echomq.engine.EngineThreads;
 import io.echomq.maintenance.Maintenance;
 import io.echomq.maintenance.MaintenanceListener;
+import io.echomq.outbox.Outbox;
+import io.echomq.outbox.OutboxRelay;
 import io.echomq.handler.JobHandler;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
@@ -49,8 +51,22 @@ public final class Engine implements AutoCloseable {
     public final RecordingListener events = new RecordingListener();
     /** The engine's own assembly: the workers and maintenance a test starts are the ones the WAR starts. */
     public final EngineAssembly assembly;
+    /** The relay of the engine's outbox, where handlers' follow-ups go; null unless the test asked for one ({@link #withOutbox}). */
+    public final OutboxRelay relay;
 
     public Engine(ValkeyService valkey, PostgresService postgres, EffectSettings effectSettings) {
+        this(valkey, postgres, effectSettings, null);
+    }
+
+    /**
+     * An engine whose handlers may make follow-up jobs: its outbox is relayed as the WAR's is,
+     * sweeping every {@code pollInterval} and whenever an effect transaction that wrote rows commits.
+     */
+    public static Engine withOutbox(ValkeyService valkey, PostgresService postgres, Duration pollInterval) {
+        return new Engine(valkey, postgres, EffectSettings.DEFAULT, pollInterval);
+    }
+
+    private Engine(ValkeyService valkey, PostgresService postgres, EffectSettings effectSettings, Duration outboxPoll) {
         redis = valkey.newClient();
         queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
         PostgresService.Database database = postgres.createDatabase("proof");
@@ -59,7 +75,10 @@ public final class Engine implements AutoCloseable {
         pool = PostgresPool.open(queueName, database.jdbcUrl(), Optional.ofNullable(database.user()), Optional.ofNullable(database.password()), POOL_SIZE);
         jdbi = Jdbi.create(pool);
         effects = new EffectStore(jdbi, effectSettings);
-        assembly = new EngineAssembly(queue, effects, threads, "proof", events, MaintenanceListener.NONE);
+        relay = outboxPoll == null ? null
+                : OutboxRelay.start("proof/" + queueName, pool, queue.submissions(), queue.outboxAdmin(), outboxPoll);
+        Outbox outbox = relay == null ? Outbox.NONE : Outbox.relayedBy(queue.submissions(), relay);
+        assembly = new EngineAssembly(queue, effects, outbox, threads, "proof", events, MaintenanceListener.NONE);
     }
 
     public Engine(ValkeyService valkey, PostgresService postgres) {
@@ -90,6 +109,9 @@ public final class Engine implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         assembly.stop(Duration.ofSeconds(5));
+        if (relay != null) {
+            relay.close();
+        }
         loops.shutdownNow();
         threads.close();
         loops.awaitTermination(5, TimeUnit.SECONDS);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.handler.JobHandler;
+import io.echomq.outbox.Outbox;
 import io.echomq.queue.NewJob;
 import io.echomq.reliability.ReliabilityChecker;
 import io.echomq.reliability.ReliabilitySize;
@@ -65,7 +66,7 @@ class LeaseOverrunReliabilityTest {
         });
         try (Engine engine = new Engine(valkey, postgres)) {
             engine.startMaintenance(Duration.ofMillis(100));
-            QueueWorker silent = new QueueWorker(engine.queueName, OVERRUNS_ITS_LEASE, engine.queue.leases(), engine.effects, leases(),
+            QueueWorker silent = new QueueWorker(engine.queueName, OVERRUNS_ITS_LEASE, engine.queue.leases(), engine.effects, Outbox.NONE, leases(),
                     "no-heartbeat", starvedTimers, FaultInjector.NONE, engine.events);
             silent.start(engine.loops);
             engine.startWorker("successor", OVERRUNS_ITS_LEASE, leases(), FaultInjector.NONE);

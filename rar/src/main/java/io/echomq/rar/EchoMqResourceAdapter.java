@@ -6,7 +6,7 @@ import io.echomq.engine.ProcessName;
 import io.echomq.queue.QueueClient;
 import io.echomq.rar.inbound.Activation;
 import io.echomq.rar.inbound.JobActivationSpec;
-import io.echomq.rar.outbound.OutboxRelay;
+import io.echomq.outbox.OutboxRelay;
 import io.echomq.runtime.EngineConfig;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ActivationSpec;
@@ -204,7 +204,7 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
         Runtime started = started();
         DataSource dataSource = started.dataSources().get(name, property);
         // Every data source the adapter uses has its outbox relayed from here on (outbound: OutboxRelay).
-        started.relays().computeIfAbsent(name, n -> OutboxRelay.start(n, dataSource, started.queue(),
+        started.relays().computeIfAbsent(name, n -> OutboxRelay.start(n, dataSource, started.queue().submissions(), started.queue().outboxAdmin(),
                 started.config().outboxPollInterval()));
         return dataSource;
     }

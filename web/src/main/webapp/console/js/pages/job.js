@@ -1,4 +1,4 @@
-// One job: its fields, payload (as text), actions, the effect row, and a per-attempt timeline that
+// One job: its fields, payload (as text), actions, the effect row and its result, and a per-attempt timeline that
 // answers "why did this run twice?" at a glance.
 import { get, post, put, enc, isAdmin } from '../api.js';
 import { h, replace, timeEl, duration, confirmAction, notify, describeError } from '../dom.js';
@@ -275,6 +275,11 @@ export function jobPage(view, queue, id) {
       job.flow ? [h('h2', { class: 'section-title' }, 'Flow'), flowSection(job)] : null,
       h('h2', { class: 'section-title' }, 'Attempts'),
       h('section', { class: 'card' }, timeline(job)),
+      h('h2', { class: 'section-title' }, 'Result'),
+      // Committed with the effect that stands for the job: none until then, or when its handler set none.
+      'result' in job
+        ? h('pre', { class: 'payload', 'data-testid': 'job-result', tabindex: '0' }, JSON.stringify(job.result, null, 2))
+        : h('p', { class: 'muted', 'data-testid': 'job-result' }, job.effect ? 'No result: the handler set none.' : 'No result yet: no effect committed.'),
       h('h2', { class: 'section-title' }, 'Payload'),
       h('pre', { class: 'payload', 'data-testid': 'payload', tabindex: '0' }, payloadText));
     if (!isAdmin()) for (const b of actions) b.title = 'needs the admin role';

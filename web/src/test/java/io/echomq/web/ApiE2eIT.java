@@ -2,6 +2,7 @@ package io.echomq.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.reliability.ReliabilityChecker;
@@ -12,9 +13,11 @@ import io.echomq.testkit.WithRealServices;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +55,7 @@ class ApiE2eIT {
         app = new E2eDeployment(valkey, postgres, 2, Map.of("ECHOMQ_WORKER_CONCURRENCY", "8",
                 // Queues no handler here drains: the jobs its schedules make stay to be looked at, and
                 // on "held" a test can hold a job's lease itself.
-                "ECHOMQ_QUEUES", Schedules.QUEUE + ",held",
+                "ECHOMQ_QUEUES", Schedules.QUEUE + ",held," + LedgerChargeHandler.RECEIPTS,
                 "ECHOMQ_SCHEDULES", "nightly",
                 "ECHOMQ_SCHEDULES_NIGHTLY_QUEUE", Schedules.QUEUE,
                 "ECHOMQ_SCHEDULES_NIGHTLY_CRON", "0 3 * * *",
@@ -200,6 +203,51 @@ class ApiE2eIT {
             assertThat(job.getJsonObject("payload").getString("account")).isEqualTo("detail");
             assertThat(job.getInt("attempts")).isEqualTo(1);
             assertThat(job.getJsonObject("effect").getInt("appliedByAttempt")).isEqualTo(1);
+        }
+
+        /**
+         * The demo's receipt: the charge's result and its follow-up job, both written in the
+         * charge's effect transaction by the WAR's engine, the follow-up relayed by its outbox.
+         */
+        @Test
+        void aChargeWithAReceiptShowsItsResultAndMakesItsFollowUpOnce() throws Exception {
+            E2eHttp.Response created = app.submitter.post(JOBS, "{\"payload\":{\"account\":\"receipt\",\"amountCents\":125,\"receipt\":true}}");
+            assertThat(created.status()).isEqualTo(201);
+            String id = json(created).getString("id");
+
+            JsonObject job = awaitJob(id, "completed");
+
+            JsonObject result = job.getJsonObject("result");
+            assertThat(result.getString("account")).isEqualTo("receipt");
+            assertThat(result.getJsonNumber("amountCents").longValue()).isEqualTo(125);
+            assertThat(result.getString("chargedByJob")).isEqualTo(id);
+            String followUpKey = "followup:payments:" + id + ":" + Instant.parse(job.getString("createdAt")).toEpochMilli() + ":receipt";
+            JsonObject receipt = awaitFollowUp(followUpKey);
+            assertThat(json(app.submitter.get("/api/queues/" + LedgerChargeHandler.RECEIPTS + "/jobs/" + receipt.getString("id")))
+                    .getJsonObject("payload")).isEqualTo(result);
+            JsonObject plain = awaitJob(json(app.submitter.post(JOBS, charge("no-receipt", 125))).getString("id"), "completed");
+            assertThat(plain.containsKey("result")).as("a charge without a receipt has no result").isFalse();
+        }
+
+        /** The receipts queue's one job with this idempotency key; fails if there are more. */
+        private JsonObject awaitFollowUp(String key) throws InterruptedException {
+            for (int i = 0; i < 200; i++) {
+                List<JsonObject> withKey = new ArrayList<>();
+                for (JsonValue listed : json(app.submitter.get("/api/queues/" + LedgerChargeHandler.RECEIPTS
+                        + "/jobs?state=pending&limit=500")).getJsonArray("jobs")) {
+                    JsonObject detail = json(app.submitter.get("/api/queues/" + LedgerChargeHandler.RECEIPTS + "/jobs/"
+                            + listed.asJsonObject().getString("id")));
+                    if (key.equals(detail.getString("idempotencyKey", null))) {
+                        withKey.add(detail);
+                    }
+                }
+                if (!withKey.isEmpty()) {
+                    assertThat(withKey).as("follow-ups with key " + key).hasSize(1);
+                    return withKey.get(0);
+                }
+                Thread.sleep(100);
+            }
+            throw new AssertionError("no follow-up with key " + key + " on queue " + LedgerChargeHandler.RECEIPTS);
         }
 
         private JsonObject awaitJob(String id, String state) throws InterruptedException {

@@ -3,6 +3,8 @@ package io.echomq.rar.inbound;
 import io.echomq.effect.EffectStore;
 import io.echomq.engine.EngineAssembly;
 import io.echomq.maintenance.MaintenanceListener;
+import io.echomq.outbox.Outbox;
+import io.echomq.outbox.OutboxRelay;
 import io.echomq.rar.EchoMqResourceAdapter;
 import io.echomq.worker.WorkerListener;
 import io.echomq.worker.WorkerSettings;
@@ -48,14 +50,19 @@ public final class Activation {
         }
         WorkerSettings settings = spec.workerSettings(adapter.config().workerFor(spec.getQueue()));
         DataSource dataSource;
+        OutboxRelay relay;
         try {
             dataSource = adapter.dataSource(spec.getDataSource(), "dataSource");
+            relay = adapter.outboxRelay(spec.getDataSource(), "dataSource");
         } catch (RuntimeException e) {
             throw new ResourceException("EchoMQ activation of " + bean(factory) + ": " + e.getMessage(), e);
         }
         EndpointDelivery delivery = new EndpointDelivery(factory, dataSource, adapter.transactions());
         EffectStore effects = new EffectStore(delivery, adapter.config().effects());
-        EngineAssembly assembly = new EngineAssembly(adapter.queue(), effects, adapter.threads(), adapter.workerId(), WorkerListener.NONE, MaintenanceListener.NONE);
+        // The bean's data source's outbox, relayed like its connection factories' rows: one outbox, one relay, one key rule.
+        Outbox outbox = Outbox.relayedBy(adapter.queue().submissions(), relay);
+        EngineAssembly assembly = new EngineAssembly(adapter.queue(), effects, outbox, adapter.threads(), adapter.workerId(),
+                WorkerListener.NONE, MaintenanceListener.NONE);
         try {
             assembly.startWorker(spec.getQueue(), delivery, settings);
             assembly.startMaintenance(List.of(spec.getQueue()), adapter.config().maintenance());

@@ -1,5 +1,6 @@
 package io.echomq.rar.outbound;
 
+import io.echomq.api.Job;
 import io.echomq.api.JobQueueConnection;
 import io.echomq.api.JobQueueException;
 import io.echomq.api.JobRequest;
@@ -28,6 +29,11 @@ public final class JobQueueConnectionImpl implements JobQueueConnection {
     @Override
     public List<Submission> enqueueBatch(List<JobRequest> requests) {
         return enqueuer().enqueueBatch(requests);
+    }
+
+    @Override
+    public Submission followUp(Job job, String step, JobRequest request) {
+        return enqueuer().followUp(job, step, request);
     }
 
     private OutboundEnqueuer enqueuer() {

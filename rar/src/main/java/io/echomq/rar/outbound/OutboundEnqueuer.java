@@ -1,8 +1,12 @@
 package io.echomq.rar.outbound;
 
+import io.echomq.api.Job;
 import io.echomq.api.JobQueueException;
 import io.echomq.api.JobRequest;
 import io.echomq.api.Submission;
+import io.echomq.outbox.JobRequests;
+import io.echomq.outbox.OutboxRelay;
+import io.echomq.outbox.OutboxWriter;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueOutcomeUnknownException;
@@ -43,7 +47,7 @@ public final class OutboundEnqueuer {
     }
 
     public Submission enqueue(JobRequest request) {
-        NewJob job = OutboundRequests.checked(submissions, request);
+        NewJob job = JobRequests.checked(submissions, request);
         if (inTransaction()) {
             OutboxWriter.checkStorable(List.of(request), false);
             long id = toOutbox(List.of(request)).get(0);
@@ -59,7 +63,7 @@ public final class OutboundEnqueuer {
     }
 
     public List<Submission> enqueueBatch(List<JobRequest> requests) {
-        List<NewJob> jobs = OutboundRequests.checkedBatch(submissions, requests);
+        List<NewJob> jobs = JobRequests.checkedBatch(submissions, requests);
         if (inTransaction()) {
             OutboxWriter.checkStorable(requests, true);
             List<Long> ids = toOutbox(requests);
@@ -84,6 +88,26 @@ public final class OutboundEnqueuer {
         } catch (QueueUnavailableException e) {
             throw failed(e, keyed);
         }
+    }
+
+    /**
+     * A message-driven bean's follow-up of the job it handles: the same outbox row, in the
+     * delivery's transaction, under the same key ({@link JobRequests#followUp}) as a handler's
+     * {@code JobContext.followUp} in the engine.
+     */
+    public Submission followUp(Job job, String step, JobRequest request) {
+        if (job == null) {
+            throw new IllegalArgumentException("job: is required (the job the bean is handling)");
+        }
+        JobRequest keyed = JobRequests.followUp(job, step, request);
+        JobRequests.checked(submissions, keyed);
+        if (!inTransaction()) {
+            throw new JobQueueException("not enqueued: a follow-up is written in the transaction of the delivery of job " + job.id()
+                    + ", so it exists only if that job's effect commits, and there is no active transaction; nothing was written");
+        }
+        OutboxWriter.checkStorable(List.of(keyed), false);
+        long id = toOutbox(List.of(keyed)).get(0);
+        return new Submission(keyed.queue(), null, Long.toString(id), true, false);
     }
 
     /**

@@ -7,6 +7,8 @@ import io.echomq.api.JobQueueConnection;
 import io.echomq.api.JobQueueConnectionFactory;
 import io.echomq.api.JobRequest;
 import io.echomq.api.Submission;
+import io.echomq.outbox.OutboxRelay;
+import io.echomq.outbox.OutboxWriter;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.testkit.ValkeyService;

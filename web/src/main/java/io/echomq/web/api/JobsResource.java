@@ -78,7 +78,7 @@ public class JobsResource {
     public Views.JobDetail one(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
         return engine.queue().reads().job(queue, id)
-                .map(job -> Views.JobDetail.of(job, engine.effects().find(job.identity()),
+                .map(job -> Views.JobDetail.of(job, engine.effects().find(job.identity()), engine.effects().result(job.identity()),
                         engine.queue().reads().history(queue, id)))
                 .orElseThrow(() -> notFound(id));
     }

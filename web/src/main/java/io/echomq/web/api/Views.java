@@ -129,18 +129,24 @@ final class Views {
         }
     }
 
+    /**
+     * One job in full. {@code result} is the JSON its handler set, committed with the effect that
+     * stands for the job (read from the effect store, never from Valkey); absent until then, or
+     * when the handler set none.
+     */
     public record JobDetail(String id, String queue, String state, JsonValue payload, String lane, int priority, long attempts,
             long maxAttempts, Instant createdAt, Instant dueAt, Instant claimedAt, Instant leaseUntil, String worker,
             String lastError, Instant finishedAt, String idempotencyKey, String note, EffectView effect,
-            List<HistoryEntry> history, ProgressView progress, Instant cancelRequestedAt, String dedupeKey, FlowPlace flow) {
-        static JobDetail of(JobView j, Optional<EffectRecord> effect, List<JobEvent> history) {
+            List<HistoryEntry> history, ProgressView progress, Instant cancelRequestedAt, String dedupeKey, JsonValue result,
+            FlowPlace flow) {
+        static JobDetail of(JobView j, Optional<EffectRecord> effect, Optional<JsonValue> result, List<JobEvent> history) {
             return new JobDetail(j.id(), j.queue(), j.state().wireName(), json(j.payload()), j.lane(), j.priority(), j.attempts(),
                     j.maxAttempts(), j.createdAt(), j.dueAt().orElse(null), j.claimedAt().orElse(null),
                     j.leaseUntil().orElse(null), j.worker().orElse(null), j.lastError().orElse(null),
                     j.finishedAt().orElse(null), j.idempotencyKey().orElse(null), j.note().orElse(null),
                     effect.map(r -> EffectView.of(r, j)).orElse(null), history.stream().map(HistoryEntry::of).toList(),
                     j.progress().map(ProgressView::of).orElse(null), j.cancelRequestedAt().orElse(null),
-                    j.dedupeKey().orElse(null), FlowPlace.of(j));
+                    j.dedupeKey().orElse(null), result.orElse(null), FlowPlace.of(j));
         }
     }
 

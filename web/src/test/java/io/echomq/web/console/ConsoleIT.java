@@ -169,6 +169,24 @@ class ConsoleIT {
         screenshot("job-completed");
     }
 
+    /** The demo's receipt sets the charge as the job's result; a plain charge has none. */
+    @Test
+    @Order(3)
+    void aJobsDetailShowsItsResult() throws Exception {
+        String id = submitter.submit("payments", "{\"account\":\"a-receipt\",\"amountCents\":300,\"receipt\":true}");
+        submitter.awaitState("payments", id, "completed", WAIT);
+        String plain = submitter.submit("payments", VALID);
+        submitter.awaitState("payments", plain, "completed", WAIT);
+
+        open("/jobs/payments/" + id);
+        assertThat(waitFor(By.cssSelector("[data-testid=job-state]")).getText()).isEqualTo("completed");
+        assertThat(text(By.cssSelector("[data-testid=job-result]"))).contains("\"amountCents\": 300")
+                .contains("\"chargedByJob\": \"" + id + "\"");
+        open("/jobs/payments/" + plain);
+        // The page of the other job replaces this one's: wait for its own result line.
+        waitUntil(d -> text(By.cssSelector("[data-testid=job-result]")).equals("No result: the handler set none."));
+    }
+
     @Test
     @Order(4)
     void aJobWhoseKeyAnotherJobAppliedNamesThatJobAsItsEffect() throws Exception {

@@ -1,8 +1,8 @@
-package io.echomq.rar.outbound;
+package io.echomq.outbox;
 
 import io.echomq.queue.NewJob;
-import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueUnavailableException;
+import io.echomq.queue.Submissions;
 import io.echomq.queue.outbox.OutboxAdmin;
 import io.echomq.queue.outbox.OutboxCommand;
 import io.echomq.queue.outbox.OutboxDeadRow;
@@ -37,9 +37,9 @@ import javax.sql.DataSource;
  * retention the effect store's idempotency key, V4, still applies the effect once). Two relays
  * never take the same row at once (the row lock).
  *
- * <p>When it sweeps: at once when the transaction that wrote rows commits on this node (an
- * interposed synchronization {@linkplain #wake() wakes} the relay: milliseconds after the
- * commit), and every {@code echomq.outbox.poll-ms} (default 500 ms) as the fallback for rows whose
+ * <p>When it sweeps: at once when the transaction that wrote rows commits on this node (the
+ * adapter's interposed synchronization, or the worker once a job's effect transaction that wrote
+ * follow-ups committed, {@linkplain #wake() wakes} the relay: milliseconds after the commit), and every {@code echomq.outbox.poll-ms} (default 500 ms) as the fallback for rows whose
  * node died before relaying them. No LISTEN/NOTIFY: the committing node relays its own rows, and
  * the sweep's interval bounds the wait after a crash.
  *
@@ -58,7 +58,7 @@ import javax.sql.DataSource;
  * {@link OutboxAdmin#publish}) and first carries out the admins' commands on them that wait there
  * ({@link OutboxAdmin#requested}), each only on a row still dead.
  *
- * <p>Sweeps run on a thread of the relay's own, not the adapter's timers: a sweep waits on Valkey's
+ * <p>Sweeps run on a thread of the relay's own, not the engine's timers: a sweep waits on Valkey's
  * and PostgreSQL's timeouts when either is down, and the timers carry the lease heartbeats that
  * must not wait behind it. Each sweep also publishes the outbox's depth and oldest row's age
  * ({@link io.echomq.queue.outbox.OutboxAdmin#publishGauge}).
@@ -108,7 +108,8 @@ public final class OutboxRelay implements AutoCloseable {
 
     private final String name;
     private final DataSource dataSource;
-    private final QueueClient queue;
+    private final Submissions submissions;
+    private final OutboxAdmin admin;
     private final Duration pollInterval;
     private final RetryPolicy retryPolicy;
     private final Long haltAfter = Long.getLong(HALT_AFTER_ENQUEUE);
@@ -154,10 +155,12 @@ public final class OutboxRelay implements AutoCloseable {
         }
     }
 
-    private OutboxRelay(String name, DataSource dataSource, QueueClient queue, Duration pollInterval, RetryPolicy retryPolicy) {
+    private OutboxRelay(String name, DataSource dataSource, Submissions submissions, OutboxAdmin admin, Duration pollInterval,
+            RetryPolicy retryPolicy) {
         this.name = name;
         this.dataSource = dataSource;
-        this.queue = queue;
+        this.submissions = submissions;
+        this.admin = admin;
         this.pollInterval = pollInterval;
         this.retryPolicy = retryPolicy;
         this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
@@ -173,18 +176,24 @@ public final class OutboxRelay implements AutoCloseable {
      *
      * @param name the data source's JNDI name, the outbox's name in logs and gauges
      */
-    public static OutboxRelay idle(String name, DataSource dataSource, QueueClient queue, Duration pollInterval) {
-        return idle(name, dataSource, queue, pollInterval, RetryPolicy.DEFAULT);
+    public static OutboxRelay idle(String name, DataSource dataSource, Submissions submissions, OutboxAdmin admin, Duration pollInterval) {
+        return idle(name, dataSource, submissions, admin, pollInterval, RetryPolicy.DEFAULT);
     }
 
-    /** As {@link #idle(String, DataSource, QueueClient, Duration)}, trying refused rows by {@code retryPolicy}. */
-    public static OutboxRelay idle(String name, DataSource dataSource, QueueClient queue, Duration pollInterval, RetryPolicy retryPolicy) {
-        return new OutboxRelay(name, dataSource, queue, pollInterval, retryPolicy);
+    /** As {@link #idle(String, DataSource, Submissions, OutboxAdmin, Duration)}, trying refused rows by {@code retryPolicy}. */
+    public static OutboxRelay idle(String name, DataSource dataSource, Submissions submissions, OutboxAdmin admin, Duration pollInterval,
+            RetryPolicy retryPolicy) {
+        return new OutboxRelay(name, dataSource, submissions, admin, pollInterval, retryPolicy);
     }
 
-    /** A relay sweeping every {@code pollInterval} and whenever woken. */
-    public static OutboxRelay start(String name, DataSource dataSource, QueueClient queue, Duration pollInterval) {
-        OutboxRelay relay = new OutboxRelay(name, dataSource, queue, pollInterval, RetryPolicy.DEFAULT);
+    /**
+     * A relay sweeping every {@code pollInterval} and whenever woken.
+     *
+     * @param submissions where rows go: the narrowest role that enqueues
+     * @param admin       where the gauges, the dead rows and the admins' commands on them are exchanged
+     */
+    public static OutboxRelay start(String name, DataSource dataSource, Submissions submissions, OutboxAdmin admin, Duration pollInterval) {
+        OutboxRelay relay = new OutboxRelay(name, dataSource, submissions, admin, pollInterval, RetryPolicy.DEFAULT);
         long ms = pollInterval.toMillis();
         relay.thread.scheduleWithFixedDelay(relay::sweepQuietly, ms, ms, TimeUnit.MILLISECONDS);
         LOG.info("EchoMQ outbox relay started for " + name + ", sweeping every " + ms + " ms");
@@ -296,7 +305,7 @@ public final class OutboxRelay implements AutoCloseable {
                     continue;
                 }
                 try {
-                    queue.submissions().enqueue(row.queue(), row.job());
+                    submissions.enqueue(row.queue(), row.job());
                     sent.add(row.id());
                     haltIfAsked();
                 } catch (QueueUnavailableException e) {
@@ -433,7 +442,7 @@ public final class OutboxRelay implements AutoCloseable {
     private void carryOutCommands() throws SQLException {
         Map<Long, OutboxCommand> commands;
         try {
-            commands = queue.outboxAdmin().requested(name);
+            commands = admin.requested(name);
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "EchoMQ outbox relay " + name + ": the admins' commands cannot be read now", e);
             return;
@@ -451,7 +460,7 @@ public final class OutboxRelay implements AutoCloseable {
         });
         done.forEach(LOG::warning);
         try {
-            commands.keySet().forEach(id -> queue.outboxAdmin().carriedOut(name, id));
+            commands.keySet().forEach(id -> admin.carriedOut(name, id));
         } catch (QueueUnavailableException e) {
             // Carried out again next sweep, to no effect: each applies only to a row still dead.
             LOG.log(Level.FINE, "EchoMQ outbox relay " + name + ": commands carried out but not yet forgotten", e);
@@ -491,7 +500,7 @@ public final class OutboxRelay implements AutoCloseable {
             try (PreparedStatement gauges = connection.prepareStatement(GAUGES);
                  ResultSet rs = gauges.executeQuery()) {
                 rs.next();
-                queue.outboxAdmin().publishGauge(name, rs.getLong(1), rs.getLong(2), gaugeLifetime());
+                admin.publishGauge(name, rs.getLong(1), rs.getLong(2), gaugeLifetime());
                 dead = rs.getLong(3);
             }
             publishDeadRows(connection, dead);
@@ -512,7 +521,7 @@ public final class OutboxRelay implements AutoCloseable {
                 && now - last.publishedAtNanos() < gaugeLifetime().toNanos() / 2) {
             return;
         }
-        queue.outboxAdmin().publishDeadRows(name, count, oldest, gaugeLifetime());
+        admin.publishDeadRows(name, count, oldest, gaugeLifetime());
         lastDeadReport = new DeadReport(count, oldest, now);
     }
 

@@ -1,5 +1,6 @@
-package io.echomq.rar.outbound;
+package io.echomq.outbox;
 
+import io.echomq.api.Job;
 import io.echomq.api.JobRequest;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.NewJob;
@@ -12,14 +13,15 @@ import java.util.List;
  * The API's {@link JobRequest} as the engine's {@link NewJob}, checked by the engine's own rules
  * ({@link Submissions#check}, the same code {@code enqueue} runs) before anything is written: a
  * request that passes here is one the queue takes, so an outbox row can never be refused by the
- * relay later (unless another node runs with tighter limits, see {@link OutboxRelay}).
+ * relay later (unless another node runs with tighter limits, see {@link OutboxRelay}). Used by the
+ * adapter's connection factories and by handlers' follow-ups alike.
  *
  * <p>Field names in messages are the API's: {@code delayMs} for the engine's {@code delay}, and
  * {@code requests[i].…} for a batch's {@code jobs[i].…}.
  */
-public final class OutboundRequests {
+public final class JobRequests {
 
-    private OutboundRequests() {
+    private JobRequests() {
     }
 
     /** The engine's form of a request: 0 and null mean the queue's default, as the API says. */
@@ -86,6 +88,25 @@ public final class OutboundRequests {
             jobs.add(job);
         }
         return jobs;
+    }
+
+    /**
+     * {@code request} as the follow-up named {@code step} of {@code job}: the same request under
+     * the key {@link Job#followUpKey(String)}. The one place both the engine's handlers and the
+     * adapter's message-driven beans turn a follow-up into an outbox request, so both key it alike.
+     *
+     * @throws IllegalArgumentException a bad step, or a request that brings a key of its own (the message starts with the field)
+     */
+    public static JobRequest followUp(Job job, String step, JobRequest request) {
+        String key = job.followUpKey(step);
+        if (request == null) {
+            throw new IllegalArgumentException("request: is required");
+        }
+        if (request.idempotencyKey() != null) {
+            throw new IllegalArgumentException("idempotencyKey: a follow-up's key is its job's and step's (" + key
+                    + "); give the request none");
+        }
+        return request.withIdempotencyKey(key);
     }
 
     private static IllegalArgumentException inApiTerms(InvalidRequestException e, String at) {

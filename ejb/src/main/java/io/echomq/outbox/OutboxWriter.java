@@ -1,4 +1,4 @@
-package io.echomq.rar.outbound;
+package io.echomq.outbox;
 
 import io.echomq.api.JobRequest;
 import java.sql.Array;
@@ -12,9 +12,10 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * Writes checked requests into {@code echomq.outbox} through a data source, in whatever
- * transaction the calling thread is in: inside a container's JTA transaction the container
- * enlists the connection, so the rows commit or roll back with the caller's own writes.
+ * Writes checked requests into {@code echomq.outbox}, in whatever transaction the connection is
+ * in: inside a container's JTA transaction the container enlists the data source's connection,
+ * and in a job's effect transaction the rows are written on its own connection, so either way
+ * the rows commit or roll back with the caller's own writes. The one writer of outbox rows.
  */
 public final class OutboxWriter {
 
@@ -27,11 +28,21 @@ public final class OutboxWriter {
     }
 
     /**
-     * Inserts one row per request, which must already be checked ({@link OutboundRequests}).
+     * Inserts one row per request, which must already be checked ({@link JobRequests}).
      *
      * @return the rows' ids, in the order of the requests
      */
     public static List<Long> insert(DataSource dataSource, List<JobRequest> requests) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            return insert(connection, requests);
+        }
+    }
+
+    /**
+     * As {@link #insert(DataSource, List)}, on a connection the caller holds (an effect
+     * transaction's), in whatever transaction it is in; the connection stays open.
+     */
+    public static List<Long> insert(Connection connection, List<JobRequest> requests) throws SQLException {
         int n = requests.size();
         String[] queues = new String[n];
         String[] payloads = new String[n];
@@ -50,8 +61,7 @@ public final class OutboxWriter {
             delays[i] = request.delayMs();
             priorities[i] = (short) request.priority();
         }
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement insert = connection.prepareStatement(INSERT)) {
+        try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
             List<Array> arrays = List.of(connection.createArrayOf("text", queues), connection.createArrayOf("text", payloads),
                     connection.createArrayOf("text", lanes), connection.createArrayOf("text", keys),
                     connection.createArrayOf("int4", maxAttempts), connection.createArrayOf("int8", delays),
@@ -78,7 +88,7 @@ public final class OutboxWriter {
      * PostgreSQL text cannot hold U+0000, which Valkey and the direct path accept: refused before
      * anything is written, like every other check.
      */
-    static void checkStorable(List<JobRequest> requests, boolean batch) {
+    public static void checkStorable(List<JobRequest> requests, boolean batch) {
         for (int i = 0; i < requests.size(); i++) {
             if (requests.get(i).payload().indexOf('\u0000') >= 0) {
                 String at = batch ? "requests[" + i + "]." : "";

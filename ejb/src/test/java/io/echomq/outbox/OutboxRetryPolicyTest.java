@@ -1,9 +1,9 @@
-package io.echomq.rar.outbound;
+package io.echomq.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.echomq.rar.outbound.OutboxRelay.RetryPolicy;
+import io.echomq.outbox.OutboxRelay.RetryPolicy;
 import java.time.Duration;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;

@@ -1,0 +1,64 @@
+package io.echomq.outbox;
+
+import io.echomq.api.JobRequest;
+import io.echomq.queue.Submissions;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * The engine's outbox on the database of its effect transactions: where a handler's follow-up
+ * jobs are written, in the job's own effect transaction, and the relay that sends them to
+ * Valkey once that transaction committed. Every runtime's workers get theirs from the
+ * {@link io.echomq.engine.EngineAssembly}: the WAR and the standalone worker over the engine's
+ * pool, the adapter over the bean's data source.
+ */
+public final class Outbox {
+
+    /** An engine assembled without a relay: a follow-up would never leave the table, so it is refused. */
+    public static final Outbox NONE = new Outbox(null, null);
+
+    private final Submissions submissions;
+    private final OutboxRelay relay;
+
+    private Outbox(Submissions submissions, OutboxRelay relay) {
+        this.submissions = submissions;
+        this.relay = relay;
+    }
+
+    /**
+     * @param submissions the rules every follow-up is checked by before it is written
+     * @param relay       the relay of the very data source the effect transactions use
+     */
+    public static Outbox relayedBy(Submissions submissions, OutboxRelay relay) {
+        return new Outbox(submissions, relay);
+    }
+
+    /**
+     * Checks {@code request} in full (the queue's own rules, and what the table can store), then
+     * writes it on {@code transaction}'s connection, in its transaction.
+     *
+     * @throws IllegalArgumentException the request is invalid; the message starts with the field
+     * @throws IllegalStateException    this engine runs no relay, or the row could not be written
+     */
+    public void write(Connection transaction, JobRequest request) {
+        if (relay == null) {
+            throw new IllegalStateException("follow-up jobs need the engine's outbox relay, and this engine was assembled without one "
+                    + "(EngineAssembly with an Outbox); nothing was written");
+        }
+        JobRequests.checked(submissions, request);
+        OutboxWriter.checkStorable(List.of(request), false);
+        try {
+            OutboxWriter.insert(transaction, List.of(request));
+        } catch (SQLException e) {
+            throw new IllegalStateException("the follow-up could not be written to the outbox: " + e.getMessage(), e);
+        }
+    }
+
+    /** Called once a transaction that wrote rows committed: the relay sends them within milliseconds, not a poll interval later. */
+    public void committed() {
+        if (relay != null) {
+            relay.wake();
+        }
+    }
+}
