@@ -26,11 +26,12 @@ public record QueueEvent(String id, String jobId, Optional<Instant> created, Str
     /**
      * The event types the scripts write: a job's history events (see {@link JobEvent}) but the
      * heartbeat ({@code extended}), plus {@code progress} (a heartbeat that carried a report) and
-     * {@code removed} (an operator deleted a finished job).
+     * {@code removed} (an operator deleted a finished job); a workflow's parent adds {@code child-settled}
+     * and {@code released} (its children all settled).
      */
     public static final List<String> TYPES = List.of("enqueued", "replaced", "promoted", "claimed", "progress", "completed",
             "retried", "dead", "reaped", "rejected", "cancel-requested", "cancelled", "requeued", "rescheduled", "reconciled",
-            "removed");
+            "removed", "child-settled", "released");
 
     private static final String SEPARATOR = "\u001f";
 
