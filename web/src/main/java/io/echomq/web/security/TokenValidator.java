@@ -13,6 +13,7 @@ import com.nimbusds.jwt.proc.DefaultJWTProcessor;
 import java.net.URI;
 import java.text.ParseException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -34,10 +35,11 @@ final class TokenValidator {
      */
     TokenValidator(JWKSource<SecurityContext> keys, URI issuer, String audience, Duration clockSkew) {
         processor.setJWSKeySelector(new JWSVerificationKeySelector<>(ALGORITHMS, keys));
+        // Mutable sets on purpose: Nimbus asks them contains(null), which Set.of answers with an exception.
         DefaultJWTClaimsVerifier<SecurityContext> claims = new DefaultJWTClaimsVerifier<>(
-                audience == null ? null : Set.of(audience),
+                audience == null ? null : new HashSet<>(Set.of(audience)),
                 new JWTClaimsSet.Builder().issuer(issuer.toString()).build(),
-                Set.of("exp", "sub"), null);
+                new HashSet<>(Set.of("exp", "sub")), null);
         claims.setMaxClockSkew(Math.toIntExact(clockSkew.toSeconds()));
         processor.setJWTClaimsSetVerifier(claims);
     }

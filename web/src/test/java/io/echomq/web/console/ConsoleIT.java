@@ -85,11 +85,10 @@ class ConsoleIT {
         admin = new ConsoleApi(payara.baseUrl(), ADMIN, ADMIN_PASSWORD);
         console = payara.baseUrl().replaceAll("/$", "") + "/console/";
 
-        // Credentials in the URL of the first navigation: the API's Basic challenge is answered with
-        // them, and Chromium keeps them for the realm, as after a typed-in login prompt.
-        String withCredentials = payara.baseUrl().replaceFirst("^http://", "http://" + ADMIN + ":" + ADMIN_PASSWORD + "@");
-        browser.get(withCredentials.replaceAll("/$", "") + "/api/session");
+        // No identity provider is configured: the console sends the browser to its own login page.
         browser.get(console);
+        new WebDriverWait(browser, WAIT).until(d -> d.getCurrentUrl().endsWith("/console/login.html"));
+        signInOnTheLoginPage(ADMIN, ADMIN_PASSWORD);
     }
 
     @AfterAll
@@ -476,7 +475,53 @@ class ConsoleIT {
         }
     }
 
+    @Test
+    @Order(8)
+    void signingOutEndsTheSessionAndAWrongPasswordIsRefusedWithoutSayingWhichHalf() {
+        open("/");
+        click(By.cssSelector("[data-testid=sign-out]"));
+        assertThat(waitFor(By.cssSelector("[data-testid=login-message]")).getText()).isEqualTo("You are signed out.");
+        browser.get(console);
+        waitUntil(d -> d.getCurrentUrl().contains("/console/login.html"));
+        assertThat(admin.get("/api/session").status()).as("a script's Basic call is not signed out").isEqualTo(200);
+
+        signInOnTheLoginPage(ADMIN, "not-the-password");
+        String wrongPassword = waitFor(By.cssSelector("[data-testid=login-message]")).getText();
+        signInOnTheLoginPage("nobody-" + ADMIN, ADMIN_PASSWORD);
+        String unknownUser = waitFor(By.cssSelector("[data-testid=login-message]")).getText();
+        assertThat(wrongPassword).isEqualTo("Wrong user name or password.").isEqualTo(unknownUser);
+        screenshot("login-refused");
+    }
+
+    @Test
+    @Order(9)
+    void aSubmitterSignsInToLookButIsRefusedTheAdminsActionsThenTheAdminComesBack() {
+        signInOnTheLoginPage(SUBMITTER, SUBMITTER_PASSWORD);
+        assertThat(waitFor(By.cssSelector("[data-testid=session-user]")).getText()).isEqualTo(SUBMITTER);
+        waitUntil(d -> d.findElement(By.id("notices")).getText().contains("without the admin role"));
+        open("/queues/" + IDLE);
+        WebElement pause = waitFor(By.cssSelector("[data-testid=pause-toggle]"));
+        waitUntil(d -> "needs the admin role".equals(pause.getAttribute("title")));
+        screenshot("console-submitter");
+
+        click(By.cssSelector("[data-testid=sign-out]"));
+        waitFor(By.cssSelector("[data-testid=login-message]"));
+        signInOnTheLoginPage(ADMIN, ADMIN_PASSWORD);
+        assertThat(waitFor(By.cssSelector("[data-testid=session-user]")).getText()).isEqualTo(ADMIN);
+    }
+
     // ---- helpers --------------------------------------------------------------------------
+
+    /** Opens the console's login page afresh, fills it in and submits it; returns once the answer has loaded. */
+    private static void signInOnTheLoginPage(String user, String password) {
+        String loginPage = console + "login.html";
+        browser.get(loginPage);
+        waitFor(By.id("username")).sendKeys(user);
+        browser.findElement(By.id("password")).sendKeys(password);
+        click(By.cssSelector("[data-testid=login-submit]"));
+        waitUntil(d -> !d.getCurrentUrl().equals(loginPage));
+    }
+
 
     private static void open(String route) {
         String target = console + "#" + route;
