@@ -4,6 +4,7 @@
 const MESSAGES = {
   wrong: ['notice-error', 'Wrong user name or password.'],
   throttled: ['notice-error', 'Too many failed sign-ins: wait a few minutes, then try again.'],
+  'cross-site': ['notice-error', 'Sign in from this page: a sign-in sent from another site is refused.'],
   'signed-out': ['notice-info', 'You are signed out.'],
 };
 

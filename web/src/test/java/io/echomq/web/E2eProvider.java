@@ -7,8 +7,6 @@ import jakarta.json.JsonReader;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
-import java.net.CookieManager;
-import java.net.CookiePolicy;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -101,26 +99,57 @@ public final class E2eProvider {
      * the provider's login form, and returns the console's session cookie ({@code name=value}).
      */
     public static String consoleSession(String appBaseUrl, String user, String password) {
-        HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager(null, CookiePolicy.ACCEPT_ALL))
-                .followRedirects(HttpClient.Redirect.NEVER).build();
-        HttpResponse<String> toProvider = send(browser, HttpRequest.newBuilder(URI.create(appBaseUrl + "/console/")).build());
+        HttpClient browser = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+        CookieJar cookies = new CookieJar();
+        HttpResponse<String> toProvider = cookies.send(browser, HttpRequest.newBuilder(URI.create(appBaseUrl + "/console/")));
         String authorize = location(toProvider, "the console sends an anonymous browser to the provider");
-        HttpResponse<String> loginPage = send(browser, HttpRequest.newBuilder(URI.create(authorize)).build());
+        HttpResponse<String> loginPage = cookies.send(browser, HttpRequest.newBuilder(URI.create(authorize)));
         Matcher action = LOGIN_FORM_ACTION.matcher(loginPage.body());
         if (loginPage.statusCode() != 200 || !action.find()) {
             throw new IllegalStateException("no login form at " + authorize + ": HTTP " + loginPage.statusCode());
         }
         String form = "username=" + URLEncoder.encode(user, StandardCharsets.UTF_8) + "&password="
                 + URLEncoder.encode(password, StandardCharsets.UTF_8) + "&credentialId=";
-        HttpResponse<String> signedIn = send(browser, HttpRequest.newBuilder(URI.create(action.group(1).replace("&amp;", "&")))
-                .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(form)).build());
+        HttpResponse<String> signedIn = cookies.send(browser, HttpRequest.newBuilder(URI.create(action.group(1).replace("&amp;", "&")))
+                .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(form)));
         String callback = location(signedIn, "the provider accepts " + user + " and sends the browser back");
-        HttpResponse<String> console = send(browser, HttpRequest.newBuilder(URI.create(callback)).build());
+        HttpResponse<String> console = cookies.send(browser, HttpRequest.newBuilder(URI.create(callback)));
         location(console, "the console's callback begins the session");
-        return console.headers().allValues("Set-Cookie").stream().map(cookie -> cookie.split(";", 2)[0])
-                .filter(cookie -> cookie.toUpperCase(java.util.Locale.ROOT).startsWith("JSESSIONID="))
-                .reduce((first, later) -> later)
-                .orElseThrow(() -> new IllegalStateException("the callback set no session cookie: " + console.headers().map()));
+        return cookies.cookieFor(URI.create(appBaseUrl), "JSESSIONID");
+    }
+
+    /**
+     * A browser's cookies, per host and port, as plain HTTP on loopback needs them: the JDK's
+     * CookieManager withholds cookies marked {@code Secure} over HTTP, as Keycloak marks its
+     * own, where a browser treats loopback as a secure context and sends them.
+     */
+    private static final class CookieJar {
+        private final Map<String, Map<String, String>> byAuthority = new HashMap<>();
+
+        HttpResponse<String> send(HttpClient client, HttpRequest.Builder request) {
+            URI uri = request.build().uri();
+            Map<String, String> jar = byAuthority.computeIfAbsent(uri.getRawAuthority(), a -> new java.util.LinkedHashMap<>());
+            if (!jar.isEmpty()) {
+                request.header("Cookie", jar.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                        .collect(java.util.stream.Collectors.joining("; ")));
+            }
+            HttpResponse<String> answer = E2eProvider.send(client, request.build());
+            for (String cookie : answer.headers().allValues("Set-Cookie")) {
+                String[] pair = cookie.split(";", 2)[0].split("=", 2);
+                if (pair.length == 2 && !pair[1].isBlank() && !cookie.toLowerCase(java.util.Locale.ROOT).contains("max-age=0")) {
+                    jar.put(pair[0].strip(), pair[1].strip());
+                } else {
+                    jar.remove(pair[0].strip());
+                }
+            }
+            return answer;
+        }
+
+        String cookieFor(URI uri, String name) {
+            return byAuthority.getOrDefault(uri.getRawAuthority(), Map.of()).entrySet().stream()
+                    .filter(e -> e.getKey().equalsIgnoreCase(name)).map(e -> e.getKey() + "=" + e.getValue()).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no " + name + " cookie from " + uri));
+        }
     }
 
     private static String location(HttpResponse<String> answer, String expectation) {

@@ -11,6 +11,7 @@ import jakarta.security.enterprise.identitystore.CredentialValidationResult;
 import jakarta.security.enterprise.identitystore.IdentityStoreHandler;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -138,11 +139,18 @@ public class EchoMqAuthentication implements HttpAuthenticationMechanism {
         return Answers.unauthorized(request, response, challenges());
     }
 
-    /** The login page's form: a good password begins the console session, a wrong one says so (not which half). */
+    /**
+     * The login page's form: a good password begins the console session, a wrong one says so
+     * (not which half). A form posted from another site is refused unread (login CSRF).
+     */
     private AuthenticationStatus loginForm(HttpServletRequest request, HttpServletResponse response) {
         String user = Optional.ofNullable(request.getParameter("username")).orElse("").strip();
         String password = Optional.ofNullable(request.getParameter("password")).orElse("");
         String page = request.getContextPath() + LOGIN_PAGE;
+        if (!CsrfFilter.fromThisSite(request.getHeader("Origin"), request.getHeader("Sec-Fetch-Site"),
+                URI.create(request.getRequestURL().toString()))) {
+            return Answers.seeOther(request, response, page + "?error=cross-site");
+        }
         if (throttle.waitBeforeTrying(user, request.getRemoteAddr()).isPresent()) {
             return Answers.seeOther(request, response, page + "?error=throttled");
         }
