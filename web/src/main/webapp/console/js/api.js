@@ -90,6 +90,14 @@ async function change(method, path, body) {
   }
 }
 
+/** Ends the console's session (DELETE /api/session) and opens where the server says to go next. */
+export async function signOut() {
+  const answer = await change('DELETE', '/session', undefined);
+  session = null;
+  sessionPromise = null;
+  window.location.assign(new URL(answer.next, window.location.href).toString());
+}
+
 export const enc = encodeURIComponent;
 
 /**

@@ -1,6 +1,6 @@
 // The console shell: session, navigation, and a hash router (#/, #/queues/q, #/jobs/q/id, #/workers, #/schedules,
 // #/schedules/q/name, #/lab).
-import { currentSession, isAdmin } from './api.js';
+import { currentSession, isAdmin, signOut } from './api.js';
 import { h, replace, describeError } from './dom.js';
 import { overviewPage } from './pages/overview.js';
 import { queuePage } from './pages/queue.js';
@@ -61,17 +61,23 @@ async function showSession() {
   try {
     const s = await currentSession();
     const roles = Array.isArray(s.roles) ? s.roles.join(', ') : '';
+    const out = h('button', { type: 'button', class: ['button', 'sign-out'], 'data-testid': 'sign-out' }, 'Sign out');
+    out.addEventListener('click', () => signOut().catch((e) => {
+      document.getElementById('notices').append(h('div', { class: ['notice', 'notice-error'] }, describeError(e)));
+    }));
     replace(box, h('span', { class: 'user', 'data-testid': 'session-user' }, s.user || '?'),
-      h('span', { class: 'muted' }, roles ? ` (${roles})` : ''));
+      h('span', { class: 'muted' }, roles ? ` (${roles})` : ''), out);
     if (!isAdmin()) {
       document.getElementById('notices').append(h('div', { class: ['notice', 'notice-info'] },
         'You are signed in without the admin role: you can look, but pausing, retrying, cancelling and deleting are refused.'));
     }
   } catch (e) {
-    replace(box, h('span', { class: 'muted' }, e.status === 401 ? 'not signed in' : 'session unknown'));
     if (e.status === 401) {
-      document.getElementById('notices').append(h('div', { class: ['notice', 'notice-error'] }, describeError(e)));
+      // The session ended (timed out, or signed out in another tab): sign in again.
+      window.location.assign('login.html');
+      return;
     }
+    replace(box, h('span', { class: 'muted' }, 'session unknown'));
   }
 }
 

@@ -9,6 +9,7 @@ import io.echomq.reliability.ReliabilityChecker;
 import io.echomq.reliability.Verdict;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
+import io.echomq.testkit.idp.KeycloakServer;
 import io.echomq.testkit.WithRealServices;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -19,6 +20,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -49,10 +51,13 @@ class ApiE2eIT {
 
     private static final String JOBS = "/api/queues/payments/jobs";
     private static E2eDeployment app;
+    private static KeycloakServer keycloak;
 
     @BeforeAll
     static void deploy(ValkeyService valkey, PostgresService postgres) {
-        app = new E2eDeployment(valkey, postgres, 2, Map.of("ECHOMQ_WORKER_CONCURRENCY", "8",
+        keycloak = E2eProvider.keycloak();
+        Map<String, String> settings = new HashMap<>(E2eProvider.environment(keycloak));
+        settings.putAll(Map.of("ECHOMQ_WORKER_CONCURRENCY", "8",
                 // Queues no handler here drains: the jobs its schedules make stay to be looked at, and
                 // on "held" a test can hold a job's lease itself.
                 "ECHOMQ_QUEUES", Schedules.QUEUE + ",held," + LedgerChargeHandler.RECEIPTS,
@@ -60,6 +65,8 @@ class ApiE2eIT {
                 "ECHOMQ_SCHEDULES_NIGHTLY_QUEUE", Schedules.QUEUE,
                 "ECHOMQ_SCHEDULES_NIGHTLY_CRON", "0 3 * * *",
                 "ECHOMQ_SCHEDULES_NIGHTLY_ZONE", "Europe/Paris"));
+        // Two ways in: the configured users (HTTP Basic) and the identity provider (bearer tokens, console sessions).
+        app = new E2eDeployment(valkey, postgres, 2, settings);
     }
 
     @AfterAll
@@ -288,11 +295,27 @@ class ApiE2eIT {
             swept.addAndGet(AuthChecks.adminsMayCallEveryRoute(app, AuthChecks.ALL));
         }
 
+        @Test
+        void theProvidersBearerTokensAreAcceptedWithTheirRolesAndExpiredOrForeignOnesRefused() {
+            swept.addAndGet(AuthChecks.bearerTokensAreCheckedAsTheProviderIssuedThem(app, keycloak, AuthChecks.ALL));
+        }
+
+        @Test
+        void consoleSessionsBegunAtTheProviderMayDoWhatTheirRolesAllow() {
+            swept.addAndGet(AuthChecks.submittersAreRefusedOnlyWhereAdminIsNeeded(providerSession(E2eProvider.SUBMITTER), AuthChecks.ALL));
+            swept.addAndGet(AuthChecks.adminsMayCallEveryRoute(app, providerSession(E2eProvider.ADMIN), AuthChecks.ALL));
+        }
+
         /** Scenario 13 of the reliability suite, with the three role sweeps above: the console's guard on every action. */
         @Test
         void everyStateChangeFromABrowserWithoutTheTokenOrFromAForeignOriginIsRefused() {
             String origin = app.server.baseUrl().replaceAll("(https?://[^/]+).*", "$1");
-            for (E2eHttp user : List.of(app.admin, app.submitter)) {
+            // Every way in: the configured users' passwords, the provider's tokens, and console sessions begun at the provider.
+            List<E2eHttp> users = List.of(app.admin, app.submitter,
+                    app.anonymous.withBearer(E2eProvider.clientCredentialsToken(keycloak, E2eProvider.REALM, E2eProvider.MACHINE_ADMIN)),
+                    app.anonymous.withBearer(E2eProvider.clientCredentialsToken(keycloak, E2eProvider.REALM, E2eProvider.MACHINE)),
+                    providerSession(E2eProvider.ADMIN), providerSession(E2eProvider.SUBMITTER));
+            for (E2eHttp user : users) {
                 String token = json(user.get("/api/session")).getString("csrfToken");
                 for (AuthChecks.Route route : AuthChecks.ALL) {
                     if ("GET".equals(route.method())) {
@@ -306,6 +329,12 @@ class ApiE2eIT {
                     swept.addAndGet(2);
                 }
             }
+        }
+
+        /** A console session of {@code user} (of the provider's realm), begun through the provider's login form. */
+        private E2eHttp providerSession(String user) {
+            String password = user.equals(E2eProvider.ADMIN) ? E2eProvider.ADMIN_PASSWORD : E2eProvider.SUBMITTER_PASSWORD;
+            return app.anonymous.inSession(E2eProvider.consoleSession(app.server.baseUrl(), user, password));
         }
 
         @AfterAll

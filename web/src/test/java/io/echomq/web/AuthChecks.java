@@ -2,7 +2,12 @@ package io.echomq.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.echomq.testkit.idp.KeycloakServer;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import org.awaitility.Awaitility;
 
 /**
  * Who may call what: each route answered 401 with the problem body to anonymous callers, 403 with
@@ -77,8 +82,13 @@ final class AuthChecks {
     }
 
     static int submittersAreRefusedOnlyWhereAdminIsNeeded(E2eDeployment app, List<Route> routes) {
+        return submittersAreRefusedOnlyWhereAdminIsNeeded(app.submitter, routes);
+    }
+
+    /** As above for a submitter who comes in another way (a provider's token, a console session). */
+    static int submittersAreRefusedOnlyWhereAdminIsNeeded(E2eHttp submitter, List<Route> routes) {
         for (Route route : routes) {
-            E2eHttp.Response answer = app.submitter.send(route.method(), route.path(), route.body());
+            E2eHttp.Response answer = submitter.send(route.method(), route.path(), route.body());
             if (route.submitterMay()) {
                 assertThat(answer.status()).as("%s %s: %s", route.method(), route.path(), answer).isNotIn(401, 403);
             } else {
@@ -91,8 +101,13 @@ final class AuthChecks {
 
     /** Leaves the demo queue and the configured schedule resumed (the sweep may pause them). */
     static int adminsMayCallEveryRoute(E2eDeployment app, List<Route> routes) {
+        return adminsMayCallEveryRoute(app, app.admin, routes);
+    }
+
+    /** As above for an admin who comes in another way (a provider's token, a console session). */
+    static int adminsMayCallEveryRoute(E2eDeployment app, E2eHttp admin, List<Route> routes) {
         for (Route route : routes) {
-            E2eHttp.Response answer = app.admin.send(route.method(), route.path(), route.body());
+            E2eHttp.Response answer = admin.send(route.method(), route.path(), route.body());
             assertThat(answer.status()).as("%s %s: %s", route.method(), route.path(), answer).isNotIn(401, 403, 500);
         }
         app.admin.post("/api/queues/payments/resume", null);
@@ -100,5 +115,50 @@ final class AuthChecks {
             app.admin.post(SCHEDULES + "/nightly/resume", null);
         }
         return routes.size();
+    }
+
+    /**
+     * The identity provider's access tokens on the API (the deployment is configured with
+     * {@link E2eProvider#environment}): a machine client's token is accepted with the roles its
+     * claim gives, submitter or admin, on every route; an expired token, a token of another realm
+     * (another issuer and keys) and a forged one are answered 401 with the problem body and
+     * {@code WWW-Authenticate: Bearer error="invalid_token"}; an anonymous caller is told that
+     * bearer tokens are accepted.
+     */
+    static int bearerTokensAreCheckedAsTheProviderIssuedThem(E2eDeployment app, KeycloakServer keycloak, List<Route> routes) {
+        String submitterToken = E2eProvider.clientCredentialsToken(keycloak, E2eProvider.REALM, E2eProvider.MACHINE);
+        int swept = submittersAreRefusedOnlyWhereAdminIsNeeded(app.anonymous.withBearer(submitterToken), routes);
+        String adminToken = E2eProvider.clientCredentialsToken(keycloak, E2eProvider.REALM, E2eProvider.MACHINE_ADMIN);
+        swept += adminsMayCallEveryRoute(app, app.anonymous.withBearer(adminToken), routes);
+
+        String shortLived = E2eProvider.clientCredentialsToken(keycloak, E2eProvider.REALM, E2eProvider.SHORT_LIVED);
+        long expiry = E2eProvider.expiresAtEpochSecond(shortLived);
+        Awaitility.await("the short-lived token's expiry").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> Instant.now().getEpochSecond() > expiry);
+        Map<String, String> refused = Map.of(
+                "expired", shortLived,
+                "of another realm", E2eProvider.clientCredentialsToken(keycloak, E2eProvider.FOREIGN_REALM, E2eProvider.MACHINE),
+                "claiming admin in a forged payload", forgedPayload(submitterToken),
+                "not a JWT", "not-a-jwt");
+        for (Map.Entry<String, String> token : refused.entrySet()) {
+            E2eHttp.Response answer = app.anonymous.withBearer(token.getValue()).get("/api/queues");
+            assertThat(answer.status()).as("a token %s: %s", token.getKey(), answer).isEqualTo(401);
+            assertThat(answer.header("WWW-Authenticate")).as("a token %s", token.getKey())
+                    .hasValueSatisfying(challenge -> assertThat(challenge).startsWith("Bearer ").contains("error=\"invalid_token\""));
+            assertThat(answer.header("Content-Type")).as("a token %s", token.getKey()).hasValue("application/problem+json");
+        }
+        assertThat(app.anonymous.get("/api/queues").headers().allValues("WWW-Authenticate"))
+                .as("an anonymous caller is offered both ways in").anyMatch(challenge -> challenge.startsWith("Bearer "))
+                .anyMatch(challenge -> challenge.startsWith("Basic "));
+        return swept + refused.size() + 1;
+    }
+
+    /** The token with its payload swapped for one that claims the admin role too, its signature left as it was. */
+    private static String forgedPayload(String jwt) {
+        String[] parts = jwt.split("\\.");
+        String payload = new String(java.util.Base64.getUrlDecoder().decode(parts[1]), java.nio.charset.StandardCharsets.UTF_8);
+        String claimed = payload.replaceFirst("\"roles\":\\[", "\"roles\":[\"admin\",");
+        return parts[0] + "." + java.util.Base64.getUrlEncoder().withoutPadding()
+                .encodeToString(claimed.getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "." + parts[2];
     }
 }

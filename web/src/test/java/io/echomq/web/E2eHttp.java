@@ -43,21 +43,32 @@ final class E2eHttp {
     private static final Map<String, Answer> ANSWERS = new ConcurrentHashMap<>();
 
     private final String baseUrl;
-    private final Optional<String> authorization;
+    /** The header that says who calls, sent with every request: Authorization (Basic, Bearer) or a session's Cookie. */
+    private final Optional<Map.Entry<String, String>> credentials;
 
     E2eHttp(String baseUrl) {
         this(baseUrl, Optional.empty());
     }
 
-    private E2eHttp(String baseUrl, Optional<String> authorization) {
+    private E2eHttp(String baseUrl, Optional<Map.Entry<String, String>> credentials) {
         this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
-        this.authorization = authorization;
+        this.credentials = credentials;
     }
 
     /** The same client, sending HTTP basic credentials with every request. */
     E2eHttp as(String user, String password) {
         String token = Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
-        return new E2eHttp(baseUrl, Optional.of("Basic " + token));
+        return new E2eHttp(baseUrl, Optional.of(Map.entry("Authorization", "Basic " + token)));
+    }
+
+    /** The same client, sending a bearer token (an identity provider's access token) with every request. */
+    E2eHttp withBearer(String accessToken) {
+        return new E2eHttp(baseUrl, Optional.of(Map.entry("Authorization", "Bearer " + accessToken)));
+    }
+
+    /** The same client in a console session: its cookie ({@code name=value}) sent with every request, as a browser would. */
+    E2eHttp inSession(String cookie) {
+        return new E2eHttp(baseUrl, Optional.of(Map.entry("Cookie", cookie)));
     }
 
     /** The same client without credentials. */
@@ -68,7 +79,7 @@ final class E2eHttp {
     /** The same client at the server's root instead of the application's (e.g. for {@code /openapi}). */
     E2eHttp atServerRoot() {
         URI base = URI.create(baseUrl);
-        return new E2eHttp(base.getScheme() + "://" + base.getRawAuthority(), authorization);
+        return new E2eHttp(base.getScheme() + "://" + base.getRawAuthority(), credentials);
     }
 
     /** The answers the {@code /api} routes under this client's base URL gave so far, one of each kind. */
@@ -136,7 +147,7 @@ final class E2eHttp {
         if (hasBody) {
             request.header("Content-Type", "application/json");
         }
-        authorization.ifPresent(value -> request.header("Authorization", value));
+        credentials.ifPresent(header -> request.header(header.getKey(), header.getValue()));
         headers.forEach(request::setHeader);
         try {
             HttpResponse<String> response = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));

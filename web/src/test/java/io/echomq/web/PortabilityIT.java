@@ -8,7 +8,9 @@ import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
 import io.echomq.testkit.appserver.AppServers;
+import io.echomq.testkit.idp.KeycloakServer;
 import jakarta.json.JsonObject;
+import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -18,7 +20,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * in the release the project was built against and its newest ({@link AppServers}). On each, one
  * deployment: 1,000 demo jobs over HTTP with an exact ledger; the server JVM killed with SIGKILL
  * while it works 2,000 more (with jobs left) and restarted, nothing lost, nothing applied twice; /metrics in
- * Prometheus text; the auth matrix on a few routes, with no error in the server's log for an
+ * Prometheus text; the auth matrix on a few routes, for passwords and for the identity
+ * provider's bearer tokens (Keycloak: accepted, expired, of another realm, forged), with no error in the server's log for an
  * ordinary 401 or 403; the API's contract served as written, and
  * every answer seen one it declares. Each prints one line for the CI log:
  * {@code portability server=wildfly version=35.0.1.Final deploy_ms=… jobs=3000 kills=1 lost=0 duplicates=0}.
@@ -36,7 +39,10 @@ class PortabilityIT {
     void theWarRunsExactlyOnceThroughKillsAndKeepsItsSecurityContract(AppServers kind, ValkeyService valkey, PostgresService postgres)
             throws Exception {
         // A Valkey database per server: the demo queue's keys are fixed.
-        try (E2eDeployment app = new E2eDeployment(kind, valkey, postgres, 6 + kind.ordinal(), ServerKills.SETTINGS)) {
+        KeycloakServer keycloak = E2eProvider.keycloak();
+        Map<String, String> settings = new HashMap<>(ServerKills.SETTINGS);
+        settings.putAll(E2eProvider.environment(keycloak));
+        try (E2eDeployment app = new E2eDeployment(kind, valkey, postgres, 6 + kind.ordinal(), settings)) {
             long deployMs = app.server.readyMs();
 
             long applied = DemoJobsOverHttp.submitAndCheckTheLedger(app, JOBS);
@@ -50,6 +56,7 @@ class PortabilityIT {
             AuthChecks.wrongPasswordsAreRefused(app);
             AuthChecks.submittersAreRefusedOnlyWhereAdminIsNeeded(app, AuthChecks.FEW);
             AuthChecks.adminsMayCallEveryRoute(app, AuthChecks.FEW);
+            AuthChecks.bearerTokensAreCheckedAsTheProviderIssuedThem(app, keycloak, AuthChecks.FEW);
             // Read after the later checks' requests, by when a refusal's own log entry is written.
             assertThat(ServerLog.errorsSince(app.server, beforeRefusals))
                     .as("errors %s logged while answering 401 and 403 (%s)", kind, app.server.logFile()).isEmpty();

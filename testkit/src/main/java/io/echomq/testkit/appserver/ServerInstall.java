@@ -23,13 +23,13 @@ import java.util.stream.Stream;
  * under {@code target/servers/} and names the folder in a system property), and the copies each
  * test server makes of its pieces.
  */
-final class ServerInstall {
+public final class ServerInstall {
 
     private ServerInstall() {
     }
 
     /** The folder the system property names; a missing one is an error that says how to get it, never a skip. */
-    static Path home(String property, String marker) {
+    public static Path home(String property, String marker) {
         String value = System.getProperty(property);
         if (value == null || value.isBlank()) {
             throw new IllegalStateException("system property " + property + " names no server folder (the web module's"
@@ -112,7 +112,7 @@ final class ServerInstall {
      * names, else the test JVM's own when it is one, else the newest under {@code /usr/lib/jvm}
      * (Debian's and the Temurin packages' place). None is an error that says how to name one, never a skip.
      */
-    static Path java21Home() {
+    public static Path java21Home() {
         String named = System.getProperty(JAVA21_HOME_PROPERTY);
         if (named != null && !named.isBlank() && !named.startsWith("${")) {
             Path home = Path.of(named).toAbsolutePath().normalize();

@@ -39,8 +39,7 @@ public class CsrfFilter implements ContainerRequestFilter {
         if (origin == null && fetchSite == null) {
             return;
         }
-        if ((origin != null && !sameOrigin(origin, request.getUriInfo().getBaseUri()))
-                || (fetchSite != null && !fetchSite.equals("same-origin") && !fetchSite.equals("none"))) {
+        if (!fromThisSite(origin, fetchSite, request.getUriInfo().getBaseUri())) {
             request.abortWith(Problem.of(Response.Status.FORBIDDEN,
                     "cross-origin request refused: state-changing calls are accepted from this site only").toResponse());
             return;
@@ -50,6 +49,18 @@ public class CsrfFilter implements ContainerRequestFilter {
             request.abortWith(Problem.of(Response.Status.FORBIDDEN, "missing or invalid CSRF token: send the "
                     + HEADER + " header with the csrfToken of GET /api/session").withField(HEADER).toResponse());
         }
+    }
+
+    /**
+     * Whether a browser's request came from a page of this site, by its {@code Origin} and
+     * {@code Sec-Fetch-Site} headers (either may be absent, never both for a forgery); also
+     * asked of the login form, so another site cannot sign a browser in as someone else.
+     */
+    static boolean fromThisSite(String origin, String fetchSite, URI base) {
+        // "null": a browser hides the origin of a form's POST when the page's referrer policy is
+        // no-referrer (the console's); Sec-Fetch-Site then tells, and without it nothing does.
+        boolean originAllows = origin == null || (origin.equals("null") ? fetchSite != null : sameOrigin(origin, base));
+        return originAllows && (fetchSite == null || fetchSite.equals("same-origin") || fetchSite.equals("none"));
     }
 
     private static boolean sameOrigin(String origin, URI base) {

@@ -9,7 +9,7 @@ import jakarta.security.enterprise.identitystore.Pbkdf2PasswordHash;
 
 /**
  * Checks API credentials against the {@link UserDirectory}; the user's roles become groups.
- * The mechanism that asks for them is {@link BasicAuthentication}.
+ * The mechanism that asks for them is {@link EchoMqAuthentication} (HTTP Basic and the login page).
  */
 @ApplicationScoped
 public class EchoMqIdentityStore implements IdentityStore {

@@ -85,11 +85,10 @@ class ConsoleIT {
         admin = new ConsoleApi(payara.baseUrl(), ADMIN, ADMIN_PASSWORD);
         console = payara.baseUrl().replaceAll("/$", "") + "/console/";
 
-        // Credentials in the URL of the first navigation: the API's Basic challenge is answered with
-        // them, and Chromium keeps them for the realm, as after a typed-in login prompt.
-        String withCredentials = payara.baseUrl().replaceFirst("^http://", "http://" + ADMIN + ":" + ADMIN_PASSWORD + "@");
-        browser.get(withCredentials.replaceAll("/$", "") + "/api/session");
+        // No identity provider is configured: the console sends the browser to its own login page.
         browser.get(console);
+        new WebDriverWait(browser, WAIT).until(d -> d.getCurrentUrl().endsWith("/console/login.html"));
+        signInOnTheLoginPage(ADMIN, ADMIN_PASSWORD);
     }
 
     @AfterAll
@@ -518,7 +517,104 @@ class ConsoleIT {
         }
     }
 
+    @Test
+    @Order(8)
+    void signingOutEndsTheSessionAndAWrongPasswordIsRefusedWithoutSayingWhichHalf() {
+        open("/");
+        click(By.cssSelector("[data-testid=sign-out]"));
+        assertThat(waitFor(By.cssSelector("[data-testid=login-message]")).getText()).isEqualTo("You are signed out.");
+        browser.get(console);
+        waitUntil(d -> d.getCurrentUrl().contains("/console/login.html"));
+        assertThat(admin.get("/api/session").status()).as("a script's Basic call is not signed out").isEqualTo(200);
+
+        signInOnTheLoginPage(ADMIN, "not-the-password");
+        String wrongPassword = waitFor(By.cssSelector("[data-testid=login-message]")).getText();
+        signInOnTheLoginPage("nobody-" + ADMIN, ADMIN_PASSWORD);
+        String unknownUser = waitFor(By.cssSelector("[data-testid=login-message]")).getText();
+        assertThat(wrongPassword).isEqualTo("Wrong user name or password.").isEqualTo(unknownUser);
+        screenshot("login-refused");
+    }
+
+    @Test
+    @Order(9)
+    void aSubmitterSignsInToLookButIsRefusedTheAdminsActionsThenTheAdminComesBack() {
+        signInOnTheLoginPage(SUBMITTER, SUBMITTER_PASSWORD);
+        assertThat(waitFor(By.cssSelector("[data-testid=session-user]")).getText()).isEqualTo(SUBMITTER);
+        waitUntil(d -> d.findElement(By.id("notices")).getText().contains("without the admin role"));
+        open("/queues/" + IDLE);
+        WebElement pause = waitFor(By.cssSelector("[data-testid=pause-toggle]"));
+        waitUntil(d -> "needs the admin role".equals(pause.getAttribute("title")));
+        screenshot("console-submitter");
+
+        click(By.cssSelector("[data-testid=sign-out]"));
+        waitFor(By.cssSelector("[data-testid=login-message]"));
+        signInOnTheLoginPage(ADMIN, ADMIN_PASSWORD);
+        assertThat(waitFor(By.cssSelector("[data-testid=session-user]")).getText()).isEqualTo(ADMIN);
+    }
+
+    @Test
+    @Order(10)
+    void aSignInPostedFromAnotherSiteIsRefusedUnread() {
+        for (Map<String, String> otherSite : List.of(Map.of("Origin", "http://evil.example"),
+                Map.of("Origin", "null", "Sec-Fetch-Site", "cross-site"), Map.of("Origin", "null"))) {
+            java.net.http.HttpResponse<String> forged = postLoginForm(SUBMITTER, SUBMITTER_PASSWORD, otherSite);
+
+            assertThat(forged.statusCode()).as("%s", otherSite).isEqualTo(303);
+            assertThat(forged.headers().firstValue("Location")).as("%s", otherSite)
+                    .hasValueSatisfying(l -> assertThat(l).endsWith("login.html?error=cross-site"));
+            assertThat(forged.headers().allValues("Set-Cookie")).as("no session begun, %s", otherSite)
+                    .noneMatch(c -> c.toUpperCase().startsWith("JSESSIONID"));
+        }
+    }
+
+    /** Last: it locks the submitter out for the window. */
+    @Test
+    @Order(11)
+    void fiveWrongPasswordsHoldTheUserBackEvenWithTheRightOneOnThePageAndOverBasic() {
+        for (int i = 0; i < 5; i++) {
+            assertThat(postLoginForm(SUBMITTER, "wrong-" + i, Map.of()).headers().firstValue("Location"))
+                    .hasValueSatisfying(l -> assertThat(l).endsWith("login.html?error=wrong"));
+        }
+
+        java.net.http.HttpResponse<String> right = postLoginForm(SUBMITTER, SUBMITTER_PASSWORD, Map.of());
+        ConsoleApi.Response basic = submitter.get("/api/session");
+
+        assertThat(right.headers().firstValue("Location")).hasValueSatisfying(l -> assertThat(l).endsWith("login.html?error=throttled"));
+        assertThat(basic.status()).as("HTTP Basic: %s", basic).isEqualTo(429);
+        assertThat(admin.get("/api/session").status()).as("another user from the same address").isEqualTo(200);
+    }
+
     // ---- helpers --------------------------------------------------------------------------
+
+    /** The login page's form as a browser posts it, with {@code headers} added; the answer is not followed. */
+    private static java.net.http.HttpResponse<String> postLoginForm(String user, String password, Map<String, String> headers) {
+        java.net.http.HttpRequest.Builder post = java.net.http.HttpRequest.newBuilder(java.net.URI.create(console + "login"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("username=" + java.net.URLEncoder.encode(user,
+                        java.nio.charset.StandardCharsets.UTF_8) + "&password=" + java.net.URLEncoder.encode(password,
+                        java.nio.charset.StandardCharsets.UTF_8)));
+        headers.forEach(post::header);
+        try {
+            return java.net.http.HttpClient.newHttpClient().send(post.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+
+    /** Opens the console's login page afresh, fills it in and submits it; returns once the answer has loaded. */
+    private static void signInOnTheLoginPage(String user, String password) {
+        String loginPage = console + "login.html";
+        browser.get(loginPage);
+        waitFor(By.id("username")).sendKeys(user);
+        browser.findElement(By.id("password")).sendKeys(password);
+        click(By.cssSelector("[data-testid=login-submit]"));
+        waitUntil(d -> !d.getCurrentUrl().equals(loginPage));
+    }
+
 
     private static void open(String route) {
         String target = console + "#" + route;
