@@ -92,6 +92,20 @@ async function change(method, path, body) {
 
 export const enc = encodeURIComponent;
 
+/**
+ * One queue's job-event stream (Server-Sent Events named 'job'), from the next event on, with
+ * filters ({ job, lane, event }: empty ones are left out). A reconnecting EventSource resumes
+ * after the last id it got (Last-Event-ID), so a dropped connection loses nothing the stream keeps.
+ */
+export function openJobEvents(queue, filters = {}) {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters)) {
+    if (value) query.set(name, value);
+  }
+  const text = query.toString();
+  return new EventSource(apiUrl(`/queues/${encodeURIComponent(queue)}/events${text ? `?${text}` : ''}`), { withCredentials: false });
+}
+
 /** The live stats stream (Server-Sent Events, same origin, cached credentials). */
 export function openEvents() {
   return new EventSource(apiUrl('/events'), { withCredentials: false });

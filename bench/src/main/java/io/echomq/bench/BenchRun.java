@@ -21,6 +21,8 @@ final class BenchRun {
     private static final String PER_JOB_LEDGER = "EchoMQ per-job, ledger";
     private static final String BATCHED_LEDGER = "EchoMQ batched, ledger";
     private static final String BATCHED_FLOWS_LEDGER = "EchoMQ batched flows of 1+" + OurWorker.FLOW_CHILDREN + ", ledger";
+    private static final String PER_JOB_LEDGER_NO_STREAM = "EchoMQ per-job, ledger, job-event stream off";
+    private static final String BATCHED_LEDGER_NO_STREAM = "EchoMQ batched, ledger, job-event stream off";
     private static final String PER_JOB_NOOP = "EchoMQ per-job, no-op";
     private static final String BATCHED_NOOP = "EchoMQ batched, no-op";
     private static final String BULLMQ_LEDGER = "BullMQ + pg, ledger";
@@ -82,7 +84,13 @@ final class BenchRun {
         }
         Map<String, List<Double>> rates = throughput(contestants);
         if (options.partial()) {
-            // A partial run (for profiling one contestant) has nothing to compare.
+            // A partial run (for profiling one contestant) has nothing to compare but the stream's cost, when it ran both.
+            Map<String, List<Double>> streamCost = streamCost(rates);
+            if (!streamCost.isEmpty()) {
+                report.byConcurrency("Job-event stream on / off (same run, same concurrency)", options.concurrencies(), streamCost,
+                        v -> String.format(Locale.ROOT, "%.3f×", v));
+                return report.writeTo(options.out().resolve("partial.md"));
+            }
             return null;
         }
         ratios(rates);
@@ -103,6 +111,9 @@ final class BenchRun {
                 new Contestant(PER_JOB_LEDGER, c -> ours.drain(OurWorker.Mode.PER_JOB, OurWorker.Effect.LEDGER, c, jobs)),
                 new Contestant(BATCHED_LEDGER, c -> ours.drain(OurWorker.Mode.BATCHED, OurWorker.Effect.LEDGER, c, jobs)),
                 new Contestant(BATCHED_FLOWS_LEDGER, c -> ours.drainFlows(OurWorker.Effect.LEDGER, c, jobs)),
+                // The same rows with the queue's job-event stream off (the others run with the default cap): its cost.
+                new Contestant(PER_JOB_LEDGER_NO_STREAM, c -> ours.drain(OurWorker.Mode.PER_JOB, OurWorker.Effect.LEDGER, false, c, jobs)),
+                new Contestant(BATCHED_LEDGER_NO_STREAM, c -> ours.drain(OurWorker.Mode.BATCHED, OurWorker.Effect.LEDGER, false, c, jobs)),
                 new Contestant(PER_JOB_NOOP, c -> ours.drain(OurWorker.Mode.PER_JOB, OurWorker.Effect.NOOP, c, jobs)),
                 new Contestant(BATCHED_NOOP, c -> ours.drain(OurWorker.Mode.BATCHED, OurWorker.Effect.NOOP, c, jobs))));
         if (options.peer()) {
@@ -186,6 +197,7 @@ final class BenchRun {
             ratio(ratios, "per-job no-op / BullMQ no-op", rates, PER_JOB_NOOP, BULLMQ_NOOP);
             ratio(ratios, "batched no-op / BullMQ no-op", rates, BATCHED_NOOP, BULLMQ_NOOP);
         }
+        ratios.putAll(streamCost(rates));
         ratio(ratios, "per-job ledger / pgbench same SQL", rates, PER_JOB_LEDGER, PGBENCH);
         ratio(ratios, "per-job ledger / PG transaction alone", rates, PER_JOB_LEDGER, PG_PER_JOB);
         ratio(ratios, "batched ledger / PG batch alone", rates, BATCHED_LEDGER, batchCeilingName());
@@ -195,6 +207,18 @@ final class BenchRun {
         ratio(ratios, "batched no-op / complete-claim alone", rates, BATCHED_NOOP, COMPLETE_CLAIM);
         report.byConcurrency("Ratios (same run, same concurrency)", options.concurrencies(), ratios,
                 v -> String.format(Locale.ROOT, "%.2f×", v));
+    }
+
+    /** What the job-event stream costs: each ledger row with the stream on (the default) over the same row with it off. */
+    private static Map<String, List<Double>> streamCost(Map<String, List<Double>> rates) {
+        Map<String, List<Double>> cost = new LinkedHashMap<>();
+        if (rates.containsKey(PER_JOB_LEDGER) && rates.containsKey(PER_JOB_LEDGER_NO_STREAM)) {
+            ratio(cost, "per-job ledger, stream on / off", rates, PER_JOB_LEDGER, PER_JOB_LEDGER_NO_STREAM);
+        }
+        if (rates.containsKey(BATCHED_LEDGER) && rates.containsKey(BATCHED_LEDGER_NO_STREAM)) {
+            ratio(cost, "batched ledger, stream on / off", rates, BATCHED_LEDGER, BATCHED_LEDGER_NO_STREAM);
+        }
+        return cost;
     }
 
     private static void ratio(Map<String, List<Double>> out, String name, Map<String, List<Double>> rates, String ours, String theirs) {

@@ -64,7 +64,15 @@ final class OurWorker {
     }
 
     Measurement drain(Mode mode, Effect effect, int concurrency, int jobs) throws InterruptedException {
+        return drain(mode, effect, true, concurrency, jobs);
+    }
+
+    /** A drain on a queue whose job-event stream is on (the default cap) or off. */
+    Measurement drain(Mode mode, Effect effect, boolean eventStream, int concurrency, int jobs) throws InterruptedException {
         try (Run run = new Run(mode, effect, concurrency, jobs)) {
+            if (!eventStream) {
+                run.queue.admin().setEventStream(run.queueName, 0);
+            }
             Workload.preload(run.queue, run.queueName, jobs);
             Measurement drained = servers.withValkeyCpu(() -> {
                 double cpu = Measurement.jvmCpuNow();

@@ -55,8 +55,8 @@ final class Soak {
     static final int SETTLING_MINUTES = 5;
 
     /** One minute of the run. */
-    record Sample(int minute, ValkeyMemory valkey, long completedKept, long effectRows, long effectTableBytes, long heapAfterGcBytes,
-            int jobsDone, double p50Millis, double p99Millis) {
+    record Sample(int minute, ValkeyMemory valkey, long completedKept, long eventStreamEntries, long eventStreamBytes, long effectRows,
+            long effectTableBytes, long heapAfterGcBytes, int jobsDone, double p50Millis, double p99Millis) {
 
         long valkeyBytes() {
             return valkey.usedBytes();
@@ -164,10 +164,10 @@ final class Soak {
                 samples.add(sample(minute, redis, queue, queueName, jdbi, heap, latency));
                 Sample s = samples.get(samples.size() - 1);
                 System.err.printf(Locale.ROOT, "soak: %s minute %d: valkey %.1f MB (data %.1f, clients %.1f, other overhead %.1f, "
-                        + "%d keys), completed kept %d, effect rows %d (%.1f MB), heap after GC %.1f MB, %d jobs, p50 %.1f ms, "
+                        + "%d keys), completed kept %d, job-event stream %d entries (%.1f MB), effect rows %d (%.1f MB), heap after GC %.1f MB, %d jobs, p50 %.1f ms, "
                         + "p99 %.1f ms (sampled in %.0f ms)%n", name(mode), minute, s.valkeyBytes() / 1e6, s.valkey().datasetBytes() / 1e6,
                         s.valkey().clientBytes() / 1e6, s.valkey().otherOverheadBytes() / 1e6, s.valkey().keys(), s.completedKept(),
-                        s.effectRows(), s.effectTableBytes() / 1e6, s.heapAfterGcBytes() / 1e6, s.jobsDone(), s.p50Millis(),
+                        s.eventStreamEntries(), s.eventStreamBytes() / 1e6, s.effectRows(), s.effectTableBytes() / 1e6, s.heapAfterGcBytes() / 1e6, s.jobsDone(), s.p50Millis(),
                         s.p99Millis(), (System.nanoTime() - sampling) / 1e6);
             }
             producer.join();
@@ -202,7 +202,10 @@ final class Soak {
         long effectRows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM echomq.effect WHERE queue = :q")
                 .bind("q", queueName).mapTo(Long.class).one());
         long effectBytes = jdbi.withHandle(h -> h.createQuery("SELECT pg_total_relation_size('echomq.effect')").mapTo(Long.class).one());
-        return new Sample(minute, ValkeyMemory.of(redis), queue.reads().stats(queueName).completed(), effectRows, effectBytes, heap.measure(),
+        // The key layout is the README's published one; the bench reads it as an operator would.
+        Long streamBytes = redis.memoryUsage("echomq:{" + queueName + "}:events");
+        return new Sample(minute, ValkeyMemory.of(redis), queue.reads().stats(queueName).completed(),
+                queue.reads().eventStreamLength(queueName), streamBytes == null ? 0 : streamBytes, effectRows, effectBytes, heap.measure(),
                 latency.count(), latency.p50Millis(), latency.p99Millis());
     }
 
@@ -213,10 +216,11 @@ final class Soak {
 
     private static void writeCsv(Path csv, List<Sample> samples) throws IOException {
         List<String> lines = new ArrayList<>();
-        lines.add("minute,valkey_bytes,completed_kept,effect_rows,effect_table_bytes,heap_after_gc_bytes,jobs,p50_ms,p99_ms");
+        lines.add("minute,valkey_bytes,completed_kept,event_stream_entries,event_stream_bytes,effect_rows,effect_table_bytes,"
+                + "heap_after_gc_bytes,jobs,p50_ms,p99_ms");
         for (Sample s : samples) {
-            lines.add(String.format(Locale.ROOT, "%d,%d,%d,%d,%d,%d,%d,%.2f,%.2f", s.minute(), s.valkeyBytes(), s.completedKept(),
-                    s.effectRows(), s.effectTableBytes(), s.heapAfterGcBytes(), s.jobsDone(), s.p50Millis(), s.p99Millis()));
+            lines.add(String.format(Locale.ROOT, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%.2f,%.2f", s.minute(), s.valkeyBytes(), s.completedKept(),
+                    s.eventStreamEntries(), s.eventStreamBytes(), s.effectRows(), s.effectTableBytes(), s.heapAfterGcBytes(), s.jobsDone(), s.p50Millis(), s.p99Millis()));
         }
         Files.write(csv, lines);
     }
@@ -232,11 +236,12 @@ final class Soak {
         StringBuilder md = new StringBuilder();
         md.append(String.format(Locale.ROOT, "%n### %s at %.0f jobs/s, %d minutes ([CSV](%s.csv), ![plot](%s.png))%n%n", name(mode), rate,
                 minutes, file, file));
-        md.append("| minute | Valkey MB | completed kept | effect rows | effect table MB | heap after GC MB | jobs | p50 ms | p99 ms |\n");
-        md.append("|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        md.append("| minute | Valkey MB | completed kept | event stream entries | event stream MB | effect rows | effect table MB "
+                + "| heap after GC MB | jobs | p50 ms | p99 ms |\n");
+        md.append("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         for (Sample s : samples) {
-            md.append(String.format(Locale.ROOT, "| %d | %.1f | %d | %d | %.1f | %.1f | %d | %.1f | %.1f |%n", s.minute(), s.valkeyBytes() / 1e6,
-                    s.completedKept(), s.effectRows(), s.effectTableBytes() / 1e6, s.heapAfterGcBytes() / 1e6, s.jobsDone(),
+            md.append(String.format(Locale.ROOT, "| %d | %.1f | %d | %d | %.1f | %d | %.1f | %.1f | %d | %.1f | %.1f |%n", s.minute(),
+                    s.valkeyBytes() / 1e6, s.completedKept(), s.eventStreamEntries(), s.eventStreamBytes() / 1e6, s.effectRows(), s.effectTableBytes() / 1e6, s.heapAfterGcBytes() / 1e6, s.jobsDone(),
                     s.p50Millis(), s.p99Millis()));
         }
         md.append('\n').append(SoakVerdict.of(samples, effectRowBound(rate))).append('\n');

@@ -27,6 +27,8 @@ final class SoakVerdict {
         List<String> lines = new ArrayList<>();
         lines.add(flat("Valkey used_memory", settled, Sample::valkeyBytes));
         lines.add(flat("completed set", settled, Sample::completedKept));
+        lines.add(flat("job-event stream entries", settled, Sample::eventStreamEntries));
+        lines.add(flat("job-event stream bytes", settled, Sample::eventStreamBytes));
         long mostRows = settled.stream().mapToLong(Sample::effectRows).max().orElse(0);
         lines.add(String.format(Locale.ROOT, "- effect rows: at most %,d after minute %d, against the retention bound rate × (age + the longest "
                 + "a finished job's row waits past it) = %,d: %s", mostRows, Soak.SETTLING_MINUTES, effectRowBound, mostRows <= effectRowBound ? "**within**" : "**over**"));

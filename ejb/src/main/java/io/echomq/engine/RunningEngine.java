@@ -83,6 +83,7 @@ public final class RunningEngine implements AutoCloseable {
                 assembly.startWorker(binding.queue(), binding.handler(), config.workerFor(binding.queue()));
             }
             for (String queue : queues) {
+                connections.queue().admin().setEventStream(queue, config.eventStreamLengthFor(queue));
                 config.limitsFor(queue).ifPresent(limits -> {
                     if (connections.queue().admin().applyConfiguredLimits(queue, limits)) {
                         LOG.info("EchoMQ queue '" + queue + "': limits " + limits + " from configuration");

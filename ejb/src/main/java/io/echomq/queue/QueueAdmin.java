@@ -147,6 +147,24 @@ public final class QueueAdmin {
         return setPaused(queue, false);
     }
 
+    /** The largest cap a queue's job-event stream may have. */
+    public static final int MAX_EVENT_STREAM_LENGTH = 10_000_000;
+
+    /**
+     * Caps the queue's job-event stream at about {@code maxLength} entries (the scripts trim by
+     * whole stream nodes, so the length stays under the cap plus one node of 100 entries), or
+     * turns it off with 0 (and deletes it). It holds from the next event, on every server; the
+     * stream is trimmed at once. A queue never set keeps the scripts' default, 10,000.
+     * Returns the stream's length now.
+     *
+     * @throws InvalidRequestException naming {@code maxLength}
+     */
+    public long setEventStream(String queue, int maxLength) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        RequestChecks.range("maxLength", maxLength, 0, MAX_EVENT_STREAM_LENGTH);
+        return Replies.eventsSet(scripts.run(Script.SET_EVENTS, keys, null, List.of(Integer.toString(maxLength))));
+    }
+
     private boolean setPaused(String queue, boolean paused) {
         QueueKeys keys = RequestChecks.queueKeys(queue);
         return Replies.paused(scripts.run(Script.SET_PAUSED, keys, null, List.of(paused ? "1" : "0")));

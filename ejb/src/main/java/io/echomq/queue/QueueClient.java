@@ -73,6 +73,17 @@ public final class QueueClient {
         return RequestChecks.queueName(queue);
     }
 
+    /**
+     * Checks a job-event stream entry id ({@code <ms>-<seq>}, or {@code 0} for the oldest kept)
+     * as {@link QueueReads#events} does, for callers that take it under another name (an HTTP
+     * header).
+     *
+     * @throws InvalidRequestException naming {@code field}
+     */
+    public static String checkEventId(String field, String id) {
+        return RequestChecks.eventId(field, id);
+    }
+
     public QueueSettings settings() {
         return settings;
     }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.resps.StreamEntry;
 
 /**
  * What the queue holds, read without changing it: jobs, pages of them, their history, counts
@@ -89,6 +90,59 @@ public final class QueueReads {
     public Map<String, JobState> statesOf(String queue, List<JobIdentity> jobs) {
         QueueKeys keys = RequestChecks.queueKeys(queue);
         return jobs.isEmpty() ? Map.of() : read(() -> new JobPages(redis, keys).statesOf(jobs));
+    }
+
+    /** The most entries one {@link #events} read returns. */
+    public static final int MAX_EVENTS_PAGE = 1_000;
+
+    /**
+     * The queue's job events after entry {@code after} (exclusive; "0" for the oldest the stream
+     * still keeps) that match {@code filter}, oldest first, reading at most {@code limit} entries
+     * without waiting: the resumable read behind the HTTP event stream.
+     *
+     * @throws InvalidRequestException naming {@code from} for an id that is not a stream entry id,
+     *                                 or {@code limit}
+     */
+    public EventPage events(String queue, String after, EventFilter filter, int limit) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        String start = entryId(after);
+        RequestChecks.range("limit", limit, 1, MAX_EVENTS_PAGE);
+        List<StreamEntry> entries = read(() -> redis.xrange(keys.events(), "(" + start, "+", limit));
+        List<QueueEvent> matching = entries.stream().map(e -> QueueEvent.of(e.getID().toString(), e.getFields()))
+                .filter(filter::matches).toList();
+        return new EventPage(matching, entries.isEmpty() ? start : entries.get(entries.size() - 1).getID().toString());
+    }
+
+    /**
+     * Follows the queue's job events after entry {@code after} (exclusive; "0" for the oldest the
+     * stream still keeps), or after the newest entry there is now when {@code after} is empty:
+     * a blocking iterator (see {@link EventIterator}). Close it to stop following.
+     *
+     * @throws InvalidRequestException naming {@code from} for an id that is not a stream entry id
+     */
+    public EventIterator follow(String queue, Optional<String> after, EventFilter filter) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        String start = after.isPresent() ? entryId(after.get()) : lastEventId(queue);
+        return new EventIterator(redis, keys, start, filter);
+    }
+
+    /** The id of the newest entry of the queue's job-event stream, or "0-0" when it has none: "from now on". */
+    public String lastEventId(String queue) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        List<StreamEntry> newest = read(() -> redis.xrevrange(keys.events(), "+", "-", 1));
+        return newest.isEmpty() ? "0-0" : newest.get(0).getID().toString();
+    }
+
+    /** How many entries the queue's job-event stream holds now (its cap bounds it, see {@link QueueAdmin#setEventStream}). */
+    public long eventStreamLength(String queue) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        return read(() -> redis.xlen(keys.events()));
+    }
+
+    /** A checked entry id in full form: a bare time {@code <ms>} is {@code <ms>-0}. */
+    private static String entryId(String id) {
+        RequestChecks.eventId("from", id);
+        return id.contains("-") ? id : id + "-0";
     }
 
     /** The queue's caps and rate limits as the claim reads them. */

@@ -7,6 +7,7 @@ import io.echomq.queue.EvictionPolicyCheck;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.Leases;
 import io.echomq.queue.NewJob;
+import io.echomq.queue.QueueAdmin;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.Retention;
@@ -52,6 +53,7 @@ public final class EngineConfig {
     private final List<Schedule> schedules;
     private final boolean demoEnabled;
     private final boolean devMode;
+    private final int eventStreamReaders;
 
     public EngineConfig(Config config) {
         this(new ConfigReader(config));
@@ -99,6 +101,7 @@ public final class EngineConfig {
         declaredQueues = read.list("echomq.queues");
         schedules = readSchedules();
         devMode = read.flag("echomq.dev-mode", false);
+        eventStreamReaders = read.integer("echomq.events.max-readers", DEFAULT_EVENT_STREAM_READERS, 1, 10_000);
         // The demo binds a queue and writes tables of its own: only where someone asked for it.
         demoEnabled = read.flag("echomq.demo.enabled", devMode);
     }
@@ -236,6 +239,31 @@ public final class EngineConfig {
     /** The recurring jobs declared in configuration, put at every start (an unchanged definition stays as it is). */
     public List<Schedule> schedules() {
         return schedules;
+    }
+
+    /** The scripts' own default cap of a queue's job-event stream (see {@code includes/log_event.lua}). */
+    public static final int DEFAULT_EVENT_STREAM_LENGTH = 10_000;
+
+    /** How many HTTP job-event streams one server serves at once unless configured. */
+    public static final int DEFAULT_EVENT_STREAM_READERS = 32;
+
+    /**
+     * How many HTTP job-event streams ({@code GET /api/queues/<q>/events}) this server serves at
+     * once, {@code echomq.events.max-readers}: each polls Valkey on the server's scheduler and
+     * holds no connection between polls; one more is refused (503) until one closes.
+     */
+    public int eventStreamReaders() {
+        return eventStreamReaders;
+    }
+
+    /**
+     * The cap of one queue's job-event stream: {@code echomq.queues.<queue>.events.max-length},
+     * else {@code echomq.events.max-length}, else {@value #DEFAULT_EVENT_STREAM_LENGTH}; 0 turns
+     * the queue's stream off. A bad value names its key.
+     */
+    public int eventStreamLengthFor(String queue) {
+        int all = read.integer("echomq.events.max-length", DEFAULT_EVENT_STREAM_LENGTH, 0, QueueAdmin.MAX_EVENT_STREAM_LENGTH);
+        return read.integer("echomq.queues." + queue + ".events.max-length", all, 0, QueueAdmin.MAX_EVENT_STREAM_LENGTH);
     }
 
     /** The key suffixes of a queue's limits under {@code echomq.queues.<queue>.}. */

@@ -164,6 +164,8 @@ class ClusterScriptsTest {
         assertThat(client.leases().claim(queue, Duration.ofSeconds(30), 2, "w3")).hasSize(1);                  // claim, holding a lane
         assertThat(client.reads().stats(queue).lanesHeld()).isEqualTo(1);
         client.admin().setLimits(queue, QueueLimits.NONE);
+        assertThat(client.admin().setEventStream(queue, 1_000)).isPositive();                                  // set-events
+        assertThat(client.reads().events(queue, "0", EventFilter.ALL, 10).events()).isNotEmpty();
         assertThat(client.admin().pause(queue)).isTrue();                                                      // set-paused
         assertThat(client.reads().stats(queue).paused()).isTrue();                                             // stats
         assertThat(client.reads().jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs()).isNotNull();

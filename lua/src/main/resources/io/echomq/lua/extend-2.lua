@@ -13,7 +13,7 @@
   Input:
     KEYS[1] job       echomq:{q}:job:<id>
     KEYS[2] active    echomq:{q}:active
-    ARGV[1] prefix    echomq:{q}:          for the job's history
+    ARGV[1] prefix    echomq:{q}:          for the job's history and the queue's event stream
     ARGV[2] job id
     ARGV[3] token     the attempts value minted by the claim
     ARGV[4] the job's creation time (ms), as the claim returned it
@@ -47,6 +47,8 @@ rcall('ZADD', active, 'XX', deadline, id)
 rcall('HSET', job, 'lease_until', deadline)
 if percent ~= nil and percent ~= '' then
   rcall('HSET', job, 'progress', percent, 'progress_message', message or '', 'progress_at', now, 'progress_attempt', token)
+  -- The history folds heartbeats; the stream carries each report (a heartbeat without one is no news).
+  stream_event(prefix, id, now, 'progress', token, percent .. '%' .. ((message or '') ~= '' and (' ' .. message) or ''))
 end
 local held = rcall('HMGET', job, 'worker', 'cancel_requested')
 log_event(prefix, id, now, 'extended', token, held[1], deadline, '1 heartbeat')

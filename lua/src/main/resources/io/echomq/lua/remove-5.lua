@@ -1,6 +1,7 @@
 --[[
   remove: deletes one finished job (completed, dead or cancelled) and its history at once,
   the operator's way to clear the dead-letter set without waiting for retention.
+  The stream gets a 'removed' event (the job's history goes with the job).
 
   Invariant: only finished jobs are ever deleted (no worker holds them and none ever will);
   the job's idempotency keys are released with it.
@@ -23,6 +24,8 @@ local rcall = redis.call
 local job, completed, dead, cancelled, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local prefix, id = ARGV[1], ARGV[2]
 
+-- #include now_ms
+-- #include log_event
 -- #include release_idempotency_keys
 
 local state = rcall('HGET', job, 'state')
@@ -33,6 +36,7 @@ local finished = {completed = completed, dead = dead, cancelled = cancelled}
 if not finished[state] then
   return {'REFUSED', state}
 end
+stream_event(prefix, id, now_ms(), 'removed', nil, 'was ' .. state)
 rcall('ZREM', finished[state], id)
 release_idempotency_keys(idem, job, id)
 rcall('DEL', job, prefix .. 'job:' .. id .. ':log', prefix .. 'job:' .. id .. ':flow')

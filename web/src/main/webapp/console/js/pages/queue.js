@@ -1,6 +1,6 @@
 // One queue: jobs by state (tabs), paging, open by id, bulk retry / delete of dead jobs, pause / resume,
-// its caps and rate limits (shown to all, changed by admins).
-import { get, post, put, enc, isAdmin } from '../api.js';
+// its caps and rate limits (shown to all, changed by admins), and its job events live.
+import { get, post, put, enc, isAdmin, openJobEvents } from '../api.js';
 import { h, replace, number, timeEl, confirmAction, notify, describeError } from '../dom.js';
 import { STATES, limitsText, limitsSourceText } from './overview.js';
 
@@ -38,6 +38,7 @@ export function queuePage(view, queue, state) {
     tbody);
   const more = h('button', { type: 'button', class: 'button', hidden: true, 'data-testid': 'load-more' }, 'Load more');
   const empty = h('p', { class: 'muted', hidden: true, 'data-testid': 'no-jobs' }, `No ${state} jobs.`);
+  const liveEvents = jobEventsPanel(queue);
 
   replace(view,
     h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Queues'), ' / '),
@@ -47,7 +48,8 @@ export function queuePage(view, queue, state) {
     isAdmin() ? limitsEditor.element : null,
     tabs,
     h('div', { class: 'toolbar' }, openForm, bulkBar),
-    table, empty, more);
+    table, empty, more,
+    liveEvents.element);
 
   // ---- header: counts in the tabs, paused or not --------------------------------------------
   let paused = false;
@@ -195,7 +197,62 @@ export function queuePage(view, queue, state) {
     pauseButton.title = 'needs the admin role';
   }
 
-  return () => { stopped = true; clearInterval(queueTimer); };
+  return () => { stopped = true; clearInterval(queueTimer); liveEvents.stop(); };
+}
+
+// The most events the live list keeps on screen (the newest first); older ones drop off the end.
+const LIVE_EVENTS_SHOWN = 200;
+
+// The queue's job events as they happen (GET /api/queues/{q}/events), newest first, filtered by
+// job, lane and event type on the server. Changing a filter opens a new stream from now on.
+function jobEventsPanel(queue) {
+  const status = h('span', { class: ['live', 'live-off'], 'data-testid': 'job-events-status' }, 'connecting…');
+  const list = h('tbody', { 'data-testid': 'job-events' });
+  const form = h('form', { class: 'inline-form', 'data-testid': 'job-events-filters' },
+    h('label', { for: 'job-events-job' }, 'Job'),
+    h('input', { id: 'job-events-job', name: 'job', type: 'text', inputmode: 'numeric', size: 8, autocomplete: 'off' }),
+    h('label', { for: 'job-events-lane' }, 'Lane'),
+    h('input', { id: 'job-events-lane', name: 'lane', type: 'text', size: 10, autocomplete: 'off' }),
+    h('label', { for: 'job-events-event' }, 'Events'),
+    h('input', { id: 'job-events-event', name: 'event', type: 'text', size: 18, autocomplete: 'off', placeholder: 'e.g. dead,retried' }),
+    h('button', { type: 'submit', class: 'button', 'data-testid': 'job-events-apply' }, 'Filter'));
+  const element = h('section', { class: 'job-events', 'data-testid': 'job-events-panel' },
+    h('h2', {}, 'Job events ', status), form,
+    h('table', { class: 'jobs' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'At'), h('th', { scope: 'col' }, 'Job'), h('th', { scope: 'col' }, 'Event'),
+        h('th', { scope: 'col' }, 'Lane'), h('th', { scope: 'col' }, 'Attempt'), h('th', { scope: 'col' }, 'Detail'))),
+      list));
+  let source = null;
+  const show = (text, state) => { status.textContent = text; status.className = `live live-${state}`; };
+  const open = () => {
+    if (source) source.close();
+    const filters = { job: form.elements.job.value.trim(), lane: form.elements.lane.value.trim(), event: form.elements.event.value.trim() };
+    source = openJobEvents(queue, filters);
+    source.addEventListener('open', () => show('live', 'on'));
+    source.addEventListener('job', (message) => {
+      let e;
+      try { e = JSON.parse(message.data); } catch (ignored) { return; }
+      list.prepend(h('tr', { 'data-testid': 'job-event', 'data-event': e.event, 'data-job': e.jobId },
+        h('td', {}, timeEl(e.at)),
+        h('td', {}, h('a', { href: `#/jobs/${enc(queue)}/${enc(e.jobId)}` }, `#${e.jobId}`)),
+        h('td', {}, h('span', { class: ['badge', `event-${e.event}`] }, e.event)),
+        h('td', {}, e.lane || '—'), h('td', {}, e.attempt === undefined || e.attempt === null ? '—' : String(e.attempt)),
+        h('td', { class: 'small' }, e.detail || '')));
+      while (list.children.length > LIVE_EVENTS_SHOWN) list.lastElementChild.remove();
+    });
+    // A bad filter is answered 400 and EventSource gives up (CLOSED); a dropped connection reconnects by itself.
+    source.addEventListener('error', () => {
+      if (source.readyState === EventSource.CLOSED) show('stopped: check the filters', 'off');
+      else show('reconnecting…', 'off');
+    });
+  };
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    replace(list);
+    open();
+  });
+  open();
+  return { element, stop() { if (source) source.close(); } };
 }
 
 // The limits editor: empty fields are no limit; Save replaces all of them (PUT), so the form

@@ -675,6 +675,96 @@ class ApiE2eIT {
         }
     }
 
+    /**
+     * The queue's job-event stream over HTTP (GET /api/queues/{queue}/events): every state change
+     * of a job, in order; a client that hangs up and comes back with Last-Event-ID gets exactly
+     * the entries after the last one it got; filters; bad input named.
+     */
+    @Nested
+    class JobEventStream {
+        private static final Duration WAIT = Duration.ofSeconds(30);
+
+        private SseStream open(String path, Map<String, String> headers) throws Exception {
+            SseStream stream = SseStream.open(app.server.baseUrl(), E2eUsers.SUBMITTER, E2eUsers.SUBMITTER_PASSWORD, path, headers);
+            assertThat(stream.status()).isEqualTo(200);
+            return stream;
+        }
+
+        @Test
+        void aJobsStateChangesArriveInOrderFromTheScriptsThatMadeThem() throws Exception {
+            E2eHttp.Response submitted = app.submitter.post(JOBS, charge("streamed", 1));
+            assertThat(submitted.status()).as("%s", submitted).isEqualTo(201);
+            String id = json(submitted).getString("id");
+
+            try (SseStream stream = open("/api/queues/payments/events?from=0&job=" + id, Map.of())) {
+                List<SseStream.Event> events = stream.next(3, WAIT);
+                assertThat(events).extracting(SseStream.Event::name).containsOnly("job");
+                assertThat(events).extracting(e -> e.json().getString("event")).containsExactly("enqueued", "claimed", "completed");
+                assertThat(events).extracting(e -> e.json().getString("jobId")).containsOnly(id);
+                assertThat(events).extracting(e -> e.json().getString("id")).as("the SSE id is the entry id")
+                        .containsExactlyElementsOf(events.stream().map(SseStream.Event::id).toList());
+                assertThat(events.get(1).json().getInt("attempt")).isEqualTo(1);
+            }
+        }
+
+        @Test
+        void aClientThatReconnectsWithLastEventIdGetsExactlyTheEntriesAfterIt() throws Exception {
+            // On the queue no worker drains, in a lane of this run's own: the only events are these enqueues.
+            String lane = "resume-" + System.nanoTime();
+            String query = "/api/queues/held/events?from=0&lane=" + lane;
+            List<String> submitted = new java.util.ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                E2eHttp.Response job = app.submitter.post("/api/queues/held/jobs", "{\"payload\":" + i + ",\"lane\":\"" + lane
+                        + "\",\"delayMs\":3600000}");
+                assertThat(job.status()).as("%s", job).isEqualTo(201);
+                submitted.add(json(job).getString("id"));
+            }
+            List<SseStream.Event> before;
+            try (SseStream stream = open(query, Map.of())) {
+                before = stream.next(12, WAIT);
+            }
+            String resumedFrom = before.get(before.size() - 1).id();
+            List<SseStream.Event> after;
+            try (SseStream stream = open(query, Map.of("Last-Event-ID", resumedFrom))) {
+                after = stream.next(18, WAIT);
+            }
+
+            List<String> seen = java.util.stream.Stream.concat(before.stream(), after.stream()).map(e -> e.json().getString("jobId"))
+                    .toList();
+            long repeated = seen.size() - seen.stream().distinct().count();
+            long missed = submitted.stream().filter(job -> !seen.contains(job)).count();
+            System.out.println("event-stream resume: read=" + before.size() + " resumed_from=" + resumedFrom + " then="
+                    + after.size() + " missed=" + missed + " repeated=" + repeated);
+            assertThat(seen).containsExactlyElementsOf(submitted);
+            for (String job : submitted) {
+                app.admin.post("/api/queues/held/jobs/" + job + "/cancel", null);
+            }
+        }
+
+        @Test
+        void filtersByEventTypeTogether() throws Exception {
+            E2eHttp.Response submitted = app.submitter.post(JOBS, charge("filtered", 1));
+            String id = json(submitted).getString("id");
+            try (SseStream stream = open("/api/queues/payments/events?from=0&job=" + id + "&event=claimed,completed", Map.of())) {
+                assertThat(stream.next(2, WAIT)).extracting(e -> e.json().getString("event")).containsExactly("claimed", "completed");
+            }
+        }
+
+        @Test
+        void badFiltersAndIdsGetAProblemNamingTheField() {
+            Map<String, String> sse = Map.of("Accept", "text/event-stream");
+            String events = "/api/queues/payments/events";
+            assertRefused(app.submitter.send("GET", events + "?from=yesterday", null, sse), 400, "from");
+            assertRefused(app.submitter.send("GET", events, null, Map.of("Accept", "text/event-stream", "Last-Event-ID", "x-1")), 400,
+                    "Last-Event-ID");
+            assertRefused(app.submitter.send("GET", events + "?event=exploded", null, sse), 400, "event");
+            assertRefused(app.submitter.send("GET", events + "?lane=a:b", null, sse), 400, "lane");
+            assertRefused(app.submitter.send("GET", events + "?job=abc", null, sse), 400, "job");
+            assertRefused(app.submitter.send("GET", "/api/queues/nosuchqueue/events", null, sse), 404, "queue");
+            assertThat(app.anonymous.send("GET", events, null, sse).status()).isEqualTo(401);
+        }
+    }
+
     @Nested
     class BadInput {
         private long total() {

@@ -136,6 +136,14 @@ public final class QueueKeys {
         return prefix + "held";
     }
 
+    /**
+     * Stream: the queue's job events, one entry per state change, capped (see {@code set-events}
+     * and {@code includes/log_event.lua}).
+     */
+    public String events() {
+        return prefix + "events";
+    }
+
     /** Hash: queue-wide flags (paused) and limits (see {@code set-limits}). */
     public String meta() {
         return prefix + "meta";

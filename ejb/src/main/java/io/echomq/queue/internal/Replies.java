@@ -204,6 +204,11 @@ public final class Replies {
         return number(list(reply, "set-paused").get(1)) == 1;
     }
 
+    /** {@code set-events}: the stream's length after the change. */
+    public static long eventsSet(Object reply) {
+        return number(list(reply, "set-events").get(1));
+    }
+
     /** {@code set-limits}: OK, or KEPT for configured limits applied before. */
     public static String limitsSet(Object reply) {
         String status = text(list(reply, "set-limits").get(0));

@@ -122,8 +122,24 @@ public final class RequestChecks {
     }
 
     public static String jobId(String id) {
+        return jobId("jobId", id);
+    }
+
+    /** A job id taken under another name (a filter's {@code job}). */
+    public static String jobId(String field, String id) {
         if (id == null || id.isEmpty() || id.length() > 19 || !id.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw new InvalidRequestException("jobId", "must be a job id (digits), was " + quoted(String.valueOf(id)));
+            throw new InvalidRequestException(field, "must be a job id (digits), was " + quoted(String.valueOf(id)));
+        }
+        return id;
+    }
+
+    private static final Pattern EVENT_ID = Pattern.compile("\\d{1,18}(-\\d{1,18})?");
+
+    /** A job-event stream entry id, {@code <ms>-<seq>} or {@code <ms>} ({@code 0}: before the first entry). */
+    public static String eventId(String field, String id) {
+        if (id == null || !EVENT_ID.matcher(id).matches()) {
+            throw new InvalidRequestException(field, "must be an event id (<ms>-<seq>, as the stream gave it, or 0 for "
+                    + "the oldest kept), was " + quoted(String.valueOf(id)));
         }
         return id;
     }

@@ -28,6 +28,7 @@ public enum Script {
     TRIM("trim-4.lua", (k, id) -> List.of(k.completed(), k.cancelled(), k.dead(), k.idempotency())),
     SET_PAUSED("set-paused-1.lua", (k, id) -> List.of(k.meta())),
     MAINTENANCE_LEASE("maintenance-lease-2.lua", (k, id) -> List.of(k.maintenanceLease(), k.meta())),
+    SET_EVENTS("set-events-2.lua", (k, id) -> List.of(k.meta(), k.events())),
     SET_LIMITS("set-limits-4.lua", (k, id) -> List.of(k.meta(), k.active(), k.held(), k.ring())),
     REMOVE("remove-5.lua", (k, id) -> List.of(k.job(id), k.completed(), k.dead(), k.cancelled(), k.idempotency())),
     RECONCILE("reconcile-6.lua", (k, id) -> List.of(k.job(id), k.delayed(), k.dead(), k.cancelled(), k.completed(), k.ring())),
@@ -50,8 +51,8 @@ public enum Script {
 
     /**
      * Scripts a second run of which changes nothing a caller relies on, so a client may resend
-     * them after a lost reply (the cluster client does, on connection errors): a read, a flag
-     * or the limits set to a value, passes that do only what is due (reap, trim), a heartbeat by the
+     * them after a lost reply (the cluster client does, on connection errors): a read, a flag,
+     * the event stream's cap or the limits set to a value, passes that do only what is due (reap, trim), a heartbeat by the
      * lease's holder, the maintenance lease taken again by its holder or handed back once; and the
      * schedule scripts that compare before they change (a definition put
      * again is unchanged, a firing sent again finds its slot moved: each slot's job also carries
@@ -59,7 +60,7 @@ public enum Script {
      * (docs/ARCHITECTURE.md, F2, F3). Every other script is sent once; a submission is
      * resendable only when every job carries an idempotency key (the caller says so).
      */
-    private static final Set<Script> RESENDABLE = EnumSet.of(STATS, SET_PAUSED, SET_LIMITS, REAP, TRIM, EXTEND, SCHEDULE_PUT,
+    private static final Set<Script> RESENDABLE = EnumSet.of(STATS, SET_PAUSED, SET_EVENTS, SET_LIMITS, REAP, TRIM, EXTEND, SCHEDULE_PUT,
             SCHEDULE_SET_PAUSED, SCHEDULES_DUE, SCHEDULE_FIRE, MAINTENANCE_LEASE, FLOW_CHILD_CREATED, FLOW_CHILD_SETTLED, FLOW_NOTICE_ACK,
             FLOW_CANCELS_DONE);
 

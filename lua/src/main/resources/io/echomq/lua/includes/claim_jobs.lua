@@ -33,7 +33,7 @@ local function lease_job(lease, lane, id)
   local token_text = integer_text(token)
   redis.call('HSET', job, 'attempts', token_text, 'state', 'active', 'lease_until', lease.deadline_text,
     'claimed_at', lease.now_text, 'worker', lease.worker)
-  log_event(lease.prefix, id, lease.now_text, 'claimed', token_text, lease.worker, lease.deadline_text, '')
+  log_event(lease.prefix, id, lease.now_text, 'claimed', token_text, lease.worker, lease.deadline_text, '', fields[3], lane)
   local leases, out = lease.leases, lease.out
   leases[#leases + 1] = lease.deadline_text
   leases[#leases + 1] = id

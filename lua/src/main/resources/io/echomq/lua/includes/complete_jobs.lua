@@ -24,7 +24,7 @@ local function complete_jobs(prefix, active, completed, idem, now, acks, keep_co
     else
       redis.call('HSET', job, 'state', 'completed', 'finished_at', now_text)
       redis.call('HDEL', job, 'lease_until')
-      log_event(prefix, id, now_text, 'completed', token, fields[4], nil, '')
+      log_event(prefix, id, now_text, 'completed', token, fields[4], nil, '', acks[k + 2], fields[5])
       notify_parent(prefix, job, id, 'completed')
       settlements[#settlements + 1] = {'OK', now}
       settled[#settled + 1] = id

@@ -110,10 +110,10 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, 
     local due = integer_text(due_ms)
     redis.call('HSET', job, 'state', 'delayed', 'due_at', due)
     redis.call('ZADD', delayed, due, id)
-    log_event(prefix, id, now_text, 'enqueued', '0', nil, nil, 'delayed until ' .. due)
+    log_event(prefix, id, now_text, 'enqueued', '0', nil, nil, 'delayed until ' .. due, now_text, lane)
     return {'CREATED', id, 'delayed'}
   end
   push_pending(prefix, ring, lane, id, priority)
-  log_event(prefix, id, now_text, 'enqueued', '0', nil, nil, 'lane ' .. lane)
+  log_event(prefix, id, now_text, 'enqueued', '0', nil, nil, 'lane ' .. lane, now_text, lane)
   return {'CREATED', id, 'pending'}
 end

@@ -8,6 +8,7 @@ import io.echomq.queue.JobView;
 import io.echomq.queue.ManualTransition;
 import io.echomq.queue.Progress;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueEvent;
 import io.echomq.queue.QueueStats;
 import io.echomq.queue.limits.LimitsInForce;
 import io.echomq.queue.limits.LimitsSource;
@@ -131,6 +132,15 @@ final class Views {
         static HistoryEntry of(JobEvent e) {
             return new HistoryEntry(e.at(), e.event(), e.attempt().orElse(null), e.worker().orElse(null),
                     e.leaseUntil().orElse(null), e.detail());
+        }
+    }
+
+    /** One entry of a queue's job-event stream (see {@link QueueEvent}); {@code id} is also the SSE event id. */
+    public record StreamedEvent(String id, String jobId, Instant created, String event, String lane, Long attempt, Instant at,
+            String detail) {
+        static StreamedEvent of(QueueEvent e) {
+            return new StreamedEvent(e.id(), e.jobId(), e.created().orElse(null), e.event(), e.lane(), e.attempt().orElse(null),
+                    e.at(), e.detail());
         }
     }
 

@@ -415,6 +415,30 @@ class ConsoleIT {
 
     @Test
     @Order(4)
+    void theQueuePageShowsItsJobEventsLiveAndFiltersThem() {
+        open("/queues/" + IDLE);
+        waitUntil(d -> "live".equals(text(By.cssSelector("[data-testid=job-events-status]"))));
+        String first = admin.post("/api/queues/" + IDLE + "/jobs", "{\"payload\":{\"n\":\"live\"},\"lane\":\"eu\"}").object().getString("id");
+        // No reload: the queue's job-event stream brings the enqueue.
+        waitFor(By.cssSelector("[data-testid=job-event][data-job='" + first + "'][data-event=enqueued]"));
+
+        browser.findElement(By.id("job-events-lane")).sendKeys("us");
+        click(By.cssSelector("[data-testid=job-events-apply]"));
+        waitUntil(d -> "live".equals(text(By.cssSelector("[data-testid=job-events-status]"))));
+        String other = admin.post("/api/queues/" + IDLE + "/jobs", "{\"payload\":{\"n\":\"eu\"},\"lane\":\"eu\"}").object().getString("id");
+        String wanted = admin.post("/api/queues/" + IDLE + "/jobs", "{\"payload\":{\"n\":\"us\"},\"lane\":\"us\"}").object().getString("id");
+        waitFor(By.cssSelector("[data-testid=job-event][data-job='" + wanted + "'][data-event=enqueued]"));
+        // The stream keeps order: the lane-eu job, submitted before, would be shown by now were it not filtered out.
+        assertThat(browser.findElements(By.cssSelector("[data-testid=job-event][data-job='" + other + "']"))).isEmpty();
+        assertThat(browser.findElements(By.cssSelector("[data-testid=job-event]"))).as("the list starts afresh with a filter").hasSize(1);
+        screenshot("queue-job-events");
+        for (String id : List.of(first, other, wanted)) {
+            admin.post("/api/queues/" + IDLE + "/jobs/" + id + "/cancel", null);
+        }
+    }
+
+    @Test
+    @Order(4)
     void aQueueIsPausedAfterConfirmingAndResumed() {
         open("/queues/" + IDLE);
         click(By.cssSelector("[data-testid=pause-toggle]"));
