@@ -20,6 +20,7 @@ final class BenchRun {
 
     private static final String PER_JOB_LEDGER = "EchoMQ per-job, ledger";
     private static final String BATCHED_LEDGER = "EchoMQ batched, ledger";
+    private static final String BATCHED_FLOWS_LEDGER = "EchoMQ batched flows of 1+" + OurWorker.FLOW_CHILDREN + ", ledger";
     private static final String PER_JOB_LEDGER_NO_STREAM = "EchoMQ per-job, ledger, job-event stream off";
     private static final String BATCHED_LEDGER_NO_STREAM = "EchoMQ batched, ledger, job-event stream off";
     private static final String PER_JOB_NOOP = "EchoMQ per-job, no-op";
@@ -109,6 +110,7 @@ final class BenchRun {
         List<Contestant> all = new ArrayList<>(List.of(
                 new Contestant(PER_JOB_LEDGER, c -> ours.drain(OurWorker.Mode.PER_JOB, OurWorker.Effect.LEDGER, c, jobs)),
                 new Contestant(BATCHED_LEDGER, c -> ours.drain(OurWorker.Mode.BATCHED, OurWorker.Effect.LEDGER, c, jobs)),
+                new Contestant(BATCHED_FLOWS_LEDGER, c -> ours.drainFlows(OurWorker.Effect.LEDGER, c, jobs)),
                 // The same rows with the queue's job-event stream off (the others run with the default cap): its cost.
                 new Contestant(PER_JOB_LEDGER_NO_STREAM, c -> ours.drain(OurWorker.Mode.PER_JOB, OurWorker.Effect.LEDGER, false, c, jobs)),
                 new Contestant(BATCHED_LEDGER_NO_STREAM, c -> ours.drain(OurWorker.Mode.BATCHED, OurWorker.Effect.LEDGER, false, c, jobs)),
@@ -199,6 +201,8 @@ final class BenchRun {
         ratio(ratios, "per-job ledger / pgbench same SQL", rates, PER_JOB_LEDGER, PGBENCH);
         ratio(ratios, "per-job ledger / PG transaction alone", rates, PER_JOB_LEDGER, PG_PER_JOB);
         ratio(ratios, "batched ledger / PG batch alone", rates, BATCHED_LEDGER, batchCeilingName());
+        ratio(ratios, "batched flows of 1+" + OurWorker.FLOW_CHILDREN + " / batched plain jobs, ledger", rates, BATCHED_FLOWS_LEDGER,
+                BATCHED_LEDGER);
         ratio(ratios, "per-job no-op / claim + complete pair", rates, PER_JOB_NOOP, CLAIM_COMPLETE);
         ratio(ratios, "batched no-op / complete-claim alone", rates, BATCHED_NOOP, COMPLETE_CLAIM);
         report.byConcurrency("Ratios (same run, same concurrency)", options.concurrencies(), ratios,

@@ -15,6 +15,7 @@ import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.RetryOutcome;
+import io.echomq.maintenance.Maintenance;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.worker.WorkerListener;
 import io.echomq.worker.WorkerSettings;
@@ -79,6 +80,34 @@ final class OurWorker {
                 run.startWorker();
                 run.awaitAll();
                 return Measurement.throughput(jobs, (System.nanoTime() - start) / 1e9, cpu);
+            });
+            run.verify();
+            return drained;
+        }
+    }
+
+    /** The children each parent of {@link #drainFlows} waits for: a flow is one parent and these. */
+    static final int FLOW_CHILDREN = 10;
+
+    /**
+     * {@link #drain} of flows instead of plain jobs: {@code jobs / 11} flows of a parent and
+     * {@link #FLOW_CHILDREN} children, all on one queue, preloaded (the children pending, the
+     * parents waiting); timed until every parent and child completed. The engine's maintenance
+     * runs beside the worker with its default settings, as in production: its flow relay carries
+     * each child's settlement to its parent, so the figure prices every edge.
+     */
+    Measurement drainFlows(Effect effect, int concurrency, int jobs) throws InterruptedException {
+        int flows = Math.max(1, jobs / (FLOW_CHILDREN + 1));
+        int total = flows * (FLOW_CHILDREN + 1);
+        try (Run run = new Run(Mode.BATCHED, effect, concurrency, total)) {
+            Workload.preloadFlows(run.queue, run.queueName, flows, FLOW_CHILDREN);
+            Measurement drained = servers.withValkeyCpu(() -> {
+                double cpu = Measurement.jvmCpuNow();
+                long start = System.nanoTime();
+                run.startWorker();
+                run.engine.startMaintenance(List.of(run.queueName), Maintenance.Settings.DEFAULT);
+                run.awaitAll();
+                return Measurement.throughput(total, (System.nanoTime() - start) / 1e9, cpu);
             });
             run.verify();
             return drained;

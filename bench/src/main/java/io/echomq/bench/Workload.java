@@ -1,6 +1,7 @@
 package io.echomq.bench;
 
 import io.echomq.demo.Charge;
+import io.echomq.queue.NewFlow;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.Submissions;
@@ -59,6 +60,18 @@ final class Workload {
     /** Submits {@code jobs} charges in batches of the most one call takes. */
     static void preload(QueueClient queue, String queueName, int jobs) {
         preload(queue, queueName, jobs, 1, false);
+    }
+
+    /** {@code flows} flows on {@code queueName}, each a parent charge and {@code children} child charges, every charge distinct. */
+    static void preloadFlows(QueueClient queue, String queueName, int flows, int children) {
+        int charge = 0;
+        for (int f = 0; f < flows; f++) {
+            NewFlow[] kids = new NewFlow[children];
+            for (int c = 0; c < children; c++) {
+                kids[c] = NewFlow.of(queueName, NewJob.of(charge(charge++)));
+            }
+            queue.flows().submit(NewFlow.of(queueName, NewJob.of(charge(charge++)), kids));
+        }
     }
 
     /** Jobs spread over {@code lanes} lanes in turn, at priorities 0-9 at random when {@code prioritised} (seeded: runs alike). */

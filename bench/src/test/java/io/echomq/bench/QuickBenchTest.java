@@ -26,6 +26,8 @@ class QuickBenchTest {
                 "### Run",
                 "### Throughput, jobs/s",
                 "| ceiling: pgbench, same SQL |",
+                "| EchoMQ batched flows of 1+10, ledger |",
+                "| batched flows of 1+10 / batched plain jobs, ledger |",
                 "| ceiling: PG transaction alone (batches of 100) |",
                 "### CPU time of the bench JVM per job",
                 "### CPU time of Valkey per job",

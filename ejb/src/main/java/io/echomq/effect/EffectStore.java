@@ -1,5 +1,6 @@
 package io.echomq.effect;
 
+import io.echomq.queue.Flows;
 import io.echomq.queue.JobIdentity;
 import io.echomq.queue.Lease;
 import jakarta.json.JsonReader;
@@ -15,9 +16,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
@@ -253,10 +256,44 @@ public final class EffectStore {
      * stands for the job yet, or its handler set no result.
      */
     public Optional<JsonValue> result(JobIdentity job) {
-        return transactions.withHandle(handle -> Optional.ofNullable(
-                standingFor(handle, job.queue(), List.of(job), rs -> Optional.ofNullable(rs.getString("result"))).get(job.jobId()))
-                .flatMap(json -> json)
-                .map(EffectStore::parsed));
+        return transactions.withHandle(handle -> resultsIn(handle, List.of(job)).getOrDefault(job, Optional.empty()));
+    }
+
+    /**
+     * {@link #result} of each of {@code jobs} (of any queues), read in {@code transaction}: a flow
+     * parent's handler reads its children's results in its own effect transaction.
+     *
+     * @return every job's result, empty where it has none
+     */
+    public Map<JobIdentity, Optional<JsonValue>> resultsIn(Handle transaction, List<JobIdentity> jobs) {
+        Map<JobIdentity, Optional<JsonValue>> results = new LinkedHashMap<>();
+        jobs.stream().collect(Collectors.groupingBy(JobIdentity::queue, LinkedHashMap::new, Collectors.toList())).forEach((queue, ofQueue) -> {
+            Map<String, Optional<String>> stored = standingFor(transaction, queue, ofQueue, rs -> Optional.ofNullable(rs.getString("result")));
+            ofQueue.forEach(job -> results.put(job, stored.getOrDefault(job.jobId(), Optional.empty()).map(EffectStore::parsed)));
+        });
+        return results;
+    }
+
+    /**
+     * The flow parent each of these rows names, by the row's job id: a flow child's row carries
+     * the idempotency key its parent derived for it ({@code Flows.childKey}). Rows of other jobs
+     * are left out.
+     */
+    public Map<String, JobIdentity> flowParentsOf(String queue, List<EffectRecord> rows) {
+        if (rows.isEmpty()) {
+            return Map.of();
+        }
+        return transactions.withHandle(handle -> handle.createQuery("""
+                        SELECT e.job_id, e.idempotency_key FROM echomq.effect e
+                        JOIN unnest(:ids, :created) AS job (id, created) ON e.job_id = job.id AND e.job_created_ms = job.created
+                        WHERE e.queue = :queue AND e.idempotency_key LIKE 'flow:%'""")
+                .bind("queue", queue)
+                .bind("ids", rows.stream().mapToLong(r -> Long.parseLong(r.jobId())).toArray())
+                .bind("created", rows.stream().mapToLong(EffectRecord::jobCreatedMs).toArray())
+                .map((rs, ctx) -> Map.entry(Long.toString(rs.getLong("job_id")), Flows.parentOfChildKey(rs.getString("idempotency_key"))))
+                .stream()
+                .filter(e -> e.getValue().isPresent())
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().orElseThrow())));
     }
 
     private static JsonValue parsed(String json) {

@@ -73,6 +73,11 @@ public record JobContext(String queue, String jobId, long jobCreatedMs, long att
      * ({@code completed}, {@code dead}, {@code cancelled}): a parent runs once every child
      * settled, so each has one. Children its policy {@link io.echomq.queue.ChildFailure#DROP
      * dropped} are left out. Empty for a job that is no flow parent. Read from Valkey when called.
+     *
+     * <p>Each child carries its {@link FlowChild#result() result}: what its handler set with
+     * {@link #result}, read from the child's effect row in this job's own effect transaction.
+     * A child's row stays while Valkey holds its parent unfinished, so a parent always finds the
+     * results of its children that completed (docs/ARCHITECTURE.md, F7).
      */
     public List<FlowChild> children() {
         return signals.flowChildren().stream().filter(child -> !child.dropped()).toList();

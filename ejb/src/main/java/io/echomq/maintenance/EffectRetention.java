@@ -6,6 +6,7 @@ import io.echomq.queue.JobIdentity;
 import io.echomq.queue.JobState;
 import io.echomq.queue.QueueReads;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +22,8 @@ import java.util.stream.Collectors;
  * paused in pending, leased) must still find its row, or its next attempt would apply the
  * effect again. The age is never shorter than the idempotency window (checked where it is
  * configured), so a row still names its idempotency key for as long as the key names one effect.
+ * A flow child's row also stays while Valkey holds its parent unfinished (F7 in
+ * docs/ARCHITECTURE.md): the parent's handler reads the child's result from it.
  *
  * <p>It runs often, in small batches, so the work is spread evenly beside the workers': deleting a
  * long period's rows in one burst (at 8,000 jobs a second, 280,000 rows in 4 to 5 s every 35 s)
@@ -90,6 +93,28 @@ final class EffectRetention implements MaintenanceDuty {
      * goes on across runs, and starts over every {@code rewalkEvery} to look again at the rows it
      * kept: their jobs may have finished since.
      */
+    /**
+     * {@code rows} less those of flow children whose parent Valkey still holds unfinished: the
+     * parent's handler reads its children's results from these rows when it runs, so a child's
+     * row stays while its parent waits, runs, or may run again (dead or cancelled, until trimmed).
+     * The parent may live on another queue; the read is one per parent queue, and only over rows
+     * already found deletable.
+     */
+    private List<EffectRecord> withoutChildrenOfUnfinishedParents(String queueName, List<EffectRecord> rows) {
+        Map<String, JobIdentity> parents = effects.flowParentsOf(queueName, rows);
+        if (parents.isEmpty()) {
+            return rows;
+        }
+        Map<String, Map<String, JobState>> parentStates = new HashMap<>();
+        parents.values().stream().collect(Collectors.groupingBy(JobIdentity::queue))
+                .forEach((parentQueue, ofQueue) -> parentStates.put(parentQueue, queue.statesOf(parentQueue, ofQueue)));
+        return rows.stream().filter(row -> {
+            JobIdentity parent = parents.get(row.jobId());
+            return parent == null
+                    || parentStates.get(parent.queue()).getOrDefault(parent.jobId(), JobState.COMPLETED) == JobState.COMPLETED;
+        }).toList();
+    }
+
     @Override
     public Pass runOnce(String queueName) {
         long now = System.nanoTime();
@@ -105,7 +130,7 @@ final class EffectRetention implements MaintenanceDuty {
                     old.stream().map(r -> new JobIdentity(queueName, r.jobId(), r.jobCreatedMs(), null)).toList());
             Map<Boolean, List<EffectRecord>> byFinished = old.stream().collect(Collectors.partitioningBy(
                     r -> held.getOrDefault(r.jobId(), JobState.COMPLETED) == JobState.COMPLETED));
-            deleted += effects.forget(queueName, byFinished.get(true));
+            deleted += effects.forget(queueName, withoutChildrenOfUnfinishedParents(queueName, byFinished.get(true)));
             walk = walk.past(old);
             if (old.size() < batch) {
                 break;

@@ -2,6 +2,7 @@ package io.echomq.maintenance;
 
 import io.echomq.queue.Flows;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Carries a queue's flow edges that cross slots: applies its children's settlement notices to
@@ -32,15 +33,28 @@ final class FlowRelay implements MaintenanceDuty {
         return interval;
     }
 
+    /**
+     * Batches until the queue's notices and cancel lists are all carried, so the relay keeps pace
+     * with any rate of settling children (one batch a run capped flows at {@code batch} edges per
+     * interval a queue: 500 a second by default). A run stops at half its interval at the latest,
+     * leaving the rest to the next one.
+     */
     @Override
     public Pass runOnce(String queue) {
         int edges = 0;
-        for (Flows.Notice notice : flows.notices(queue, batch)) {
-            flows.apply(notice);
-            edges++;
-        }
-        for (Flows.ChildCancels cancels : flows.childCancels(queue, batch)) {
-            edges += flows.cancel(cancels);
+        long deadline = System.nanoTime() + interval.toNanos() / 2;
+        boolean more = true;
+        while (more && System.nanoTime() < deadline) {
+            List<Flows.Notice> notices = flows.notices(queue, batch);
+            for (Flows.Notice notice : notices) {
+                flows.apply(notice);
+                edges++;
+            }
+            List<Flows.ChildCancels> cancelLists = flows.childCancels(queue, batch);
+            for (Flows.ChildCancels cancels : cancelLists) {
+                edges += flows.cancel(cancels);
+            }
+            more = notices.size() == batch || cancelLists.size() == batch;
         }
         return Pass.flowEdges(edges);
     }

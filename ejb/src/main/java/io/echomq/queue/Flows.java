@@ -9,6 +9,7 @@ import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -106,7 +107,7 @@ public final class Flows {
 
     private void makeChild(QueueKeys parent, String parentId, long parentCreatedMs, int index, FlowSpec spec) {
         String parentRef = parent.queue() + " " + parentId + " " + parentCreatedMs;
-        String key = RequestChecks.FLOW_KEY_PREFIX + parent.queue() + ":" + parentId + ":" + parentCreatedMs + ":" + index;
+        String key = childKey(parent.queue(), parentId, parentCreatedMs, index);
         FlowSubmitted child = add(spec.queue(), spec.payload(), spec.maxAttempts(), spec.lane(), spec.priority(), key,
                 parentRef + " " + index, spec.policy().wireName(), spec.children());
         if (child.state() == JobState.WAITING_CHILDREN) {
@@ -117,6 +118,35 @@ public final class Flows {
         if (parentNow.filter(state -> state == JobState.WAITING_CHILDREN).isEmpty()) {
             // The parent failed or was cancelled before this child was marked, so its list of children to cancel missed it.
             admin.cancel(child.queue(), child.id());
+        }
+    }
+
+    /**
+     * The idempotency key of a parent's child {@code index}: {@code flow:<queue>:<id>:<created>:<index>}.
+     * It names the parent, so the child is made once however often it is made, and its effect row
+     * names its parent too ({@link #parentOfChildKey}).
+     */
+    public static String childKey(String parentQueue, String parentId, long parentCreatedMs, int index) {
+        return RequestChecks.FLOW_KEY_PREFIX + parentQueue + ":" + parentId + ":" + parentCreatedMs + ":" + index;
+    }
+
+    /**
+     * The parent a {@link #childKey} names; empty for any other key (or none). Read from the right,
+     * as the id, creation time and index hold no colon.
+     */
+    public static Optional<JobIdentity> parentOfChildKey(String key) {
+        if (key == null || !key.startsWith(RequestChecks.FLOW_KEY_PREFIX)) {
+            return Optional.empty();
+        }
+        String[] parts = key.substring(RequestChecks.FLOW_KEY_PREFIX.length()).split(":");
+        if (parts.length < 4) {
+            return Optional.empty();
+        }
+        String queue = String.join(":", Arrays.asList(parts).subList(0, parts.length - 3));
+        try {
+            return Optional.of(new JobIdentity(queue, parts[parts.length - 3], Long.parseLong(parts[parts.length - 2]), null));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
         }
     }
 

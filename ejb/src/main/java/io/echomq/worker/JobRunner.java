@@ -13,12 +13,16 @@ import io.echomq.outbox.Outbox;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Leases;
 import io.echomq.queue.FailureKind;
+import io.echomq.queue.FlowChild;
+import io.echomq.queue.JobIdentity;
 import io.echomq.queue.Lease;
+import jakarta.json.JsonValue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.logging.Level;
@@ -213,7 +217,21 @@ final class JobRunner {
         DeliveryOutputs out = new DeliveryOutputs(job, tx, outbox);
         outputs.add(out);
         return new JobContext(lease.queue(), job.id(), lease.jobCreatedMs(), job.attempt(), job.lane(), job.payload(), tx,
-                new FlowParentSignals(work.signals(job), () -> leases.flowChildren(lease)), out);
+                new FlowParentSignals(work.signals(job), () -> withResults(lease, leases.flowChildren(lease), tx)), out);
+    }
+
+    /** A parent's children with each one's result, read in the parent's own effect transaction {@code tx}. */
+    private List<FlowChild> withResults(Lease parent, List<FlowChild> children, Handle tx) {
+        JobIdentity parentIdentity = new JobIdentity(parent.queue(), parent.jobId(), parent.jobCreatedMs(), null);
+        Map<FlowChild, JobIdentity> made = new LinkedHashMap<>();
+        children.forEach(child -> child.identity(parentIdentity).ifPresent(identity -> made.put(child, identity)));
+        if (made.isEmpty()) {
+            return children;
+        }
+        Map<JobIdentity, Optional<JsonValue>> results = effects.resultsIn(tx, List.copyOf(made.values()));
+        return children.stream()
+                .map(child -> made.containsKey(child) ? child.withResult(results.get(made.get(child))) : child)
+                .toList();
     }
 
     /** The handlers' results go into their effect rows after the handlers returned, in the same transaction. */

@@ -68,6 +68,19 @@ class FlowDutiesTest {
     }
 
     @Test
+    void oneRelayRunCarriesABacklogOfSettledChildrenLargerThanItsBatch() {
+        FlowSubmitted parent = client.flows().submit(NewFlow.of(parents, NewJob.of("p"),
+                java.util.stream.IntStream.range(0, 25).mapToObj(i -> NewFlow.of(children, NewJob.of("c" + i))).toArray(NewFlow[]::new)));
+        for (ClaimedJob child : client.leases().claim(children, Duration.ofSeconds(30), 25, "w")) {
+            client.leases().complete(child.lease());
+        }
+        FlowRelay relay = new FlowRelay(client.flows(), Duration.ofSeconds(30), 10);
+
+        assertThat(relay.runOnce(children).flowEdges()).as("edges carried by one run in batches of 10").isEqualTo(25);
+        assertThat(client.reads().job(parents, parent.id()).orElseThrow().state()).isEqualTo(JobState.PENDING);
+    }
+
+    @Test
     void theRepairMakesALostChildOnlyOnceItsParentIsPastTheGraceAndWalksEveryParent() {
         FlowSubmitted first = parentWithALostChild();
         FlowSubmitted second = parentWithALostChild();

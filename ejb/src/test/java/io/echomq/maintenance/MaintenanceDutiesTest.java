@@ -7,8 +7,11 @@ import io.echomq.demo.Charge;
 import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Enqueued;
+import io.echomq.queue.FlowSubmitted;
 import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
+import io.echomq.queue.ManualTransition;
+import io.echomq.queue.NewFlow;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.Retention;
 import io.echomq.queue.ServerClock;
@@ -176,6 +179,30 @@ class MaintenanceDutiesTest {
 
         assertThat(retention.runOnce(engine.queueName).effectRowsDeleted()).isEqualTo(1);
         assertThat(effectRows()).isZero();
+    }
+
+    @Test
+    void aFlowChildsEffectRowStaysWhileItsParentIsUnfinishedAndGoesOnceTheParentIsGone() {
+        String elsewhere = engine.queueName + "-unserved";
+        FlowSubmitted parent = engine.queue.flows().submit(NewFlow.of(engine.queueName, NewJob.of("\"summary\""),
+                NewFlow.of(engine.queueName, NewJob.of(CHARGE)), NewFlow.of(elsewhere, NewJob.of("\"never claimed\""))));
+        ClaimedJob child = engine.queue.leases().claim(engine.queueName, Duration.ofSeconds(30), 1, "w").get(0);
+        applyEffect(child);
+        engine.queue.leases().complete(child.lease());
+        engine.jdbi.useHandle(h -> h.createUpdate("UPDATE echomq.effect SET applied_at = now() - interval '2 hours' WHERE queue = :q")
+                .bind("q", engine.queueName).execute());
+        EffectRetention retention = new EffectRetention(engine.queue.reads(), engine.effects, Duration.ofSeconds(30), Duration.ZERO,
+                Duration.ofMinutes(1), 100);
+
+        assertThat(retention.runOnce(engine.queueName).effectRowsDeleted()).as("rows deleted while the parent waits").isZero();
+        assertThat(hasEffectRow(child.id())).as("the completed child's row: its parent reads its result").isTrue();
+
+        assertThat(engine.queue.admin().cancel(engine.queueName, parent.id())).isInstanceOf(ManualTransition.Moved.class);
+        assertThat(retention.runOnce(engine.queueName).effectRowsDeleted()).as("rows deleted while the parent may be requeued").isZero();
+        assertThat(engine.queue.admin().remove(engine.queueName, parent.id())).isInstanceOf(ManualTransition.Removed.class);
+
+        assertThat(retention.runOnce(engine.queueName).effectRowsDeleted()).as("rows deleted once the parent is gone").isEqualTo(1);
+        assertThat(hasEffectRow(child.id())).isFalse();
     }
 
     /** Rows an hour old, of job ids 1 to {@code count} with creation times no job of the queue has. */

@@ -285,8 +285,29 @@ export function jobPage(view, queue, id) {
     if (!isAdmin()) for (const b of actions) b.title = 'needs the admin role';
   };
 
+  // One job of the flow's tree, with its children nested: its state, the outcome its parent
+  // recorded, whether its parent still waits for it, and its committed result (cut when long).
+  const flowNode = (n) => {
+    const here = n.queue === queue && n.id === id;
+    const result = n.result === undefined || n.result === null ? null : JSON.stringify(n.result);
+    return h('li', { 'data-testid': 'flow-node', 'data-queue': n.queue, 'data-id': n.id ?? '', 'data-state': n.state ?? '',
+      'data-waited-for': String(n.waitedFor), ...(here ? { 'aria-current': 'true' } : {}) },
+      n.index === undefined || n.index === null ? 'root ' : `${n.index}. `,
+      n.id
+        ? (here ? h('strong', { class: 'mono' }, `${n.queue} #${n.id} (this job)`)
+          : h('a', { href: `#/jobs/${enc(n.queue)}/${enc(n.id)}`, class: 'mono', 'data-testid': 'flow-node-link' }, `${n.queue} #${n.id}`))
+        : `${n.queue} (not made yet)`,
+      ' ', n.state ? h('span', { class: ['badge', 'state-badge', `state-${n.state}`] }, n.state) : h('span', { class: 'muted' }, n.id ? 'removed' : ''),
+      n.outcome ? h('span', { class: 'muted' }, ` outcome ${n.outcome}`) : null,
+      n.waitedFor ? h('span', { class: 'badge', 'data-testid': 'flow-waited-for' }, 'its parent waits for it') : null,
+      result ? h('code', { class: 'mono', 'data-testid': 'flow-result', title: result }, ` result ${result.length > 120 ? result.slice(0, 120) + '…' : result}`) : null,
+      n.children && n.children.length ? h('ul', { class: 'flow-tree' }, n.children.map(flowNode)) : null,
+      n.truncated ? h('p', { class: 'muted' }, 'More children not shown (the tree shows at most 2,000 jobs).') : null);
+  };
+
   // A job's place in its flow: up to its parent, down to its children (each one's state, and the
-  // outcome its parent recorded; a child without one is a child the parent still waits for).
+  // outcome its parent recorded; a child without one is a child the parent still waits for), and
+  // the whole flow as a tree from its root.
   const flowSection = (job) => {
     const card = h('section', { class: 'card', 'data-testid': 'job-flow' });
     const up = job.flow.parent
@@ -294,23 +315,23 @@ export function jobPage(view, queue, id) {
         h('a', { href: `#/jobs/${enc(job.flow.parent.queue)}/${enc(job.flow.parent.id)}`, class: 'mono', 'data-testid': 'flow-parent-link' },
           `${job.flow.parent.queue} #${job.flow.parent.id}`))
       : null;
-    replace(card, up, job.flow.children > 0 ? h('p', { class: 'muted' }, 'Loading children…') : null);
-    if (job.flow.children > 0) {
-      get(`/flows/${enc(queue)}/${enc(id)}`).then((flow) => {
-        if (stopped) return;
-        const waiting = flow.children.filter((c) => !c.outcome).length;
-        replace(card, up,
-          h('p', {}, `${flow.children.length} children, `, waiting ? `${waiting} not yet settled` : 'all settled'),
-          h('table', { class: 'table', 'data-testid': 'flow-children' },
-            h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, 'Child'), h('th', {}, 'State'), h('th', {}, 'Outcome'), h('th', {}, 'On failure'))),
-            h('tbody', {}, flow.children.map((c) => h('tr', {},
-              h('td', {}, String(c.index)),
-              h('td', {}, c.id ? h('a', { href: `#/jobs/${enc(c.queue)}/${enc(c.id)}`, class: 'mono' }, `${c.queue} #${c.id}`) : `${c.queue} (not made yet)`),
-              h('td', {}, c.state ? h('span', { class: ['badge', 'state-badge', `state-${c.state}`] }, c.state) : '—'),
-              h('td', {}, c.outcome ?? 'waiting for it'),
-              h('td', {}, c.onFailure))))));
-      }).catch((e) => { if (!stopped) replace(card, up, h('p', { class: 'error-text' }, describeError(e))); });
-    }
+    replace(card, up, h('p', { class: 'muted' }, 'Loading the flow…'));
+    get(`/flows/${enc(queue)}/${enc(id)}`).then((flow) => {
+      if (stopped) return;
+      const waiting = flow.children.filter((c) => !c.outcome).length;
+      const tree = h('div', {}, h('h3', {}, 'Whole flow'), h('ul', { class: 'flow-tree', 'data-testid': 'flow-tree' }, flowNode(flow.tree)));
+      replace(card, up,
+        flow.children.length ? h('p', {}, `${flow.children.length} children, `, waiting ? `${waiting} not yet settled` : 'all settled') : null,
+        flow.children.length ? h('table', { class: 'table', 'data-testid': 'flow-children' },
+          h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, 'Child'), h('th', {}, 'State'), h('th', {}, 'Outcome'), h('th', {}, 'On failure'))),
+          h('tbody', {}, flow.children.map((c) => h('tr', {},
+            h('td', {}, String(c.index)),
+            h('td', {}, c.id ? h('a', { href: `#/jobs/${enc(c.queue)}/${enc(c.id)}`, class: 'mono' }, `${c.queue} #${c.id}`) : `${c.queue} (not made yet)`),
+            h('td', {}, c.state ? h('span', { class: ['badge', 'state-badge', `state-${c.state}`] }, c.state) : '—'),
+            h('td', {}, c.outcome ?? 'waiting for it'),
+            h('td', {}, c.onFailure))))) : null,
+        tree);
+    }).catch((e) => { if (!stopped) replace(card, up, h('p', { class: 'error-text' }, describeError(e))); });
     return card;
   };
 

@@ -59,7 +59,10 @@ public class FlowsResource {
                 .entity(created).build();
     }
 
-    /** A flow parent's children: each one's job (once made), its state now, its policy and its outcome as the parent recorded it. */
+    /**
+     * A job's flow: its own children (each one's job once made, its state now, its policy and its
+     * outcome as the parent recorded it) and the whole tree it belongs to, from the root down.
+     */
     @GET
     @Path("{queue}/{id}")
     public Views.FlowView children(@PathParam("queue") String queue, @PathParam("id") String id) {
@@ -69,7 +72,7 @@ public class FlowsResource {
         List<FlowChild> children = engine.queue().flows().children(queue, id);
         return new Views.FlowView(queue, id, parent.state().wireName(), children.stream().map(child -> Views.FlowChildView.of(child,
                 child.jobId().flatMap(childId -> engine.queue().reads().job(child.queue(), childId)).map(j -> j.state().wireName())
-                        .orElse(null))).toList());
+                        .orElse(null))).toList(), FlowTrees.of(engine, parent));
     }
 
     /** Every queue of the flow must be one this deployment serves (its workers and maintenance run there). */

@@ -46,7 +46,19 @@ final class Views {
     }
 
     /** A flow parent and its children, in the order submitted. */
-    public record FlowView(String queue, String id, String state, List<FlowChildView> children) {
+    public record FlowView(String queue, String id, String state, List<FlowChildView> children, FlowNodeView tree) {
+    }
+
+    /**
+     * One job of a flow's tree ({@code FlowView.tree}, from the root down): its state now (null
+     * once retention removed it, or before it is made, when {@code id} is null too), its place in
+     * its parent ({@code index}, {@code onFailure}, the {@code outcome} the parent recorded; null
+     * for the root), {@code waitedFor} while its parent waits for it, the {@code result} its
+     * handler committed (completed jobs only), and its children ({@code truncated} when the tree
+     * reached its size limit here).
+     */
+    public record FlowNodeView(String queue, String id, String state, Integer index, String onFailure, String outcome,
+            boolean waitedFor, JsonValue result, List<FlowNodeView> children, boolean truncated) {
     }
 
     /**

@@ -168,6 +168,47 @@ class ConsoleIT {
         screenshot("job-completed");
     }
 
+    /**
+     * From a grandchild's page the whole flow shows, root to leaves: each job's state, its
+     * committed result, which children a parent still waits for, with links to each job.
+     */
+    @Test
+    @Order(3)
+    void aFlowsWholeTreeShowsFromAnyOfItsJobsWithStatesResultsAndWhatEachParentWaitsFor() throws Exception {
+        String receipt = "{\"account\":\"a-flow\",\"amountCents\":700,\"receipt\":true}";
+        ConsoleApi.Response made = submitter.post("/api/flows", "{\"queue\":\"" + IDLE + "\",\"payload\":{\"summary\":1},\"children\":["
+                + "{\"queue\":\"payments\",\"payload\":" + receipt + "},"
+                + "{\"queue\":\"" + IDLE + "\",\"payload\":{\"inner\":1},\"children\":[{\"queue\":\"payments\",\"payload\":" + VALID + "}]}]}");
+        assertThat(made.status()).as(made.body()).isEqualTo(201);
+        String root = made.object().getString("id");
+        JsonObject rootFlow = admin.get("/api/flows/" + IDLE + "/" + root).object();
+        String charged = rootFlow.getJsonArray("children").getJsonObject(0).getString("id");
+        String inner = rootFlow.getJsonArray("children").getJsonObject(1).getString("id");
+        String leaf = admin.get("/api/flows/" + IDLE + "/" + inner).object().getJsonArray("children").getJsonObject(0).getString("id");
+        submitter.awaitState("payments", charged, "completed", WAIT);
+        submitter.awaitState("payments", leaf, "completed", WAIT);
+        submitter.awaitState(IDLE, inner, "pending", WAIT);
+
+        open("/jobs/payments/" + leaf);
+
+        WebElement rootNode = waitFor(By.cssSelector("[data-testid=flow-tree] > [data-testid=flow-node][data-id='" + root + "']"));
+        assertThat(rootNode.findElement(By.cssSelector("[data-testid=flow-node][data-id='" + inner + "']")).getAttribute("data-state")).isEqualTo("pending");
+        assertThat(rootNode.getAttribute("data-state")).as("the root waits for its inner parent").isEqualTo("waiting-children");
+        WebElement chargedNode = rootNode.findElement(By.cssSelector("[data-testid=flow-node][data-id='" + charged + "']"));
+        assertThat(chargedNode.getAttribute("data-state")).isEqualTo("completed");
+        assertThat(chargedNode.getAttribute("data-waited-for")).isEqualTo("false");
+        assertThat(chargedNode.findElement(By.cssSelector("[data-testid=flow-result]")).getText()).contains("\"amountCents\":700");
+        WebElement innerNode = rootNode.findElement(By.cssSelector("[data-testid=flow-node][data-id='" + inner + "']"));
+        assertThat(innerNode.getAttribute("data-waited-for")).as("the root still waits for its inner parent").isEqualTo("true");
+        WebElement leafNode = innerNode.findElement(By.cssSelector("[data-testid=flow-node][data-id='" + leaf + "']"));
+        assertThat(leafNode.getAttribute("aria-current")).as("the job whose page this is").isEqualTo("true");
+        assertThat(leafNode.findElements(By.cssSelector("[data-testid=flow-result]"))).as("a plain charge sets no result").isEmpty();
+
+        chargedNode.findElement(By.cssSelector("[data-testid=flow-node-link]")).click();
+        waitUntil(d -> text(By.cssSelector("[data-testid=job-result]")).contains("\"amountCents\": 700"));
+        ConsoleBrowser.screenshot(browser, SCREENSHOTS, "flow-tree");
+    }
+
     /** The demo's receipt sets the charge as the job's result; a plain charge has none. */
     @Test
     @Order(3)
