@@ -12,6 +12,7 @@ import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.runtime.ConfigurationException;
 import io.echomq.runtime.DependencyCheck;
 import io.echomq.runtime.EngineConfig;
+import io.echomq.tracing.JobTelemetry;
 import io.echomq.worker.WorkerListener;
 import java.time.Duration;
 import java.util.List;
@@ -50,10 +51,10 @@ public final class RunningEngine implements AutoCloseable {
      * says what to fix (a {@link ConfigurationException} names the setting).
      */
     public static RunningEngine start(EngineConfig config, List<HandlerBinding> handlers, EngineThreads threads, String workerId,
-            WorkerListener listener, MaintenanceListener maintenanceListener) {
+            WorkerListener listener, MaintenanceListener maintenanceListener, JobTelemetry telemetry) {
         Set<String> queues = knownQueues(config, handlers);
         warnIfPoolTooSmall(config, handlers);
-        EngineConnections connections = new EngineConnections(config);
+        EngineConnections connections = new EngineConnections(config, telemetry);
         EngineAssembly assembly = new EngineAssembly(connections.queue(), connections.effects(), threads, workerId, listener,
                 maintenanceListener);
         try {

@@ -12,6 +12,8 @@ import io.echomq.api.PermanentJobFailure;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.FailureKind;
 import io.echomq.queue.Lease;
+import io.echomq.tracing.Deliveries;
+import io.echomq.tracing.Processing;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -42,16 +44,18 @@ final class JobRunner {
     private final LeaseKeeper keeper;
     private final FaultInjector faults;
     private final WorkerListener listener;
+    private final Deliveries deliveries;
     private final boolean batched;
 
     JobRunner(EffectStore effects, JobHandler handler, WorkerSettings settings, LeaseKeeper keeper, FaultInjector faults,
-            WorkerListener listener) {
+            WorkerListener listener, Deliveries deliveries) {
         this.effects = effects;
         this.handler = handler;
         this.settings = settings;
         this.keeper = keeper;
         this.faults = faults;
         this.listener = listener;
+        this.deliveries = deliveries;
         this.batched = handler instanceof BatchJobHandler && settings.batchSize() > 1;
     }
 
@@ -72,16 +76,26 @@ final class JobRunner {
             runBatch(work, jobs, batchHandler, settle);
         } else {
             for (ClaimedJob job : jobs) {
-                settle.accept(runOne(job, work));
+                runDelivery(job, work, settle);
             }
         }
     }
 
-    private JobOutcome runOne(ClaimedJob job, RunningWork work) {
+    /** One job in a delivery of its own: its settlement starts inside the delivery, so it belongs to it. */
+    private void runDelivery(ClaimedJob job, RunningWork work, Consumer<JobOutcome> settle) {
+        try (Processing processing = deliveries.processing(job)) {
+            JobOutcome outcome = runOne(job, work, processing);
+            processing.settling(job, outcome.errorType());
+            settle.accept(outcome);
+        }
+    }
+
+    private JobOutcome runOne(ClaimedJob job, RunningWork work, Processing processing) {
         faults.leased(job);
         long start = System.nanoTime();
         try {
-            EffectOutcome outcome = effects.apply(job.lease(), tx -> cancellableAtTimeout(work, tx, () -> handler.handle(context(job, tx, work))));
+            EffectOutcome outcome = processing.effect(() -> effects.apply(job.lease(),
+                    tx -> cancellableAtTimeout(work, tx, () -> handler.handle(context(job, tx, work)))));
             return new JobOutcome.Done(job, outcome, Duration.ofNanos(System.nanoTime() - start));
         } catch (EffectFailedException failed) {
             Throwable cause = failed.getCause();
@@ -117,19 +131,23 @@ final class JobRunner {
         Map<String, ClaimedJob> byId = jobs.stream().collect(Collectors.toMap(ClaimedJob::id, Function.identity()));
         long start = System.nanoTime();
         List<EffectOutcome> outcomes;
-        try {
-            outcomes = effects.applyAll(jobs.stream().map(ClaimedJob::lease).toList(), (tx, recorded) -> cancellableAtTimeout(work, tx,
-                    () -> batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx, work)).toList())));
-        } catch (RuntimeException | Error failed) {
-            rethrowIfVirtualMachineError(failed);
-            LOG.log(Level.FINE, "batch of {0} jobs on queue ''{1}'' failed ({2}); running them one by one",
-                    new Object[] {jobs.size(), jobs.get(0).lease().queue(), failed.toString()});
-            runOneByOne(work, jobs, settle);
-            return;
-        }
-        Duration took = Duration.ofNanos(System.nanoTime() - start);
-        for (int i = 0; i < jobs.size(); i++) {
-            settle.accept(new JobOutcome.Done(jobs.get(i), outcomes.get(i), took));
+        try (Processing processing = deliveries.processingBatch(jobs)) {
+            try {
+                outcomes = processing.effect(() -> effects.applyAll(jobs.stream().map(ClaimedJob::lease).toList(),
+                        (tx, recorded) -> cancellableAtTimeout(work, tx, () -> batchHandler.handleBatch(
+                                recorded.stream().map(l -> context(byId.get(l.jobId()), tx, work)).toList()))));
+            } catch (RuntimeException | Error failed) {
+                rethrowIfVirtualMachineError(failed);
+                LOG.log(Level.FINE, "batch of {0} jobs on queue ''{1}'' failed ({2}); running them one by one",
+                        new Object[] {jobs.size(), jobs.get(0).lease().queue(), failed.toString()});
+                runOneByOne(work, jobs, settle);
+                return;
+            }
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            for (int i = 0; i < jobs.size(); i++) {
+                processing.settling(jobs.get(i), null);
+                settle.accept(new JobOutcome.Done(jobs.get(i), outcomes.get(i), took));
+            }
         }
     }
 
@@ -138,13 +156,16 @@ final class JobRunner {
         batch.pause();
         for (ClaimedJob job : jobs) {
             RunningWork alone = keeper.trackAlone(job, batch);
-            JobOutcome outcome;
-            try {
-                outcome = runOne(job, alone);
-            } finally {
-                keeper.release(alone);
+            try (Processing processing = deliveries.processing(job)) {
+                JobOutcome outcome;
+                try {
+                    outcome = runOne(job, alone, processing);
+                } finally {
+                    keeper.release(alone);
+                }
+                processing.settling(job, outcome.errorType());
+                settle.accept(outcome);
             }
-            settle.accept(outcome);
         }
     }
 

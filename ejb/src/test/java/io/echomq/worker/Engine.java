@@ -13,9 +13,11 @@ import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.handler.JobHandler;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.queue.ReplicaWait;
 import io.echomq.runtime.PostgresPool;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
+import io.echomq.tracing.JobTelemetry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -51,8 +53,17 @@ public final class Engine implements AutoCloseable {
     public final EngineAssembly assembly;
 
     public Engine(ValkeyService valkey, PostgresService postgres, EffectSettings effectSettings) {
+        this(valkey, postgres, effectSettings, JobTelemetry.OFF);
+    }
+
+    /** An engine whose submissions and deliveries are traced and metered by {@code telemetry}. */
+    public Engine(ValkeyService valkey, PostgresService postgres, JobTelemetry telemetry) {
+        this(valkey, postgres, EffectSettings.DEFAULT, telemetry);
+    }
+
+    private Engine(ValkeyService valkey, PostgresService postgres, EffectSettings effectSettings, JobTelemetry telemetry) {
         redis = valkey.newClient();
-        queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+        queue = QueueClient.connect(redis, QueueSettings.DEFAULT, ReplicaWait.NONE, telemetry);
         PostgresService.Database database = postgres.createDatabase("proof");
         Migrations.migrate(database.dataSource());
         LedgerChargeHandler.createTables(database.dataSource());
