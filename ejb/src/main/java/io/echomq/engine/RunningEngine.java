@@ -94,7 +94,7 @@ public final class RunningEngine implements AutoCloseable {
             throw e;
         }
         LOG.info("EchoMQ started: worker " + workerId + ", queues " + queues + ", handlers "
-                + handlers.stream().map(h -> h.queue() + "=" + h.beanClass().getSimpleName()).toList());
+                + handlers.stream().map(h -> h.queue() + "=" + h.beanClass().getSimpleName()).toList() + ", telemetry " + telemetry);
         return new RunningEngine(config, connections, assembly, queues);
     }
 

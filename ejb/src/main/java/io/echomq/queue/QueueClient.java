@@ -38,7 +38,7 @@ public final class QueueClient {
         this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention());
         this.admin = new QueueAdmin(scripts, settings.maxDelay());
         this.reads = new QueueReads(redis, scripts);
-        this.schedules = new ScheduleClient(redis, scripts, settings);
+        this.schedules = new ScheduleClient(redis, scripts, settings, telemetry);
         this.outboxAdmin = new OutboxAdmin(redis);
     }
 

@@ -26,6 +26,8 @@ final class Conventions {
     static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("echomq.job.outcome");
     /** What the queue answered a submission: {@code created}, {@code duplicate}, {@code replaced}, {@code throttled}. */
     static final AttributeKey<String> SUBMISSION = AttributeKey.stringKey("echomq.submission.outcome");
+    /** The schedule whose firing made the jobs. */
+    static final AttributeKey<String> SCHEDULE = AttributeKey.stringKey("echomq.schedule.name");
     /** What the queue made of a settlement: {@code completed}, {@code retried}, {@code dead}, {@code cancelled}, {@code rejected}, {@code abandoned}. */
     static final AttributeKey<String> SETTLEMENT = AttributeKey.stringKey("echomq.settlement");
 

@@ -24,6 +24,13 @@ public interface JobTelemetry {
     List<Enqueued> creating(String queue, int jobs, Function<String, List<Enqueued>> send);
 
     /**
+     * Fires {@code slots} due slots of schedule {@code schedule} in a creation span, as
+     * {@link #creating} submits: {@code fire} is given the context to store with the slots' jobs
+     * ({@code ""} for none).
+     */
+    <T> T firing(String queue, String schedule, int slots, Function<String, T> fire);
+
+    /**
      * The telemetry of one worker's deliveries from {@code queue}, whose leases last {@code lease}
      * (a claim's time on the server clock is its lease deadline less that).
      *

@@ -17,6 +17,11 @@ enum NoTelemetry implements JobTelemetry, Deliveries, Processing {
     }
 
     @Override
+    public <T> T firing(String queue, String schedule, int slots, Function<String, T> fire) {
+        return fire.apply("");
+    }
+
+    @Override
     public Deliveries deliveries(String queue, Duration lease, CreationContexts stored) {
         return this;
     }
@@ -47,5 +52,10 @@ enum NoTelemetry implements JobTelemetry, Deliveries, Processing {
 
     @Override
     public void close() {
+    }
+
+    @Override
+    public String toString() {
+        return "off";
     }
 }

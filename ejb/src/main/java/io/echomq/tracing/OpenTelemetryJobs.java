@@ -7,6 +7,7 @@ import static io.echomq.tracing.Conventions.MESSAGE_ID;
 import static io.echomq.tracing.Conventions.MESSAGING_SYSTEM;
 import static io.echomq.tracing.Conventions.OPERATION_NAME;
 import static io.echomq.tracing.Conventions.OPERATION_TYPE;
+import static io.echomq.tracing.Conventions.SCHEDULE;
 import static io.echomq.tracing.Conventions.SUBMISSION;
 
 import io.echomq.queue.Enqueued;
@@ -20,6 +21,7 @@ import io.opentelemetry.api.trace.TracerProvider;
 import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -74,20 +76,41 @@ public final class OpenTelemetryJobs implements JobTelemetry {
         if (tracer == null) {
             return send.apply("");
         }
-        Span span = tracer.spanBuilder("send " + queue).setSpanKind(SpanKind.PRODUCER)
-                .setAttribute(MESSAGING_SYSTEM, Conventions.SYSTEM).setAttribute(DESTINATION, queue)
-                .setAttribute(OPERATION_TYPE, "send").setAttribute(OPERATION_NAME, jobs > 1 ? "enqueue-batch" : "enqueue")
-                .startSpan();
-        if (jobs > 1) {
-            span.setAttribute(BATCH_COUNT, (long) jobs);
-        }
-        try (Scope ignored = span.makeCurrent()) {
-            List<Enqueued> answers = send.apply(TraceCarrier.of(span));
+        Span span = sendSpan(queue, jobs > 1 ? "enqueue-batch" : "enqueue", jobs);
+        return inSpan(span, send, answers -> {
             if (answers.size() == 1) {
                 span.setAttribute(MESSAGE_ID, answers.get(0).id());
                 span.setAttribute(SUBMISSION, answers.get(0).outcome().wireName());
             }
-            return answers;
+        });
+    }
+
+    @Override
+    public <T> T firing(String queue, String schedule, int slots, Function<String, T> fire) {
+        if (tracer == null) {
+            return fire.apply("");
+        }
+        Span span = sendSpan(queue, "schedule-fire", slots);
+        span.setAttribute(SCHEDULE, schedule);
+        return inSpan(span, fire, fired -> { });
+    }
+
+    private Span sendSpan(String queue, String operation, int jobs) {
+        Span span = tracer.spanBuilder("send " + queue).setSpanKind(SpanKind.PRODUCER)
+                .setAttribute(MESSAGING_SYSTEM, Conventions.SYSTEM).setAttribute(DESTINATION, queue)
+                .setAttribute(OPERATION_TYPE, "send").setAttribute(OPERATION_NAME, operation).startSpan();
+        if (jobs > 1) {
+            span.setAttribute(BATCH_COUNT, (long) jobs);
+        }
+        return span;
+    }
+
+    /** Runs {@code send} with {@code span} current and its context to store; records a failure, ends the span. */
+    private static <T> T inSpan(Span span, Function<String, T> send, Consumer<T> answered) {
+        try (Scope ignored = span.makeCurrent()) {
+            T answer = send.apply(TraceCarrier.of(span));
+            answered.accept(answer);
+            return answer;
         } catch (RuntimeException | Error e) {
             span.recordException(e);
             span.setStatus(StatusCode.ERROR);
@@ -96,6 +119,12 @@ public final class OpenTelemetryJobs implements JobTelemetry {
         } finally {
             span.end();
         }
+    }
+
+    /** For the engine's start line: what is on. */
+    @Override
+    public String toString() {
+        return "OpenTelemetry (traces " + (tracer == null ? "off" : "on") + ", metrics " + (metrics == null ? "off" : "on") + ")";
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.echomq.handler.JobContext;
 import io.echomq.handler.JobHandler;
 import io.echomq.queue.Backoff;
 import io.echomq.queue.NewJob;
+import io.echomq.queue.schedule.Schedule;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
@@ -202,6 +203,25 @@ class JobTracingTest {
         assertThat(links(process)).containsExactlyInAnyOrderElementsOf(named("send").stream().map(JobTracingTest::spanId).toList());
         assertThat(process.getAttributes().get(AttributeKey.longKey("messaging.batch.message_count"))).isEqualTo(2L);
         assertThat(named("settle")).allSatisfy(s -> assertThat(s.getParentSpanId()).isEqualTo(process.getSpanId()));
+    }
+
+    @Test
+    void aScheduledJobsDeliveryLinksToTheFiringThatMadeIt() {
+        engine(OpenTelemetryJobs.of(sdk));
+        engine.queue.schedules().put(Schedule.every(engine.queueName, "report", Duration.ofMillis(50), "{}"), "api");
+        engine.startWorker("w", job -> { }, quick(), FaultInjector.NONE);
+
+        await("a firing").atMost(PATIENCE).until(() -> {
+            engine.queue.schedules().tick(engine.queueName);
+            return !named("send").isEmpty();
+        });
+        SpanData firing = named("send").get(0);
+        assertThat(firing.getAttributes().get(AttributeKey.stringKey("echomq.schedule.name"))).isEqualTo("report");
+        assertThat(firing.getAttributes().get(AttributeKey.stringKey("messaging.operation.name"))).isEqualTo("schedule-fire");
+        await("the fired job's delivery").atMost(PATIENCE).until(() -> named("process").stream()
+                .anyMatch(p -> links(p).contains(spanId(firing))));
+        SpanData process = named("process").stream().filter(p -> links(p).contains(spanId(firing))).findFirst().orElseThrow();
+        assertThat(process.getParentSpanId()).isEqualTo(firing.getSpanId());
     }
 
     @Test
