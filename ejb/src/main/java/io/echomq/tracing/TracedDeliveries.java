@@ -18,9 +18,12 @@ import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The deliveries of one worker, traced and metered. A {@code settle} span starts when a run's
@@ -35,6 +38,7 @@ final class TracedDeliveries implements Deliveries {
      * the map growing.
      */
     private static final int MAX_WAITING_SETTLEMENTS = 10_000;
+    private static final Logger LOG = Logger.getLogger(TracedDeliveries.class.getName());
 
     private final String queue;
     private final long leaseMillis;
@@ -65,8 +69,21 @@ final class TracedDeliveries implements Deliveries {
                 metrics.queued(queue, job.leaseUntil().toEpochMilli() - leaseMillis - job.lease().jobCreatedMs());
             }
         }
-        List<String> contexts = tracer == null ? null : stored.of(jobs.stream().map(ClaimedJob::id).toList());
+        List<String> contexts = tracer == null ? null : creationContexts(jobs);
         return new TracedProcessing(this, queue, tracer, metrics, jobs, contexts);
+    }
+
+    /**
+     * The jobs' stored creation contexts; none when they cannot be read (Valkey failing): the
+     * delivery then starts a trace of its own, and the job's fate never depends on its telemetry.
+     */
+    private List<String> creationContexts(List<ClaimedJob> jobs) {
+        try {
+            return stored.of(jobs.stream().map(ClaimedJob::id).toList());
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "creation contexts of " + jobs.size() + " jobs of queue '" + queue + "' unread; their deliveries are not linked", e);
+            return Collections.nCopies(jobs.size(), null);
+        }
     }
 
     @Override
