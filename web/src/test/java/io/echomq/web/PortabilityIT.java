@@ -56,6 +56,8 @@ class PortabilityIT {
                 TraceChecks.aRedeliveredJobsProcessSpansLinkToItsOneCreation(app, receiver);
                 System.out.printf("traces server=%s version=%s checks_ms=%d spans=%d%n", app.server.name(), app.server.version(),
                         (System.nanoTime() - tracing) / 1_000_000, receiver.spans().size());
+            } else {
+                TraceChecks.aJobCarriesNoTraceWhenTelemetryIsOff(app);
             }
 
             long applied = DemoJobsOverHttp.submitAndCheckTheLedger(app, JOBS);

@@ -3,6 +3,7 @@ package io.echomq.web;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.echomq.queue.internal.QueueKeys;
 import io.echomq.web.OtlpReceiver.ReceivedSpan;
 import io.opentelemetry.proto.trace.v1.Span.SpanKind;
 import java.security.SecureRandom;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import redis.clients.jedis.RedisClient;
 
 /**
  * What a deployment with telemetry on exports, as its OTLP exporter sent it to an
@@ -77,6 +79,19 @@ final class TraceChecks {
                 .containsOnly(List.of(send.traceId() + "/" + send.spanId()));
         assertThat(processes).extracting(s -> s.attribute("echomq.job.attempt")).containsExactlyInAnyOrder("1", "2");
         assertThat(processes).extracting(s -> s.attribute("error.type")).containsOnly("permanent");
+    }
+
+    /**
+     * With telemetry off, a job carries no trace context: the engine stored nothing for it (and a
+     * worker reads nothing). Some servers hand out a recording OpenTelemetry even while
+     * {@code OTEL_SDK_DISABLED} is true; the engine must not take that for on.
+     */
+    static void aJobCarriesNoTraceWhenTelemetryIsOff(E2eDeployment app) {
+        String id = submit(app, "{\"payload\":{\"account\":\"untraced\",\"amountCents\":100}}", Map.of());
+        try (RedisClient valkey = app.valkeyClient()) {
+            Map<String, String> job = valkey.hgetAll(new QueueKeys(E2eDeployment.DEMO_QUEUE).job(id));
+            assertThat(job).as("job %s as Valkey holds it", id).containsKey("payload").doesNotContainKey("trace");
+        }
     }
 
     private static byte[] bytes(int count) {
