@@ -29,7 +29,9 @@ final class TraceChecks {
     /**
      * A job submitted over HTTP in a trace the caller started (its {@code traceparent} header): the
      * server's span for the request, the {@code send} span under it, the worker's {@code process}
-     * span the send's child, and the effect transaction's span the process's child, all one trace.
+     * span the send's child, and the effect transaction's and the settlement's spans the process's
+     * children, all one trace. Returns once the queue took the job's acknowledgement (the settle
+     * span ended), so that a later count of completed jobs does not see it arrive.
      */
     static void oneTraceFromThePostToTheEffect(E2eDeployment app, OtlpReceiver receiver) {
         String traceId = HexFormat.of().formatHex(bytes(16));
@@ -38,8 +40,8 @@ final class TraceChecks {
                 Map.of("traceparent", "00-" + traceId + "-" + callerSpan + "-01"));
         String queue = E2eDeployment.DEMO_QUEUE;
 
-        await("the effect span of job " + id + " in trace " + traceId).atMost(PATIENCE)
-                .until(() -> receiver.inTrace(traceId).stream().anyMatch(s -> s.name().equals("effect " + queue)));
+        await("the settlement of job " + id + " in trace " + traceId).atMost(PATIENCE)
+                .until(() -> receiver.inTrace(traceId).stream().anyMatch(s -> s.name().equals("settle " + queue)));
         List<ReceivedSpan> trace = receiver.inTrace(traceId);
         ReceivedSpan server = trace.stream().filter(s -> s.kind() == SpanKind.SPAN_KIND_SERVER && s.parentSpanId().equals(callerSpan))
                 .findFirst().orElseThrow(() -> new AssertionError("no server span for the POST under the caller's span in " + names(trace)));
@@ -57,6 +59,9 @@ final class TraceChecks {
                 .containsEntry("messaging.message.id", id).containsEntry("echomq.job.attempt", "1")
                 .containsEntry("echomq.job.outcome", "success");
         assertThat(effect.parentSpanId()).isEqualTo(process.spanId());
+        ReceivedSpan settle = only(trace, "settle " + queue);
+        assertThat(settle.parentSpanId()).isEqualTo(process.spanId());
+        assertThat(settle.attribute("echomq.settlement")).isEqualTo("completed");
     }
 
     /**
@@ -84,10 +89,13 @@ final class TraceChecks {
     /**
      * With telemetry off, a job carries no trace context: the engine stored nothing for it (and a
      * worker reads nothing). Some servers hand out a recording OpenTelemetry even while
-     * {@code OTEL_SDK_DISABLED} is true; the engine must not take that for on.
+     * {@code OTEL_SDK_DISABLED} is true; the engine must not take that for on. Returns once the
+     * job completed, so that a later count of the ledger does not see it arrive.
      */
     static void aJobCarriesNoTraceWhenTelemetryIsOff(E2eDeployment app) {
         String id = submit(app, "{\"payload\":{\"account\":\"untraced\",\"amountCents\":100}}", Map.of());
+        await("job " + id + " completed").atMost(PATIENCE).until(() -> "completed".equals(
+                ApiE2eIT.json(app.submitter.get("/api/queues/" + E2eDeployment.DEMO_QUEUE + "/jobs/" + id)).getString("state")));
         try (RedisClient valkey = app.valkeyClient()) {
             Map<String, String> job = valkey.hgetAll(new QueueKeys(E2eDeployment.DEMO_QUEUE).job(id));
             assertThat(job).as("job %s as Valkey holds it", id).containsKey("payload").doesNotContainKey("trace");
