@@ -82,7 +82,8 @@ public final class EngineAssembly {
      * this way.
      */
     public QueueWorker startWorker(String queueName, JobHandler handler, WorkerSettings settings, String id, FaultInjector faults) {
-        QueueWorker worker = new QueueWorker(queueName, handler, queue.leases(), effects, outbox, settings, id, threads.leaseUpkeep(), faults, listener);
+        QueueWorker worker = new QueueWorker(queueName, handler, queue.leases(), effects, outbox, settings, id, threads.leaseUpkeep(), faults,
+                listener, queue.telemetry().deliveries(queueName, settings.lease(), ids -> queue.reads().creationContexts(queueName, ids)));
         workers.add(worker);
         worker.start(threads.runners());
         return worker;

@@ -5,6 +5,7 @@ import io.echomq.effect.EffectStore;
 import io.echomq.queue.QueueClient;
 import io.echomq.runtime.EngineConfig;
 import io.echomq.runtime.PostgresPool;
+import io.echomq.tracing.JobTelemetry;
 import org.jdbi.v3.core.Jdbi;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -21,7 +22,8 @@ public final class EngineConnections implements AutoCloseable {
     private final QueueClient queue;
     private final EffectStore effects;
 
-    public EngineConnections(EngineConfig config) {
+    /** @param telemetry traces and meters the queue client's submissions and the workers over it */
+    public EngineConnections(EngineConfig config, JobTelemetry telemetry) {
         UnifiedJedis client = config.valkey().open(config.valkeyPoolSize());
         HikariDataSource pg = null;
         try {
@@ -29,7 +31,7 @@ public final class EngineConnections implements AutoCloseable {
             this.redis = client;
             this.dataSource = pg;
             this.jdbi = Jdbi.create(pg);
-            this.queue = QueueClient.connect(client, config.queueSettings(), config.replicaWait());
+            this.queue = QueueClient.connect(client, config.queueSettings(), config.replicaWait(), telemetry);
             this.effects = new EffectStore(jdbi, config.effects());
         } catch (RuntimeException e) {
             client.close();

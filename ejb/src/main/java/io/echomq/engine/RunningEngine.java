@@ -15,6 +15,7 @@ import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.runtime.ConfigurationException;
 import io.echomq.runtime.DependencyCheck;
 import io.echomq.runtime.EngineConfig;
+import io.echomq.tracing.JobTelemetry;
 import io.echomq.worker.WorkerListener;
 import java.time.Duration;
 import java.util.List;
@@ -60,10 +61,10 @@ public final class RunningEngine implements AutoCloseable {
      * says what to fix (a {@link ConfigurationException} names the setting).
      */
     public static RunningEngine start(EngineConfig config, List<HandlerBinding> handlers, EngineThreads threads, String workerId,
-            WorkerListener listener, MaintenanceListener maintenanceListener) {
+            WorkerListener listener, MaintenanceListener maintenanceListener, JobTelemetry telemetry) {
         Set<String> queues = knownQueues(config, handlers);
         warnIfPoolTooSmall(config, handlers);
-        EngineConnections connections = new EngineConnections(config);
+        EngineConnections connections = new EngineConnections(config, telemetry);
         OutboxRelay relay = null;
         EngineAssembly assembly = null;
         try {
@@ -115,7 +116,7 @@ public final class RunningEngine implements AutoCloseable {
             throw e;
         }
         LOG.info("EchoMQ started: worker " + workerId + ", queues " + queues + ", handlers "
-                + handlers.stream().map(h -> h.queue() + "=" + h.beanClass().getSimpleName()).toList());
+                + handlers.stream().map(h -> h.queue() + "=" + h.beanClass().getSimpleName()).toList() + ", telemetry " + telemetry);
         return new RunningEngine(config, connections, relay, assembly, queues);
     }
 

@@ -3,6 +3,7 @@ package io.echomq.queue;
 import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
+import io.echomq.tracing.JobTelemetry;
 import io.echomq.queue.outbox.OutboxAdmin;
 import io.echomq.queue.schedule.ScheduleClient;
 import java.util.Arrays;
@@ -28,15 +29,18 @@ public final class QueueClient {
     private final ScheduleClient schedules;
     private final OutboxAdmin outboxAdmin;
 
-    private QueueClient(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait) {
+    private final JobTelemetry telemetry;
+
+    private QueueClient(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait, JobTelemetry telemetry) {
         ScriptRunner scripts = new ScriptRunner(redis, replicaWait);
         this.settings = settings;
-        this.submissions = new Submissions(scripts, settings);
+        this.telemetry = telemetry;
+        this.submissions = new Submissions(scripts, settings, telemetry);
         this.admin = new QueueAdmin(scripts, settings.maxDelay());
         this.flows = new Flows(redis, scripts, settings, admin);
         this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention(), flows);
         this.reads = new QueueReads(redis, scripts);
-        this.schedules = new ScheduleClient(redis, scripts, settings);
+        this.schedules = new ScheduleClient(redis, scripts, settings, telemetry);
         this.outboxAdmin = new OutboxAdmin(redis);
     }
 
@@ -54,8 +58,16 @@ public final class QueueClient {
 
     /** Like {@link #connect(UnifiedJedis, QueueSettings)}, acknowledging submissions only once replicas hold them. */
     public static QueueClient connect(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait) {
+        return connect(redis, settings, replicaWait, JobTelemetry.OFF);
+    }
+
+    /**
+     * Like {@link #connect(UnifiedJedis, QueueSettings, ReplicaWait)}, with submissions and the
+     * deliveries of workers over this client traced and metered by {@code telemetry}.
+     */
+    public static QueueClient connect(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait, JobTelemetry telemetry) {
         new EvictionPolicyGuard(redis, settings.evictionPolicyCheck()).verify();
-        return new QueueClient(redis, settings, replicaWait);
+        return new QueueClient(redis, settings, replicaWait, telemetry);
     }
 
     /** The file names of the Lua scripts the queue runs, one per state change (for the about page). */
@@ -86,6 +98,11 @@ public final class QueueClient {
 
     public QueueSettings settings() {
         return settings;
+    }
+
+    /** The traces and metrics of this client's submissions and of the workers over it. */
+    public JobTelemetry telemetry() {
+        return telemetry;
     }
 
     /** Submitting jobs, and checking a submission before storing it elsewhere. */

@@ -9,9 +9,12 @@ import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.queue.limits.LimitsInForce;
 import io.echomq.queue.limits.QueueLimits;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.resps.StreamEntry;
 
@@ -143,6 +146,24 @@ public final class QueueReads {
     private static String entryId(String id) {
         RequestChecks.eventId("from", id);
         return id.contains("-") ? id : id + "-0";
+    }
+
+    /**
+     * The creation context stored with each of these jobs ({@code trace}, written by the enqueue
+     * scripts when the submission was traced), one per id in order: null for a job without one.
+     */
+    public List<String> creationContexts(String queue, List<String> jobIds) {
+        QueueKeys keys = RequestChecks.queueKeys(queue);
+        if (jobIds.size() == 1) {
+            return Collections.singletonList(read(() -> redis.hget(keys.job(jobIds.get(0)), "trace")));
+        }
+        return read(() -> {
+            try (AbstractPipeline pipeline = redis.pipelined()) {
+                List<Response<String>> replies = jobIds.stream().map(id -> pipeline.hget(keys.job(id), "trace")).toList();
+                pipeline.sync();
+                return replies.stream().map(Response::get).toList();
+            }
+        });
     }
 
     /** The queue's caps and rate limits as the claim reads them. */

@@ -5,6 +5,7 @@ import io.echomq.queue.internal.Replies;
 import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
+import io.echomq.tracing.JobTelemetry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,10 +18,12 @@ public final class Submissions {
 
     private final ScriptRunner scripts;
     private final QueueSettings settings;
+    private final JobTelemetry telemetry;
 
-    Submissions(ScriptRunner scripts, QueueSettings settings) {
+    Submissions(ScriptRunner scripts, QueueSettings settings, JobTelemetry telemetry) {
         this.scripts = scripts;
         this.settings = settings;
+        this.telemetry = telemetry;
     }
 
     /**
@@ -34,7 +37,10 @@ public final class Submissions {
         QueueKeys keys = RequestChecks.queueKeys(queue);
         List<String> args = new ArrayList<>(List.of(keys.prefix()));
         args.addAll(scriptArguments(job, ""));
-        return Replies.enqueued(queue, submit(Script.ENQUEUE, keys, args, job.idempotencyKey().isPresent()));
+        return telemetry.creating(queue, 1, creation -> {
+            args.add(creation);
+            return List.of(Replies.enqueued(queue, submit(Script.ENQUEUE, keys, args, job.idempotencyKey().isPresent())));
+        }).get(0);
     }
 
     /** The most jobs one batch submission may carry. */
@@ -49,14 +55,17 @@ public final class Submissions {
     public List<Enqueued> enqueueBatch(String queue, List<NewJob> jobs) {
         QueueKeys keys = RequestChecks.queueKeys(queue);
         checkBatchSize(jobs);
-        List<String> args = new ArrayList<>(2 + jobs.size() * 10);
+        List<String> args = new ArrayList<>(3 + jobs.size() * 10);
         args.add(keys.prefix());
         args.add(Integer.toString(jobs.size()));
         for (int i = 0; i < jobs.size(); i++) {
             args.addAll(scriptArguments(jobs.get(i), "jobs[" + i + "]."));
         }
         boolean keyed = jobs.stream().allMatch(job -> job.idempotencyKey().isPresent());
-        return Replies.enqueuedBatch(queue, submit(Script.ENQUEUE_BATCH, keys, args, keyed));
+        return telemetry.creating(queue, jobs.size(), creation -> {
+            args.add(creation);
+            return Replies.enqueuedBatch(queue, submit(Script.ENQUEUE_BATCH, keys, args, keyed));
+        });
     }
 
     /**

@@ -7,6 +7,7 @@ import io.echomq.engine.HandlerBinding;
 import io.echomq.engine.RunningEngine;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.queue.QueueClient;
+import io.echomq.tracing.JobTelemetry;
 import io.echomq.worker.SafeListener;
 import io.echomq.worker.WorkerListener;
 import jakarta.annotation.PreDestroy;
@@ -65,6 +66,10 @@ public class EchoMqEngine {
     @Any
     Instance<MaintenanceListener> maintenanceListeners;
 
+    /** Unresolvable where the server offers no OpenTelemetry to the application ({@link ServerTelemetry}). */
+    @Inject
+    Instance<JobTelemetry> telemetry;
+
     /** Set once started, cleared on stop; read on every API call, so read without a lock. */
     private volatile RunningEngine engine;
     private volatile EngineThreads threads;
@@ -84,7 +89,8 @@ public class EchoMqEngine {
         RunningEngine started;
         try {
             started = RunningEngine.start(config, handlers, threads, ProcessName.ofThisProcess(),
-                    SafeListener.of(listeners.stream().toList()), MaintenanceListener.all(maintenanceListeners.stream().toList()));
+                    SafeListener.of(listeners.stream().toList()), MaintenanceListener.all(maintenanceListeners.stream().toList()),
+                    telemetry.isResolvable() ? telemetry.get() : JobTelemetry.OFF);
         } catch (RuntimeException e) {
             threads.close();
             throw e;

@@ -11,6 +11,7 @@ import io.echomq.queue.ClaimedJob;
 import io.echomq.runtime.ConfigReader;
 import io.echomq.runtime.ConfigurationException;
 import io.echomq.runtime.EngineConfig;
+import io.echomq.tracing.JobTelemetry;
 import io.echomq.worker.WorkerListener;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -65,7 +66,8 @@ public final class StandaloneWorker {
         List<HandlerBinding> bindings = queueNames.stream().map(q -> new HandlerBinding(q, handler, handler.getClass())).toList();
         String workerId = "standalone-" + ProcessHandle.current().pid();
         EngineThreads threads = EngineThreads.from(EngineThreads.daemonThreads("echomq"));
-        RunningEngine engine = RunningEngine.start(config, bindings, threads, workerId, new EventPrinter(), MaintenanceListener.NONE);
+        RunningEngine engine = RunningEngine.start(config, bindings, threads, workerId, new EventPrinter(), MaintenanceListener.NONE,
+                JobTelemetry.OFF);
 
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

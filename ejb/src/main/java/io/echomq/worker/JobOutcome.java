@@ -15,12 +15,22 @@ sealed interface JobOutcome permits JobOutcome.Done, JobOutcome.Failed, JobOutco
     ClaimedJob job();
 
     /**
+     * What went wrong, as telemetry's {@code error.type} names it: null when the effect is in,
+     * the failure kind's wire name for a failed run, {@code cancelled} for a stopped one.
+     */
+    String errorType();
+
+    /**
      * The job's effect is in: committed by this attempt, or found applied earlier (the handler
      * was skipped). The job may be completed.
      *
      * @param took the effect transaction's duration
      */
     record Done(ClaimedJob job, EffectOutcome effect, Duration took) implements JobOutcome {
+        @Override
+        public String errorType() {
+            return null;
+        }
     }
 
     /**
@@ -30,6 +40,10 @@ sealed interface JobOutcome permits JobOutcome.Done, JobOutcome.Failed, JobOutco
      * @param kind whether the attempt counts, or the job goes dead at once
      */
     record Failed(ClaimedJob job, String error, FailureKind kind) implements JobOutcome {
+        @Override
+        public String errorType() {
+            return kind.wireName();
+        }
     }
 
     /**
@@ -38,5 +52,9 @@ sealed interface JobOutcome permits JobOutcome.Done, JobOutcome.Failed, JobOutco
      * back). The job may be ended cancelled.
      */
     record Stopped(ClaimedJob job, String reason) implements JobOutcome {
+        @Override
+        public String errorType() {
+            return "cancelled";
+        }
     }
 }

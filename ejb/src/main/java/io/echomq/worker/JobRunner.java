@@ -17,6 +17,8 @@ import io.echomq.queue.FlowChild;
 import io.echomq.queue.JobIdentity;
 import io.echomq.queue.Lease;
 import jakarta.json.JsonValue;
+import io.echomq.tracing.Deliveries;
+import io.echomq.tracing.Processing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -51,12 +53,13 @@ final class JobRunner {
     private final LeaseKeeper keeper;
     private final FaultInjector faults;
     private final WorkerListener listener;
+    private final Deliveries deliveries;
     private final boolean batched;
     /** Where a flow parent's handler reads its children's outcomes. */
     private final Leases leases;
 
     JobRunner(EffectStore effects, Outbox outbox, JobHandler handler, WorkerSettings settings, LeaseKeeper keeper, FaultInjector faults,
-            WorkerListener listener, Leases leases) {
+            WorkerListener listener, Leases leases, Deliveries deliveries) {
         this.leases = leases;
         this.effects = effects;
         this.outbox = outbox;
@@ -65,6 +68,7 @@ final class JobRunner {
         this.keeper = keeper;
         this.faults = faults;
         this.listener = listener;
+        this.deliveries = deliveries;
         this.batched = handler instanceof BatchJobHandler && settings.batchSize() > 1;
     }
 
@@ -85,20 +89,29 @@ final class JobRunner {
             runBatch(work, jobs, batchHandler, settle);
         } else {
             for (ClaimedJob job : jobs) {
-                settle.accept(runOne(job, work));
+                runDelivery(job, work, settle);
             }
         }
     }
 
-    private JobOutcome runOne(ClaimedJob job, RunningWork work) {
+    /** One job in a delivery of its own: its settlement starts inside the delivery, so it belongs to it. */
+    private void runDelivery(ClaimedJob job, RunningWork work, Consumer<JobOutcome> settle) {
+        try (Processing processing = deliveries.processing(job)) {
+            JobOutcome outcome = runOne(job, work, processing);
+            processing.settling(job, outcome.errorType());
+            settle.accept(outcome);
+        }
+    }
+
+    private JobOutcome runOne(ClaimedJob job, RunningWork work, Processing processing) {
         faults.leased(job);
         long start = System.nanoTime();
         try {
             List<DeliveryOutputs> outputs = new ArrayList<>(1);
-            EffectOutcome outcome = effects.apply(job.lease(), tx -> cancellableAtTimeout(work, tx, () -> {
+            EffectOutcome outcome = processing.effect(() -> effects.apply(job.lease(), tx -> cancellableAtTimeout(work, tx, () -> {
                 handler.handle(context(job, tx, work, outputs));
                 recordResults(tx, outputs);
-            }));
+            })));
             committed(outputs);
             return new JobOutcome.Done(job, outcome, Duration.ofNanos(System.nanoTime() - start));
         } catch (EffectFailedException failed) {
@@ -136,22 +149,26 @@ final class JobRunner {
         long start = System.nanoTime();
         List<EffectOutcome> outcomes;
         List<DeliveryOutputs> outputs = new ArrayList<>(jobs.size());
-        try {
-            outcomes = effects.applyAll(jobs.stream().map(ClaimedJob::lease).toList(), (tx, recorded) -> cancellableAtTimeout(work, tx, () -> {
-                batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx, work, outputs)).toList());
-                recordResults(tx, outputs);
-            }));
-            committed(outputs);
-        } catch (RuntimeException | Error failed) {
-            rethrowIfVirtualMachineError(failed);
-            LOG.log(Level.FINE, "batch of {0} jobs on queue ''{1}'' failed ({2}); running them one by one",
-                    new Object[] {jobs.size(), jobs.get(0).lease().queue(), failed.toString()});
-            runOneByOne(work, jobs, settle);
-            return;
-        }
-        Duration took = Duration.ofNanos(System.nanoTime() - start);
-        for (int i = 0; i < jobs.size(); i++) {
-            settle.accept(new JobOutcome.Done(jobs.get(i), outcomes.get(i), took));
+        try (Processing processing = deliveries.processingBatch(jobs)) {
+            try {
+                outcomes = processing.effect(() -> effects.applyAll(jobs.stream().map(ClaimedJob::lease).toList(),
+                        (tx, recorded) -> cancellableAtTimeout(work, tx, () -> {
+                            batchHandler.handleBatch(recorded.stream().map(l -> context(byId.get(l.jobId()), tx, work, outputs)).toList());
+                            recordResults(tx, outputs);
+                        })));
+                committed(outputs);
+            } catch (RuntimeException | Error failed) {
+                rethrowIfVirtualMachineError(failed);
+                LOG.log(Level.FINE, "batch of {0} jobs on queue ''{1}'' failed ({2}); running them one by one",
+                        new Object[] {jobs.size(), jobs.get(0).lease().queue(), failed.toString()});
+                runOneByOne(work, jobs, settle);
+                return;
+            }
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            for (int i = 0; i < jobs.size(); i++) {
+                processing.settling(jobs.get(i), null);
+                settle.accept(new JobOutcome.Done(jobs.get(i), outcomes.get(i), took));
+            }
         }
     }
 
@@ -160,13 +177,16 @@ final class JobRunner {
         batch.pause();
         for (ClaimedJob job : jobs) {
             RunningWork alone = keeper.trackAlone(job, batch);
-            JobOutcome outcome;
-            try {
-                outcome = runOne(job, alone);
-            } finally {
-                keeper.release(alone);
+            try (Processing processing = deliveries.processing(job)) {
+                JobOutcome outcome;
+                try {
+                    outcome = runOne(job, alone, processing);
+                } finally {
+                    keeper.release(alone);
+                }
+                processing.settling(job, outcome.errorType());
+                settle.accept(outcome);
             }
-            settle.accept(outcome);
         }
     }
 

@@ -4,6 +4,8 @@ import io.echomq.effect.EffectStore;
 import io.echomq.handler.JobHandler;
 import io.echomq.outbox.Outbox;
 import io.echomq.queue.Leases;
+import io.echomq.tracing.Deliveries;
+import io.echomq.tracing.JobTelemetry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -63,12 +65,19 @@ public final class QueueWorker {
 
     public QueueWorker(String queueName, JobHandler handler, Leases queue, EffectStore effects, Outbox outbox, WorkerSettings settings,
             String workerId, ScheduledExecutorService timers, FaultInjector faults, WorkerListener listener) {
-        WorkerListener safe = SafeListener.of(listener);
+        this(queueName, handler, queue, effects, outbox, settings, workerId, timers, faults, listener,
+                JobTelemetry.OFF.deliveries(queueName, settings.lease(), ids -> List.of()));
+    }
+
+    /** @param deliveries traces and meters each delivery, and hears its settlement */
+    public QueueWorker(String queueName, JobHandler handler, Leases queue, EffectStore effects, Outbox outbox, WorkerSettings settings,
+            String workerId, ScheduledExecutorService timers, FaultInjector faults, WorkerListener listener, Deliveries deliveries) {
+        WorkerListener safe = deliveries.on() ? SafeListener.of(List.of(listener, deliveries)) : SafeListener.of(listener);
         this.queueName = queueName;
         this.settings = settings;
         this.workerId = workerId;
         this.keeper = LeaseKeeper.start(timers, queue, settings, safe);
-        this.runner = new JobRunner(effects, outbox, handler, settings, keeper, faults, safe, queue);
+        this.runner = new JobRunner(effects, outbox, handler, settings, keeper, faults, safe, queue, deliveries);
         this.completer = new Completer(queue, settings, faults, safe);
         this.ahead = new LeaseAhead(settings.concurrency(), settings.leaseAhead() && !runner.batched());
         this.turn = new Turn(queueName, workerId,

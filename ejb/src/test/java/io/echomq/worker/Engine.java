@@ -15,9 +15,11 @@ import io.echomq.outbox.OutboxRelay;
 import io.echomq.handler.JobHandler;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.queue.ReplicaWait;
 import io.echomq.runtime.PostgresPool;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
+import io.echomq.tracing.JobTelemetry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -55,7 +57,7 @@ public final class Engine implements AutoCloseable {
     public final OutboxRelay relay;
 
     public Engine(ValkeyService valkey, PostgresService postgres, EffectSettings effectSettings) {
-        this(valkey, postgres, effectSettings, null);
+        this(valkey, postgres, effectSettings, null, JobTelemetry.OFF);
     }
 
     /**
@@ -63,12 +65,18 @@ public final class Engine implements AutoCloseable {
      * sweeping every {@code pollInterval} and whenever an effect transaction that wrote rows commits.
      */
     public static Engine withOutbox(ValkeyService valkey, PostgresService postgres, Duration pollInterval) {
-        return new Engine(valkey, postgres, EffectSettings.DEFAULT, pollInterval);
+        return new Engine(valkey, postgres, EffectSettings.DEFAULT, pollInterval, JobTelemetry.OFF);
     }
 
-    private Engine(ValkeyService valkey, PostgresService postgres, EffectSettings effectSettings, Duration outboxPoll) {
+    /** An engine whose submissions and deliveries are traced and metered by {@code telemetry}. */
+    public Engine(ValkeyService valkey, PostgresService postgres, JobTelemetry telemetry) {
+        this(valkey, postgres, EffectSettings.DEFAULT, null, telemetry);
+    }
+
+    private Engine(ValkeyService valkey, PostgresService postgres, EffectSettings effectSettings, Duration outboxPoll,
+            JobTelemetry telemetry) {
         redis = valkey.newClient();
-        queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+        queue = QueueClient.connect(redis, QueueSettings.DEFAULT, ReplicaWait.NONE, telemetry);
         PostgresService.Database database = postgres.createDatabase("proof");
         Migrations.migrate(database.dataSource());
         LedgerChargeHandler.createTables(database.dataSource());

@@ -27,6 +27,7 @@
     ARGV[10] dedupe window in ms (> 0; ignored without a dedupe key)
     ARGV[11] dedupe mode: 'debounce' (the last submission wins: its job is delayed by the
             window, and replaced while it waits) or 'throttle' (the first wins); ignored without a key
+    ARGV[12] trace context of the creation ('' or absent = none): stored as the new job's 'trace'
 
   Output:
     {'CREATED', id, state}     state is 'pending' or 'delayed'
@@ -42,6 +43,7 @@ local prefix, payload = ARGV[1], ARGV[2]
 local max_attempts, delay_ms = tonumber(ARGV[3]), tonumber(ARGV[4])
 local lane, idem_key, run_at, priority = ARGV[5], ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
 local dedupe_key, window_ms, mode = ARGV[9], tonumber(ARGV[10]), ARGV[11]
+local trace = ARGV[12]
 
 -- #include now_ms
 -- #include integer_text
@@ -50,4 +52,4 @@ local dedupe_key, window_ms, mode = ARGV[9], tonumber(ARGV[10]), ARGV[11]
 -- #include enqueue_one
 
 return enqueue_one(prefix, seq, ring, delayed, idem, integer_text(now_ms()), payload, max_attempts, delay_ms, lane, idem_key, run_at,
-  priority, dedupe_key, window_ms, mode)
+  priority, dedupe_key, window_ms, mode, trace)

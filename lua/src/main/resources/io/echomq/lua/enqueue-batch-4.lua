@@ -18,6 +18,8 @@
                       server clock ('' = none; a time not in the future means pending now),
                       priority (0 lowest to 9 highest; 4 is the default), dedupe key ('' = none),
                       dedupe window in ms, dedupe mode ('debounce' or 'throttle'), as for enqueue
+    ARGV[3 + 10n]     trace context of the batch's creation ('' or absent = none): stored as
+                      each new job's 'trace'
 
   Output:
     {status1, id1, state1, status2, id2, state2, ...}   status 'CREATED', 'DUPLICATE',
@@ -27,6 +29,7 @@
 local rcall = redis.call
 local seq, ring, delayed, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local prefix, count = ARGV[1], tonumber(ARGV[2])
+local trace = ARGV[3 + count * 10]
 
 -- #include now_ms
 -- #include integer_text
@@ -40,7 +43,7 @@ for i = 0, count - 1 do
   local base = 3 + i * 10
   local result = enqueue_one(prefix, seq, ring, delayed, idem, now_text, ARGV[base], tonumber(ARGV[base + 1]),
     tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4], tonumber(ARGV[base + 5]), tonumber(ARGV[base + 6]),
-    ARGV[base + 7], tonumber(ARGV[base + 8]), ARGV[base + 9])
+    ARGV[base + 7], tonumber(ARGV[base + 8]), ARGV[base + 9], trace)
   out[#out + 1] = result[1]
   out[#out + 1] = result[2]
   out[#out + 1] = result[3]

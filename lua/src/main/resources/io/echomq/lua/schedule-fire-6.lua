@@ -29,7 +29,8 @@
     ARGV[6] next slot after this call, ms
     ARGV[7] slots skipped by this call (came due while paused, or missed beyond the grace)
     ARGV[8] the latest skipped slot, ms ('' when none is skipped)
-    ARGV[9] the first slot to fire, ms; ARGV[10], ... the others, ascending (none: just advance)
+    ARGV[9] trace context of the firing ('' = none): stored as each fired job's 'trace'
+    ARGV[10] the first slot to fire, ms; ARGV[11], ... the others, ascending (none: just advance)
 
   Output:
     {'FIRED', next_slot, skipped, slot1, job1, slot2, job2, ...}   job is the slot's job id
@@ -46,6 +47,7 @@ local schedule, index, seq, ring, delayed, idem = KEYS[1], KEYS[2], KEYS[3], KEY
 local prefix, name, version, expected = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local plan_now, next_slot = tonumber(ARGV[5]), tonumber(ARGV[6])
 local skipped, latest_skipped = tonumber(ARGV[7]), tonumber(ARGV[8])
+local trace = ARGV[9]
 
 -- #include now_ms
 -- #include integer_text
@@ -74,7 +76,7 @@ local floor = tonumber(expected ~= '' and expected or f[4])
 local resumed_at = tonumber(f[5] or '')
 local late_line = plan_now - tonumber(f[11])
 local slots, late_fired, last = {}, 0, nil
-for k = 9, #ARGV do
+for k = 10, #ARGV do
   local slot = tonumber(ARGV[k])
   if not slot or slot ~= math.floor(slot) then
     return {'REFUSED', 'slot ' .. ARGV[k] .. ' is not a time in ms'}
@@ -130,7 +132,7 @@ if skipped > 0 then
 end
 for _, slot in ipairs(slots) do
   local made = enqueue_one(prefix, seq, ring, delayed, idem, now_text, f[6], tonumber(f[8]), 0, f[7],
-    'schedule:' .. name .. ':' .. slot, nil, PRIORITY_DEFAULT)
+    'schedule:' .. name .. ':' .. slot, nil, PRIORITY_DEFAULT, nil, nil, nil, trace)
   rcall('RPUSH', history, now_text .. sep .. (made[1] == 'CREATED' and 'fired' or 'duplicate') .. sep .. slot .. sep
     .. made[2] .. sep .. '')
   rcall('HSET', schedule, 'last_slot', slot, 'last_job', made[2], 'last_fired_at', now_text)

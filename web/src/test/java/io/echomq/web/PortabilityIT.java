@@ -10,8 +10,10 @@ import io.echomq.testkit.WithRealServices;
 import io.echomq.testkit.appserver.AppServers;
 import io.echomq.testkit.idp.KeycloakServer;
 import jakarta.json.JsonObject;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -34,16 +36,33 @@ class PortabilityIT {
     /** One kill per server proves the recovery there; the large size kills more often. */
     private static final int KILLS = ReliabilitySize.pick(1, 6);
 
+    /**
+     * One launch per server family exports its traces, by the standard OTEL_* settings, to a
+     * receiver in the test (the release the project was built against: MicroProfile Telemetry as
+     * each server ships it).
+     */
+    private static final Set<AppServers> TRACED = EnumSet.of(AppServers.PAYARA_MICRO, AppServers.WILDFLY, AppServers.OPEN_LIBERTY);
+
     @ParameterizedTest(name = "{0}")
     @EnumSource(AppServers.class)
     void theWarRunsExactlyOnceThroughKillsAndKeepsItsSecurityContract(AppServers kind, ValkeyService valkey, PostgresService postgres)
             throws Exception {
-        // A Valkey database per server: the demo queue's keys are fixed.
         KeycloakServer keycloak = E2eProvider.keycloak();
         Map<String, String> settings = new HashMap<>(ServerKills.SETTINGS);
         settings.putAll(E2eProvider.environment(keycloak));
-        try (E2eDeployment app = new E2eDeployment(kind, valkey, postgres, 6 + kind.ordinal(), settings)) {
+        try (OtlpReceiver receiver = new OtlpReceiver();
+                // A Valkey database per server: the demo queue's keys are fixed.
+                E2eDeployment app = new E2eDeployment(kind, valkey, postgres, 6 + kind.ordinal(), withTraces(kind, settings, receiver))) {
             long deployMs = app.server.readyMs();
+            if (TRACED.contains(kind)) {
+                long tracing = System.nanoTime();
+                TraceChecks.oneTraceFromThePostToTheEffect(app, receiver);
+                TraceChecks.aRedeliveredJobsProcessSpansLinkToItsOneCreation(app, receiver);
+                System.out.printf("traces server=%s version=%s checks_ms=%d spans=%d%n", app.server.name(), app.server.version(),
+                        (System.nanoTime() - tracing) / 1_000_000, receiver.spans().size());
+            } else {
+                TraceChecks.aJobCarriesNoTraceWhenTelemetryIsOff(app);
+            }
 
             long applied = DemoJobsOverHttp.submitAndCheckTheLedger(app, JOBS);
             Verdict kills = ServerKills.killDuringJobs(app, KILL_JOBS, KILLS);
@@ -71,5 +90,12 @@ class PortabilityIT {
             assertThat(lost).isZero();
             assertThat(duplicates).isZero();
         }
+    }
+
+    private static Map<String, String> withTraces(AppServers kind, Map<String, String> settings, OtlpReceiver receiver) {
+        if (TRACED.contains(kind)) {
+            settings.putAll(receiver.environment());
+        }
+        return settings;
     }
 }

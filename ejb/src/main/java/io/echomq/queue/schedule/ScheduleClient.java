@@ -9,6 +9,7 @@ import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.queue.internal.ValkeyCommands;
+import io.echomq.tracing.JobTelemetry;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -59,12 +60,18 @@ public final class ScheduleClient {
     private final UnifiedJedis redis;
     private final ScriptRunner scripts;
     private final QueueSettings settings;
+    private final JobTelemetry telemetry;
 
-    /** Over the queue client's connections and scripts; callers take it from {@link QueueClient#schedules()}. */
-    public ScheduleClient(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings) {
+    /**
+     * Over the queue client's connections and scripts; callers take it from {@link QueueClient#schedules()}.
+     *
+     * @param telemetry traces each firing as the creation of its jobs
+     */
+    public ScheduleClient(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings, JobTelemetry telemetry) {
         this.redis = redis;
         this.scripts = scripts;
         this.settings = settings;
+        this.telemetry = telemetry;
     }
 
     /**
@@ -146,7 +153,7 @@ public final class ScheduleClient {
      */
     public ScheduleFiring fire(String queue, String name, long version, OptionalLong expectedNext, FiringPlan plan) {
         QueueKeys keys = keysOf(queue, name);
-        List<String> args = new ArrayList<>(8 + plan.fire().size());
+        List<String> args = new ArrayList<>(9 + plan.fire().size());
         args.add(keys.prefix());
         args.add(name);
         args.add(Long.toString(version));
@@ -156,7 +163,15 @@ public final class ScheduleClient {
         args.add(Long.toString(plan.skipped()));
         args.add(plan.latestSkipped().isPresent() ? Long.toString(plan.latestSkipped().getAsLong()) : "");
         plan.fire().forEach(slot -> args.add(Long.toString(slot)));
-        return Replies.scheduleFired(scripts.run(Script.SCHEDULE_FIRE, keys, name, args));
+        if (plan.fire().isEmpty()) {
+            // Only advancing: no job is made, so there is no creation to trace.
+            args.add(8, "");
+            return Replies.scheduleFired(scripts.run(Script.SCHEDULE_FIRE, keys, name, args));
+        }
+        return telemetry.firing(queue, name, plan.fire().size(), creation -> {
+            args.add(8, creation);
+            return Replies.scheduleFired(scripts.run(Script.SCHEDULE_FIRE, keys, name, args));
+        });
     }
 
     /**

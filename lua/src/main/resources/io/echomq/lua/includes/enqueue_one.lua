@@ -4,7 +4,9 @@
 -- every job of its call. The job is due at run_at (ms, judged on that clock; nil for none) or after
 -- delay_ms (at most one of them is given); a due time that is not in the future makes it pending
 -- now. priority (0-9) orders it within its lane (see push_pending); the default is not stored.
--- Needs push_pending, log_event and integer_text.
+-- Needs push_pending, log_event and integer_text. trace (nil or '' for none) is the creation's
+-- trace context (W3C traceparent, then a newline and the tracestate when there is one), stored
+-- with a new job as 'trace' for the worker's process span to link to; without tracing nothing is stored.
 --
 -- A dedupe key (dedupe_key, nil or '' for none) names a window of window_ms on the server clock,
 -- kept in echomq:{q}:dedupe:<key> as '<job id>:<window end ms>', expiring at the window's end (so
@@ -21,7 +23,7 @@
 -- Otherwise a job is made as usual and the window opens on it: a debounced job is delayed by the
 -- window (the caller gives no delay or run-at time with it).
 local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, max_attempts, delay_ms, lane, idem_key, run_at,
-    priority, dedupe_key, window_ms, mode)
+    priority, dedupe_key, window_ms, mode, trace)
   if idem_key ~= '' then
     local existing = redis.call('HGET', idem, idem_key)
     if existing then
@@ -90,6 +92,9 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, 
   end
   if priority ~= PRIORITY_DEFAULT then
     redis.call('HSET', job, 'priority', integer_text(priority))
+  end
+  if trace and trace ~= '' then
+    redis.call('HSET', job, 'trace', trace)
   end
 
   if window_key then

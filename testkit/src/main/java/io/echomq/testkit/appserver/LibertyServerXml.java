@@ -88,13 +88,19 @@ final class LibertyServerXml {
         return this;
     }
 
-    /** {@code <webApplication>} at {@code /contextRoot}, its class loader seeing the adapters' classes, if any. */
+    /**
+     * {@code <webApplication>} at {@code /contextRoot}, its class loader seeing the adapters'
+     * classes, if any, and the third-party APIs besides Liberty's default ones: MicroProfile
+     * Telemetry's OpenTelemetry API is one, and the engine's traces need it.
+     */
     LibertyServerXml webApplication(String location, String contextRoot, List<String> adapters) {
         Element application = child(server, "webApplication");
         application.setAttribute("location", location);
         application.setAttribute("contextRoot", "/" + contextRoot);
+        Element classLoader = child(application, "classloader");
+        classLoader.setAttribute("apiTypeVisibility", "+third-party");
         if (!adapters.isEmpty()) {
-            child(application, "classloader").setAttribute("classProviderRef", String.join(",", adapters));
+            classLoader.setAttribute("classProviderRef", String.join(",", adapters));
         }
         return this;
     }

@@ -42,7 +42,7 @@ public final class OpenLibertyServer extends LaunchedAppServer.Unpacked {
      * The Jakarta EE 10 Web Profile and the MicroProfile parts the WAR uses. No mpMetrics: the WAR
      * serves its own {@code /metrics}, and Liberty's would answer 403 at the server root.
      */
-    public static final List<String> FEATURES = List.of("webProfile-10.0", "mpConfig-3.1", "mpHealth-4.0", "mpOpenAPI-3.1");
+    public static final List<String> FEATURES = List.of("webProfile-10.0", "mpConfig-3.1", "mpHealth-4.0", "mpOpenAPI-3.1", "mpTelemetry-2.0");
     /** The same on Jakarta EE 11 (Liberty 26 and later): the Web Profile 11 and MicroProfile OpenAPI 4.0. */
     public static final List<String> FEATURES_EE11 = List.of("webProfile-11.0", "mpConfig-3.1", "mpHealth-4.0", "mpOpenAPI-4.0");
 
