@@ -36,7 +36,8 @@ import redis.clients.jedis.RedisClient;
 @WithRealServices
 class FlowKillReliabilityTest {
 
-    private static final int FLOWS = ReliabilitySize.pick(100, 1_000);
+    /** The published size in every build (about 40 s here): the flow-kill-9 line in the CI log is the proof a reader checks. */
+    private static final int FLOWS = 1_000;
     private static final int CHILDREN = 10;
     private static final int KILLS = ReliabilitySize.pick(4, 10);
     private static final Duration LEASE = Duration.ofSeconds(1);
