@@ -47,11 +47,13 @@ class LibertyServerXmlTest {
     }
 
     @Test
-    void aWarWithoutAdaptersHasNoClassLoaderElement() throws Exception {
+    void aWarWithoutAdaptersSeesTheThirdPartyApisAndNoAdapterClasses() throws Exception {
         String xml = new LibertyServerXml("test").webApplication("echomq.war", "echomq", List.of()).toXml();
 
-        Element application = only(parse(xml).getDocumentElement(), "webApplication");
-        assertThat(application.getElementsByTagName("classloader").getLength()).isZero();
+        Element classLoader = only(only(parse(xml).getDocumentElement(), "webApplication"), "classloader");
+        assertThat(classLoader.getAttribute("apiTypeVisibility")).as("MicroProfile Telemetry's OpenTelemetry API")
+                .isEqualTo("+third-party");
+        assertThat(classLoader.hasAttribute("classProviderRef")).isFalse();
     }
 
     @Test
