@@ -18,14 +18,15 @@ local function complete_jobs(prefix, active, completed, idem, now, acks, keep_co
   for k = 1, #acks, 3 do
     local id, token = acks[k], acks[k + 1]
     local job = prefix .. 'job:' .. id
-    local rejected, fields = fence(prefix, id, job, token, acks[k + 2], 'complete', 'worker', 'lane')
+    local rejected, fields = fence(prefix, id, job, token, acks[k + 2], 'complete', 'worker', 'lane', 'parent',
+      'parent_policy')
     if rejected then
       settlements[#settlements + 1] = rejected
     else
       redis.call('HSET', job, 'state', 'completed', 'finished_at', now_text)
       redis.call('HDEL', job, 'lease_until')
       log_event(prefix, id, now_text, 'completed', token, fields[4], nil, '', acks[k + 2], fields[5])
-      notify_parent(prefix, job, id, 'completed')
+      notify_parent(prefix, job, id, 'completed', {fields[6], fields[7], fields[3]})
       settlements[#settlements + 1] = {'OK', now}
       settled[#settled + 1] = id
       finished[#finished + 1] = now_text
