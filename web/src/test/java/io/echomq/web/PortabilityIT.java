@@ -9,6 +9,7 @@ import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
 import io.echomq.testkit.appserver.AppServers;
 import io.echomq.testkit.idp.KeycloakServer;
+import io.echomq.testkit.otel.OtlpReceiver;
 import jakarta.json.JsonObject;
 import java.util.EnumSet;
 import java.util.HashMap;

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.echomq.queue.internal.QueueKeys;
-import io.echomq.web.OtlpReceiver.ReceivedSpan;
+import io.echomq.testkit.otel.OtlpReceiver;
+import io.echomq.testkit.otel.OtlpReceiver.ReceivedSpan;
 import io.opentelemetry.proto.trace.v1.Span.SpanKind;
 import java.security.SecureRandom;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.echomq.web;
+package io.echomq.testkit.otel;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -25,13 +25,13 @@ import java.util.zip.GZIPInputStream;
  * spans; other signals are accepted and dropped. {@link #environment()} points a server's
  * MicroProfile Telemetry at it by the standard {@code OTEL_*} settings.
  */
-final class OtlpReceiver implements AutoCloseable {
+public final class OtlpReceiver implements AutoCloseable {
 
     /** A span as the receiver decoded it; ids in lower-case hex, the parent's empty for a root. */
-    record ReceivedSpan(String traceId, String spanId, String parentSpanId, String name, Span.SpanKind kind,
+    public record ReceivedSpan(String traceId, String spanId, String parentSpanId, String name, Span.SpanKind kind,
             Map<String, String> attributes, List<String> linkedSpanIds) {
 
-        String attribute(String key) {
+        public String attribute(String key) {
             return attributes.get(key);
         }
     }
@@ -41,14 +41,14 @@ final class OtlpReceiver implements AutoCloseable {
     private final HttpServer server;
     private final List<ReceivedSpan> spans = new CopyOnWriteArrayList<>();
 
-    OtlpReceiver() throws IOException {
+    public OtlpReceiver() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", this::receive);
         server.start();
     }
 
     /** The settings that turn a server's telemetry on and send its traces here, flushed every 200 ms. */
-    Map<String, String> environment() {
+    public Map<String, String> environment() {
         return Map.of(
                 "OTEL_SDK_DISABLED", "false",
                 "OTEL_SERVICE_NAME", "echomq-test",
@@ -60,11 +60,11 @@ final class OtlpReceiver implements AutoCloseable {
                 "OTEL_BSP_SCHEDULE_DELAY", "200");
     }
 
-    List<ReceivedSpan> spans() {
+    public List<ReceivedSpan> spans() {
         return List.copyOf(spans);
     }
 
-    List<ReceivedSpan> inTrace(String traceId) {
+    public List<ReceivedSpan> inTrace(String traceId) {
         return spans.stream().filter(s -> s.traceId().equals(traceId)).toList();
     }
 

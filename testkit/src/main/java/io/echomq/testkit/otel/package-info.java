@@ -1,0 +1,2 @@
+/** A loopback OTLP/HTTP receiver that decodes what an exporter sends, for tests that check traces. */
+package io.echomq.testkit.otel;
