@@ -42,7 +42,9 @@ function looksLikeCsrfRefusal(error) {
 }
 
 async function request(method, path, body, { csrf = true } = {}) {
-  const headers = { Accept: 'application/json, application/problem+json' };
+  // Marks the call as the console's: a 401 then offers no Basic challenge, which would make the
+  // browser show its own password dialog instead of the console's login page.
+  const headers = { Accept: 'application/json, application/problem+json', 'X-Requested-With': 'echomq-console' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (csrf && method !== 'GET' && session && session.csrfToken) headers['X-CSRF-Token'] = session.csrfToken;
   const response = await fetch(apiUrl(path), {
@@ -56,6 +58,10 @@ async function request(method, path, body, { csrf = true } = {}) {
   let data = null;
   if (response.status !== 204 && (type.includes('json'))) {
     try { data = await response.json(); } catch (ignored) { data = null; }
+  }
+  if (response.status === 401) {
+    // The session ended (timed out, or signed out in another tab) while the console was open.
+    window.location.assign('login.html');
   }
   if (!response.ok) throw new ApiError(response.status, data, path);
   return data;

@@ -72,11 +72,7 @@ async function showSession() {
         'You are signed in without the admin role: you can look, but pausing, retrying, cancelling and deleting are refused.'));
     }
   } catch (e) {
-    if (e.status === 401) {
-      // The session ended (timed out, or signed out in another tab): sign in again.
-      window.location.assign('login.html');
-      return;
-    }
+    if (e.status === 401) return; // the session ended: api.js has sent the browser to sign in again
     replace(box, h('span', { class: 'muted' }, 'session unknown'));
   }
 }

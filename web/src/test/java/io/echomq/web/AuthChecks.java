@@ -72,6 +72,22 @@ final class AuthChecks {
         return routes.size();
     }
 
+    /**
+     * The session an anonymous visit to the console begins (the provider sign-in in flight) comes
+     * in a cookie scripts cannot read, sent only with this site's own requests: {@code HttpOnly}
+     * and {@code SameSite=Lax}, once. Asserted on the Set-Cookie header as the server wrote it,
+     * since a browser's store fills in a Lax default for a cookie sent without one.
+     */
+    static void theSessionCookieIsHttpOnlyAndSameSiteLax(E2eDeployment app) {
+        E2eHttp.Response visit = app.anonymous.get("/console/");
+        String session = visit.headers().allValues("Set-Cookie").stream().filter(c -> c.toUpperCase().startsWith("JSESSIONID="))
+                .findFirst().orElseThrow(() -> new AssertionError("no session cookie begun by " + visit));
+        List<String> attributes = java.util.Arrays.stream(session.split(";")).map(String::strip).toList();
+        assertThat(attributes).as("Set-Cookie: %s", session).anyMatch(a -> a.equalsIgnoreCase("HttpOnly"));
+        assertThat(attributes.stream().filter(a -> a.regionMatches(true, 0, "SameSite=", 0, 9)))
+                .as("Set-Cookie: %s", session).singleElement().satisfies(a -> assertThat(a).isEqualToIgnoringCase("SameSite=Lax"));
+    }
+
     static int wrongPasswordsAreRefused(E2eDeployment app) {
         for (E2eHttp wrong : List.of(app.anonymous.as(E2eUsers.ADMIN, "not-the-password"), app.anonymous.as("nobody", "x"))) {
             E2eHttp.Response answer = wrong.get("/api/queues");

@@ -77,6 +77,7 @@ class PortabilityIT {
             AuthChecks.submittersAreRefusedOnlyWhereAdminIsNeeded(app, AuthChecks.FEW);
             AuthChecks.adminsMayCallEveryRoute(app, AuthChecks.FEW);
             AuthChecks.bearerTokensAreCheckedAsTheProviderIssuedThem(app, keycloak, AuthChecks.FEW);
+            AuthChecks.theSessionCookieIsHttpOnlyAndSameSiteLax(app);
             // Read after the later checks' requests, by when a refusal's own log entry is written.
             assertThat(ServerLog.errorsSince(app.server, beforeRefusals))
                     .as("errors %s logged while answering 401 and 403 (%s)", kind, app.server.logFile()).isEmpty();

@@ -61,6 +61,9 @@ public class EchoMqAuthentication implements HttpAuthenticationMechanism {
     public static final String LOGIN_PAGE = "/console/login.html";
     public static final String LOGIN_FORM = "/console/login";
     static final String CONSOLE = "/console/";
+    /** The header, and its value, by which the console marks its own API calls. */
+    static final String REQUESTED_WITH = "X-Requested-With";
+    static final String CONSOLE_CALL = "echomq-console";
 
     @Inject
     IdentityStoreHandler identityStores;
@@ -106,7 +109,7 @@ public class EchoMqAuthentication implements HttpAuthenticationMechanism {
             return provider.configured() ? signInAtProvider(request, response)
                     : Answers.seeOther(request, response, request.getContextPath() + LOGIN_PAGE);
         }
-        return Answers.unauthorized(request, response, challenges());
+        return Answers.unauthorized(request, response, challenges(request));
     }
 
     private AuthenticationStatus bearer(String token, HttpServletRequest request, HttpServletResponse response,
@@ -136,7 +139,7 @@ public class EchoMqAuthentication implements HttpAuthenticationMechanism {
             return context.notifyContainerAboutLogin(result);
         }
         throttle.failed(credential.getCaller(), request.getRemoteAddr());
-        return Answers.unauthorized(request, response, challenges());
+        return Answers.unauthorized(request, response, challenges(request));
     }
 
     /**
@@ -168,7 +171,7 @@ public class EchoMqAuthentication implements HttpAuthenticationMechanism {
         try {
             return Answers.seeOther(request, response, oidc.start(request));
         } catch (InvalidTokenException e) {
-            return Answers.unauthorized(request, response, challenges());
+            return Answers.unauthorized(request, response, challenges(request));
         }
     }
 
@@ -189,13 +192,29 @@ public class EchoMqAuthentication implements HttpAuthenticationMechanism {
         }
     }
 
-    private List<String> challenges() {
+    /**
+     * One challenge per way in. A page's script (the console's own calls, or any fetch a
+     * browser marks {@code Sec-Fetch-Dest: empty}) is not offered Basic: a browser answers a
+     * Basic challenge to a script with its own password dialog, which would hide the console's
+     * login page from someone whose session just ended. It gets the console's session scheme
+     * instead, which no browser prompts for.
+     */
+    private List<String> challenges(HttpServletRequest request) {
         List<String> challenges = new ArrayList<>();
-        challenges.add("Basic realm=\"" + REALM + "\"");
+        challenges.add(fromAPagesScript(request) ? "Session realm=\"" + REALM + "\"" : "Basic realm=\"" + REALM + "\"");
         if (provider.configured()) {
             challenges.add("Bearer realm=\"" + REALM + "\"");
         }
         return challenges;
+    }
+
+    /**
+     * Whether a page's script sent the request: the console marks its calls (a browser sends
+     * the {@code Sec-Fetch-*} headers only to secure or loopback origins, so they cannot be the
+     * only sign).
+     */
+    static boolean fromAPagesScript(HttpServletRequest request) {
+        return CONSOLE_CALL.equals(request.getHeader(REQUESTED_WITH)) || "empty".equals(request.getHeader("Sec-Fetch-Dest"));
     }
 
     private static boolean hasScheme(String authorization, String scheme) {

@@ -608,6 +608,24 @@ class ConsoleIT {
         }
     }
 
+    @Test
+    @Order(10)
+    void aSessionThatEndsWhileTheConsoleIsOpenLeadsToTheLoginPageNotToTheBrowsersPasswordDialog() {
+        open("/queues/" + IDLE);
+        Object anonymousFetch = ((JavascriptExecutor) browser).executeAsyncScript("const done = arguments[arguments.length - 1];"
+                + "fetch('../api/queues', {credentials: 'omit'})"
+                + ".then(r => done(r.status + ' ' + r.headers.get('WWW-Authenticate')), e => done(String(e)));");
+        assertThat(anonymousFetch).as("a page's script is offered no Basic challenge").asString()
+                .startsWith("401 ").doesNotContainIgnoringCase("basic");
+
+        browser.manage().deleteCookieNamed("JSESSIONID");
+        browser.get(console + "#/workers");
+        waitUntil(d -> d.getCurrentUrl().contains("/console/login.html"));
+
+        signInOnTheLoginPage(ADMIN, ADMIN_PASSWORD);
+        assertThat(waitFor(By.cssSelector("[data-testid=session-user]")).getText()).isEqualTo(ADMIN);
+    }
+
     /** Last: it locks the submitter out for the window. */
     @Test
     @Order(11)
