@@ -4,10 +4,12 @@ import io.echomq.api.Job;
 import io.echomq.api.JobRequest;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.NewJob;
+import io.echomq.queue.OutboxDoor;
 import io.echomq.queue.Submissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 /**
  * The API's {@link JobRequest} as the engine's {@link NewJob}, checked by the engine's own rules
@@ -51,12 +53,24 @@ public final class JobRequests {
      * @throws IllegalArgumentException whose message starts with the field at fault
      */
     public static NewJob checked(Submissions submissions, JobRequest request) {
+        return checked(request, submissions::check);
+    }
+
+    /**
+     * As {@link #checked(Submissions, JobRequest)}, by the outbox's key rule: for a request the
+     * engine keyed itself (a follow-up, {@link #followUp}).
+     */
+    public static NewJob checked(OutboxDoor door, JobRequest request) {
+        return checked(request, door::check);
+    }
+
+    private static NewJob checked(JobRequest request, BiConsumer<String, NewJob> check) {
         if (request == null) {
             throw new IllegalArgumentException("request: is required");
         }
         NewJob job = toNewJob(request);
         try {
-            submissions.check(request.queue(), job);
+            check.accept(request.queue(), job);
         } catch (InvalidRequestException e) {
             throw inApiTerms(e, "");
         }

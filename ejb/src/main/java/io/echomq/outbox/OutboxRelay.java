@@ -1,6 +1,7 @@
 package io.echomq.outbox;
 
 import io.echomq.queue.NewJob;
+import io.echomq.queue.OutboxDoor;
 import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.Submissions;
 import io.echomq.queue.outbox.OutboxAdmin;
@@ -80,7 +81,7 @@ public final class OutboxRelay implements AutoCloseable {
     static final int BATCH = 100;
     /** Batches per sweep when a backlog is waiting, so one sweep does not hold the thread for long. */
     private static final int MAX_BATCHES_PER_SWEEP = 50;
-    /** Prefix of the idempotency key of a row whose request carried none. */
+    /** Prefix of the idempotency key of a row whose request carried none; reserved, so no submitter can take it. */
     public static final String RELAY_KEY_PREFIX = "outbox:";
     private static final int MAX_ERROR_CHARS = 2_000;
 
@@ -108,7 +109,7 @@ public final class OutboxRelay implements AutoCloseable {
 
     private final String name;
     private final DataSource dataSource;
-    private final Submissions submissions;
+    private final OutboxDoor submissions;
     private final OutboxAdmin admin;
     private final Duration pollInterval;
     private final RetryPolicy retryPolicy;
@@ -159,7 +160,8 @@ public final class OutboxRelay implements AutoCloseable {
             RetryPolicy retryPolicy) {
         this.name = name;
         this.dataSource = dataSource;
-        this.submissions = submissions;
+        // Rows carry the keys the engine minted (follow-ups, outbox:<relay key>), which only the outbox's door admits.
+        this.submissions = submissions.outboxDoor();
         this.admin = admin;
         this.pollInterval = pollInterval;
         this.retryPolicy = retryPolicy;

@@ -100,7 +100,7 @@ public final class OutboundEnqueuer {
             throw new IllegalArgumentException("job: is required (the job the bean is handling)");
         }
         JobRequest keyed = JobRequests.followUp(job, step, request);
-        JobRequests.checked(submissions, keyed);
+        JobRequests.checked(submissions.outboxDoor(), keyed);
         if (!inTransaction()) {
             throw new JobQueueException("not enqueued: a follow-up is written in the transaction of the delivery of job " + job.id()
                     + ", so it exists only if that job's effect commits, and there is no active transaction; nothing was written");
