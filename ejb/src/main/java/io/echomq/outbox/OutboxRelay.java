@@ -86,7 +86,8 @@ public final class OutboxRelay implements AutoCloseable {
     private static final int MAX_ERROR_CHARS = 2_000;
 
     /** Relayable rows after a cursor, oldest first: not dead, not put off. */
-    private static final String SELECT = "SELECT id, relay_key, queue, payload, lane, idempotency_key, max_attempts, delay_ms, priority, refusals "
+    private static final String SELECT = "SELECT id, relay_key, queue, payload, lane, idempotency_key, max_attempts, delay_ms, priority, refusals, "
+            + "flow, creation_context "
             + "FROM echomq.outbox WHERE id > ? AND dead_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= clock_timestamp()) "
             + "ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED";
     private static final String DELETE = "DELETE FROM echomq.outbox WHERE id = ANY(?)";
@@ -274,8 +275,9 @@ public final class OutboxRelay implements AutoCloseable {
     private record Batch(int taken, int relayed, int failed, boolean valkeyUnavailable, long lastId) {
     }
 
+    /** One row; {@code flow} holds the children when the row is a flow's root (V11), else null. */
     private record Row(long id, String relayKey, String queue, String payload, String lane, String idempotencyKey,
-                       Integer maxAttempts, long delayMs, int priority, int refusals) {
+                       Integer maxAttempts, long delayMs, int priority, int refusals, String flow, String creationContext) {
 
         NewJob job() {
             NewJob job = NewJob.of(payload).withIdempotencyKey(idempotencyKey != null ? idempotencyKey : RELAY_KEY_PREFIX + relayKey)
@@ -307,7 +309,7 @@ public final class OutboxRelay implements AutoCloseable {
                     continue;
                 }
                 try {
-                    submissions.enqueue(row.queue(), row.job());
+                    send(row);
                     sent.add(row.id());
                     haltIfAsked();
                 } catch (QueueUnavailableException e) {
@@ -331,6 +333,18 @@ public final class OutboxRelay implements AutoCloseable {
             long lastId = rows.isEmpty() ? after : rows.get(rows.size() - 1).id();
             return new Batch(rows.size(), sent.size(), notSent.size() + refused.size(), unavailable, lastId);
         });
+    }
+
+    /**
+     * Sends one row under its key: a plain job, or a whole flow (its root under the row's key, so
+     * a row sent again answers the first flow and makes only the children still missing).
+     */
+    private void send(Row row) {
+        if (row.flow() == null) {
+            submissions.enqueue(row.queue(), row.job(), row.creationContext());
+        } else {
+            submissions.submitFlow(OutboxFlows.decode(row.queue(), row.job(), row.flow()), row.creationContext());
+        }
     }
 
     private void logRefusal(Row row, String error) {
@@ -385,7 +399,7 @@ public final class OutboxRelay implements AutoCloseable {
                     int maxAttempts = rs.getInt(7);
                     Integer attempts = rs.wasNull() ? null : maxAttempts;
                     rows.add(new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
-                            rs.getString(6), attempts, rs.getLong(8), rs.getInt(9), rs.getInt(10)));
+                            rs.getString(6), attempts, rs.getLong(8), rs.getInt(9), rs.getInt(10), rs.getString(11), rs.getString(12)));
                 }
             }
         }

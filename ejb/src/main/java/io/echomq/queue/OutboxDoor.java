@@ -1,5 +1,7 @@
 package io.echomq.queue;
 
+import io.echomq.tracing.JobTelemetry;
+
 /**
  * The engine's outbox's way into the queue: the checks and submissions of {@link Submissions} and
  * {@link Flows}, admitting besides a submitter's keys the two prefixes the engine keys the jobs it
@@ -12,10 +14,12 @@ public final class OutboxDoor {
 
     private final Submissions submissions;
     private final Flows flows;
+    private final JobTelemetry telemetry;
 
-    OutboxDoor(Submissions submissions, Flows flows) {
+    OutboxDoor(Submissions submissions, Flows flows, JobTelemetry telemetry) {
         this.submissions = submissions;
         this.flows = flows;
+        this.telemetry = telemetry;
     }
 
     /** {@link Submissions#enqueue}, under the outbox's key rule. */
@@ -23,14 +27,23 @@ public final class OutboxDoor {
         return submissions.enqueue(queue, job);
     }
 
+    /**
+     * {@link #enqueue}, in the trace whose context was stored with the job when it was written
+     * ({@link JobTelemetry#storing}; null or {@code ""} for none): its {@code send} span, and so
+     * the job's own creation context, continue the writer's trace.
+     */
+    public Enqueued enqueue(String queue, NewJob job, String creationContext) {
+        return telemetry.resuming(creationContext, () -> submissions.enqueue(queue, job));
+    }
+
     /** {@link Submissions#check}, under the outbox's key rule. */
     public void check(String queue, NewJob job) {
         submissions.check(queue, job);
     }
 
-    /** {@link Flows#submit}, the root under the outbox's key rule. */
-    public FlowSubmitted submitFlow(NewFlow flow) {
-        return flows.submit(flow);
+    /** {@link Flows#submit}, the root under the outbox's key rule, in the trace of {@code creationContext} as {@link #enqueue(String, NewJob, String)}. */
+    public FlowSubmitted submitFlow(NewFlow flow, String creationContext) {
+        return telemetry.resuming(creationContext, () -> flows.submit(flow));
     }
 
     /** {@link Flows#check}, the root under the outbox's key rule. */

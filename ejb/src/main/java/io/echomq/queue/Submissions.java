@@ -33,7 +33,7 @@ public final class Submissions {
         this.settings = settings;
         this.telemetry = telemetry;
         this.keyRule = RequestChecks::idempotencyKey;
-        this.outboxDoor = new OutboxDoor(new Submissions(this), flows.outboxDoor());
+        this.outboxDoor = new OutboxDoor(new Submissions(this), flows.outboxDoor(), telemetry);
     }
 
     /** The same submissions under the outbox's key rule: only {@link OutboxDoor} holds one. */
