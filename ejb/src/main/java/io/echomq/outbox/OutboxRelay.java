@@ -32,7 +32,11 @@ import javax.sql.DataSource;
  * <p>A sweep takes up to {@value #BATCH} rows, oldest first, with {@code FOR UPDATE SKIP LOCKED} in
  * a local transaction of its own (on the relay's thread there is no JTA transaction, so the data
  * source gives an unenlisted connection), enqueues each with an idempotency key (the request's
- * own, else {@code outbox:<relay_key>}), deletes the rows sent and commits. A relay that dies
+ * own, else {@code outbox:<relay_key>}) through the outbox's door ({@link OutboxDoor}, which
+ * alone admits those reserved keys), deletes the rows sent and commits. A row whose {@code flow}
+ * column is set (V11) is a flow's root: the whole flow is submitted under the row's key, so a
+ * resend answers the first parent and makes only the children still missing. A row that stored a
+ * creation context is sent in that trace. A relay that dies
  * between an enqueue and its commit leaves the row for the next sweep, here or on another node,
  * whose enqueue Valkey answers with the first job (the key, while Valkey holds that job; past
  * retention the effect store's idempotency key, V4, still applies the effect once). Two relays
@@ -110,7 +114,7 @@ public final class OutboxRelay implements AutoCloseable {
 
     private final String name;
     private final DataSource dataSource;
-    private final OutboxDoor submissions;
+    private final OutboxDoor door;
     private final OutboxAdmin admin;
     private final Duration pollInterval;
     private final RetryPolicy retryPolicy;
@@ -162,7 +166,7 @@ public final class OutboxRelay implements AutoCloseable {
         this.name = name;
         this.dataSource = dataSource;
         // Rows carry the keys the engine minted (follow-ups, outbox:<relay key>), which only the outbox's door admits.
-        this.submissions = submissions.outboxDoor();
+        this.door = submissions.outboxDoor();
         this.admin = admin;
         this.pollInterval = pollInterval;
         this.retryPolicy = retryPolicy;
@@ -341,9 +345,9 @@ public final class OutboxRelay implements AutoCloseable {
      */
     private void send(Row row) {
         if (row.flow() == null) {
-            submissions.enqueue(row.queue(), row.job(), row.creationContext());
+            door.enqueue(row.queue(), row.job(), row.creationContext());
         } else {
-            submissions.submitFlow(OutboxFlows.decode(row.queue(), row.job(), row.flow()), row.creationContext());
+            door.submitFlow(OutboxFlows.decode(row.queue(), row.job(), row.flow()), row.creationContext());
         }
     }
 
