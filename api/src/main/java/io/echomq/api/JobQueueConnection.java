@@ -31,6 +31,19 @@ public interface JobQueueConnection extends AutoCloseable {
     List<Submission> enqueueBatch(List<JobRequest> requests);
 
     /**
+     * Submits a flow: a parent job and the children it waits for ({@link FlowRequest}). Inside an
+     * active JTA transaction the whole flow is one outbox row, written in that transaction and
+     * submitted by the relay after it commits, under the root's idempotency key or, without one,
+     * the row's own: a rollback leaves no job, a commit makes exactly one parent with its children,
+     * however often the relay sends the row. Outside a transaction it is submitted at once.
+     *
+     * @return the root's submission ({@code jobId} null while it waits in the outbox)
+     * @throws IllegalArgumentException a node is invalid; the message starts with the field, e.g. {@code children[2].payload}
+     * @throws JobQueueException        the flow could not be written or submitted, or the outcome is unknown
+     */
+    Submission submitFlow(FlowRequest flow);
+
+    /**
      * Enqueues {@code request} as the follow-up named {@code step} of {@code job}, the job this
      * message-driven bean is handling: written to the outbox in the delivery's transaction, so
      * it exists only if the job's effect commits, under the key {@link Job#followUpKey(String)}

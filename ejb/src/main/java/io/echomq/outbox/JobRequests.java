@@ -1,13 +1,18 @@
 package io.echomq.outbox;
 
+import io.echomq.api.FlowRequest;
 import io.echomq.api.Job;
 import io.echomq.api.JobRequest;
+import io.echomq.queue.Flows;
 import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.NewFlow;
 import io.echomq.queue.NewJob;
+import io.echomq.queue.OutboxDoor;
 import io.echomq.queue.Submissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 /**
  * The API's {@link JobRequest} as the engine's {@link NewJob}, checked by the engine's own rules
@@ -51,12 +56,24 @@ public final class JobRequests {
      * @throws IllegalArgumentException whose message starts with the field at fault
      */
     public static NewJob checked(Submissions submissions, JobRequest request) {
+        return checked(request, submissions::check);
+    }
+
+    /**
+     * As {@link #checked(Submissions, JobRequest)}, by the outbox's key rule: for a request the
+     * engine keyed itself (a follow-up, {@link #followUp}).
+     */
+    public static NewJob checked(OutboxDoor door, JobRequest request) {
+        return checked(request, door::check);
+    }
+
+    private static NewJob checked(JobRequest request, BiConsumer<String, NewJob> check) {
         if (request == null) {
             throw new IllegalArgumentException("request: is required");
         }
         NewJob job = toNewJob(request);
         try {
-            submissions.check(request.queue(), job);
+            check.accept(request.queue(), job);
         } catch (InvalidRequestException e) {
             throw inApiTerms(e, "");
         }
@@ -91,6 +108,26 @@ public final class JobRequests {
     }
 
     /**
+     * Checks a flow in full, every node by the rules of its queue, exactly as {@link Flows#submit}
+     * would, before anything is written.
+     *
+     * @return the engine's form of the flow, its root keyed as the request says
+     * @throws IllegalArgumentException whose message starts with the field at fault, e.g. {@code children[2].payload}
+     */
+    public static NewFlow checkedFlow(Flows flows, FlowRequest flow) {
+        if (flow == null) {
+            throw new IllegalArgumentException("flow: is required");
+        }
+        NewFlow checked = OutboxFlows.toNewFlow(flow);
+        try {
+            flows.check(checked);
+        } catch (InvalidRequestException e) {
+            throw inApiTerms(e, "");
+        }
+        return checked;
+    }
+
+    /**
      * {@code request} as the follow-up named {@code step} of {@code job}: the same request under
      * the key {@link Job#followUpKey(String)}. The one place both the engine's handlers and the
      * adapter's message-driven beans turn a follow-up into an outbox request, so both key it alike.
@@ -110,7 +147,7 @@ public final class JobRequests {
     }
 
     private static IllegalArgumentException inApiTerms(InvalidRequestException e, String at) {
-        String field = "delay".equals(e.field()) ? "delayMs" : e.field();
+        String field = "delay".equals(e.field()) || e.field().endsWith(".delay") ? e.field() + "Ms" : e.field();
         String reason = e.getMessage().substring(e.field().length() + 2);
         return new InvalidRequestException(at + field, reason);
     }

@@ -46,7 +46,8 @@ public final class Outbox {
             throw new IllegalStateException("follow-up jobs need the engine's outbox relay, and this engine was assembled without one "
                     + "(EngineAssembly with an Outbox); nothing was written");
         }
-        JobRequests.checked(submissions, request);
+        // The request is a follow-up (JobRequests.followUp keyed it), so its key is one only the outbox's door admits.
+        JobRequests.checked(submissions.outboxDoor(), request);
         OutboxWriter.checkStorable(List.of(request), false);
         try {
             OutboxWriter.insert(transaction, List.of(request));

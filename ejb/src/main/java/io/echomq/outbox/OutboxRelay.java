@@ -1,6 +1,7 @@
 package io.echomq.outbox;
 
 import io.echomq.queue.NewJob;
+import io.echomq.queue.OutboxDoor;
 import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.Submissions;
 import io.echomq.queue.outbox.OutboxAdmin;
@@ -31,7 +32,11 @@ import javax.sql.DataSource;
  * <p>A sweep takes up to {@value #BATCH} rows, oldest first, with {@code FOR UPDATE SKIP LOCKED} in
  * a local transaction of its own (on the relay's thread there is no JTA transaction, so the data
  * source gives an unenlisted connection), enqueues each with an idempotency key (the request's
- * own, else {@code outbox:<relay_key>}), deletes the rows sent and commits. A relay that dies
+ * own, else {@code outbox:<relay_key>}) through the outbox's door ({@link OutboxDoor}, which
+ * alone admits those reserved keys), deletes the rows sent and commits. A row whose {@code flow}
+ * column is set (V11) is a flow's root: the whole flow is submitted under the row's key, so a
+ * resend answers the first parent and makes only the children still missing. A row that stored a
+ * creation context is sent in that trace. A relay that dies
  * between an enqueue and its commit leaves the row for the next sweep, here or on another node,
  * whose enqueue Valkey answers with the first job (the key, while Valkey holds that job; past
  * retention the effect store's idempotency key, V4, still applies the effect once). Two relays
@@ -80,12 +85,13 @@ public final class OutboxRelay implements AutoCloseable {
     static final int BATCH = 100;
     /** Batches per sweep when a backlog is waiting, so one sweep does not hold the thread for long. */
     private static final int MAX_BATCHES_PER_SWEEP = 50;
-    /** Prefix of the idempotency key of a row whose request carried none. */
+    /** Prefix of the idempotency key of a row whose request carried none; reserved, so no submitter can take it. */
     public static final String RELAY_KEY_PREFIX = "outbox:";
     private static final int MAX_ERROR_CHARS = 2_000;
 
     /** Relayable rows after a cursor, oldest first: not dead, not put off. */
-    private static final String SELECT = "SELECT id, relay_key, queue, payload, lane, idempotency_key, max_attempts, delay_ms, priority, refusals "
+    private static final String SELECT = "SELECT id, relay_key, queue, payload, lane, idempotency_key, max_attempts, delay_ms, priority, refusals, "
+            + "flow, creation_context "
             + "FROM echomq.outbox WHERE id > ? AND dead_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= clock_timestamp()) "
             + "ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED";
     private static final String DELETE = "DELETE FROM echomq.outbox WHERE id = ANY(?)";
@@ -108,7 +114,7 @@ public final class OutboxRelay implements AutoCloseable {
 
     private final String name;
     private final DataSource dataSource;
-    private final Submissions submissions;
+    private final OutboxDoor door;
     private final OutboxAdmin admin;
     private final Duration pollInterval;
     private final RetryPolicy retryPolicy;
@@ -159,7 +165,8 @@ public final class OutboxRelay implements AutoCloseable {
             RetryPolicy retryPolicy) {
         this.name = name;
         this.dataSource = dataSource;
-        this.submissions = submissions;
+        // Rows carry the keys the engine minted (follow-ups, outbox:<relay key>), which only the outbox's door admits.
+        this.door = submissions.outboxDoor();
         this.admin = admin;
         this.pollInterval = pollInterval;
         this.retryPolicy = retryPolicy;
@@ -272,8 +279,9 @@ public final class OutboxRelay implements AutoCloseable {
     private record Batch(int taken, int relayed, int failed, boolean valkeyUnavailable, long lastId) {
     }
 
+    /** One row; {@code flow} holds the children when the row is a flow's root (V11), else null. */
     private record Row(long id, String relayKey, String queue, String payload, String lane, String idempotencyKey,
-                       Integer maxAttempts, long delayMs, int priority, int refusals) {
+                       Integer maxAttempts, long delayMs, int priority, int refusals, String flow, String creationContext) {
 
         NewJob job() {
             NewJob job = NewJob.of(payload).withIdempotencyKey(idempotencyKey != null ? idempotencyKey : RELAY_KEY_PREFIX + relayKey)
@@ -305,7 +313,7 @@ public final class OutboxRelay implements AutoCloseable {
                     continue;
                 }
                 try {
-                    submissions.enqueue(row.queue(), row.job());
+                    send(row);
                     sent.add(row.id());
                     haltIfAsked();
                 } catch (QueueUnavailableException e) {
@@ -329,6 +337,18 @@ public final class OutboxRelay implements AutoCloseable {
             long lastId = rows.isEmpty() ? after : rows.get(rows.size() - 1).id();
             return new Batch(rows.size(), sent.size(), notSent.size() + refused.size(), unavailable, lastId);
         });
+    }
+
+    /**
+     * Sends one row under its key: a plain job, or a whole flow (its root under the row's key, so
+     * a row sent again answers the first flow and makes only the children still missing).
+     */
+    private void send(Row row) {
+        if (row.flow() == null) {
+            door.enqueue(row.queue(), row.job(), row.creationContext());
+        } else {
+            door.submitFlow(OutboxFlows.decode(row.queue(), row.job(), row.flow()), row.creationContext());
+        }
     }
 
     private void logRefusal(Row row, String error) {
@@ -383,7 +403,7 @@ public final class OutboxRelay implements AutoCloseable {
                     int maxAttempts = rs.getInt(7);
                     Integer attempts = rs.wasNull() ? null : maxAttempts;
                     rows.add(new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
-                            rs.getString(6), attempts, rs.getLong(8), rs.getInt(9), rs.getInt(10)));
+                            rs.getString(6), attempts, rs.getLong(8), rs.getInt(9), rs.getInt(10), rs.getString(11), rs.getString(12)));
                 }
             }
         }

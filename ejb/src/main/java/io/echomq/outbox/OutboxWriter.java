@@ -1,5 +1,6 @@
 package io.echomq.outbox;
 
+import io.echomq.api.FlowRequest;
 import io.echomq.api.JobRequest;
 import java.sql.Array;
 import java.sql.Connection;
@@ -20,9 +21,9 @@ import javax.sql.DataSource;
 public final class OutboxWriter {
 
     /** One statement for the whole batch: the rows are written together or not at all. */
-    private static final String INSERT = "INSERT INTO echomq.outbox (queue, payload, lane, idempotency_key, max_attempts, delay_ms, priority) "
-            + "SELECT q, p, l, k, m, d, r FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int4[], ?::int8[], ?::int2[]) "
-            + "AS r(q, p, l, k, m, d, r) RETURNING id";
+    private static final String INSERT = "INSERT INTO echomq.outbox (queue, payload, lane, idempotency_key, max_attempts, delay_ms, priority, "
+            + "flow, creation_context) SELECT q, p, l, k, m, d, r, f, ? FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int4[], "
+            + "?::int8[], ?::int2[], ?::text[]) AS r(q, p, l, k, m, d, r, f) RETURNING id";
 
     private OutboxWriter() {
     }
@@ -33,8 +34,20 @@ public final class OutboxWriter {
      * @return the rows' ids, in the order of the requests
      */
     public static List<Long> insert(DataSource dataSource, List<JobRequest> requests) throws SQLException {
+        return insert(dataSource, requests, null, "");
+    }
+
+    /**
+     * As {@link #insert(DataSource, List)}, with a flow's children and a creation context.
+     *
+     * @param flows            per request, the children of the flow it is the root of
+     *                         ({@link OutboxFlows#encodeChildren}) or null for a plain job; null for all plain
+     * @param creationContext  the trace context of the span that writes the rows, stored with each ({@code ""}: none)
+     */
+    public static List<Long> insert(DataSource dataSource, List<JobRequest> requests, List<String> flows, String creationContext)
+            throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
-            return insert(connection, requests);
+            return insert(connection, requests, flows, creationContext);
         }
     }
 
@@ -43,7 +56,14 @@ public final class OutboxWriter {
      * transaction's), in whatever transaction it is in; the connection stays open.
      */
     public static List<Long> insert(Connection connection, List<JobRequest> requests) throws SQLException {
+        return insert(connection, requests, null, "");
+    }
+
+    /** As {@link #insert(DataSource, List, List, String)}, on a connection the caller holds. */
+    public static List<Long> insert(Connection connection, List<JobRequest> requests, List<String> flows, String creationContext)
+            throws SQLException {
         int n = requests.size();
+        String[] flowColumn = flows == null ? new String[n] : flows.toArray(String[]::new);
         String[] queues = new String[n];
         String[] payloads = new String[n];
         String[] lanes = new String[n];
@@ -62,12 +82,13 @@ public final class OutboxWriter {
             priorities[i] = (short) request.priority();
         }
         try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+            insert.setString(1, creationContext == null || creationContext.isEmpty() ? null : creationContext);
             List<Array> arrays = List.of(connection.createArrayOf("text", queues), connection.createArrayOf("text", payloads),
                     connection.createArrayOf("text", lanes), connection.createArrayOf("text", keys),
                     connection.createArrayOf("int4", maxAttempts), connection.createArrayOf("int8", delays),
-                    connection.createArrayOf("int2", priorities));
+                    connection.createArrayOf("int2", priorities), connection.createArrayOf("text", flowColumn));
             for (int i = 0; i < arrays.size(); i++) {
-                insert.setArray(i + 1, arrays.get(i));
+                insert.setArray(i + 2, arrays.get(i));
             }
             List<Long> ids = new ArrayList<>(n);
             try (ResultSet rows = insert.executeQuery()) {
@@ -84,17 +105,32 @@ public final class OutboxWriter {
         }
     }
 
+    /** As {@link #checkStorable(List, boolean)}, for every job of a flow ({@code children[1].payload}, …). */
+    public static void checkStorable(FlowRequest flow) {
+        checkStorable(flow, "");
+    }
+
+    private static void checkStorable(FlowRequest node, String at) {
+        checkPayload(node.job(), at);
+        for (int i = 0; i < node.children().size(); i++) {
+            checkStorable(node.children().get(i), at + "children[" + i + "].");
+        }
+    }
+
     /**
      * PostgreSQL text cannot hold U+0000, which Valkey and the direct path accept: refused before
      * anything is written, like every other check.
      */
     public static void checkStorable(List<JobRequest> requests, boolean batch) {
         for (int i = 0; i < requests.size(); i++) {
-            if (requests.get(i).payload().indexOf('\u0000') >= 0) {
-                String at = batch ? "requests[" + i + "]." : "";
-                throw new IllegalArgumentException(at + "payload: must not contain the character U+0000 when enqueued inside a "
-                        + "transaction (the outbox is a PostgreSQL text column)");
-            }
+            checkPayload(requests.get(i), batch ? "requests[" + i + "]." : "");
+        }
+    }
+
+    private static void checkPayload(JobRequest request, String at) {
+        if (request.payload().indexOf('\u0000') >= 0) {
+            throw new IllegalArgumentException(at + "payload: must not contain the character U+0000 when written inside a "
+                    + "transaction (the outbox is a PostgreSQL text column)");
         }
     }
 }

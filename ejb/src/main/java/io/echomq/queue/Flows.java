@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
@@ -47,12 +48,24 @@ public final class Flows {
     private final ScriptRunner scripts;
     private final QueueSettings settings;
     private final QueueAdmin admin;
+    /** The rule of the root's idempotency key: a submitter's, or the outbox's ({@link OutboxDoor}). */
+    private final UnaryOperator<String> rootKeyRule;
 
     Flows(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings, QueueAdmin admin) {
+        this(redis, scripts, settings, admin, RequestChecks::idempotencyKey);
+    }
+
+    private Flows(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings, QueueAdmin admin, UnaryOperator<String> rootKeyRule) {
         this.redis = redis;
         this.scripts = scripts;
         this.settings = settings;
         this.admin = admin;
+        this.rootKeyRule = rootKeyRule;
+    }
+
+    /** These flows with a root keyed as the outbox keys the rows it relays: for {@link OutboxDoor} only. */
+    Flows outboxDoor() {
+        return new Flows(redis, scripts, settings, admin, RequestChecks::outboxIdempotencyKey);
     }
 
     /**
@@ -63,6 +76,34 @@ public final class Flows {
      * still missing. Without one a lost reply is a {@link QueueOutcomeUnknownException}.
      */
     public FlowSubmitted submit(NewFlow flow) {
+        Checked checked = checked(flow);
+        NewJob root = flow.job();
+        FlowSubmitted submitted = add(checked.queue(), payload(root, ""), maxAttempts(root, ""), lane(root, ""), priority(root, ""),
+                checked.key(), "", "", checked.children());
+        if (submitted.state() == JobState.WAITING_CHILDREN) {
+            makeMissingChildren(submitted.queue(), submitted.id(), submitted.createdMs());
+        }
+        return submitted;
+    }
+
+    /**
+     * Checks a flow exactly as {@link #submit} would (fields named as there), and sends nothing:
+     * for callers that store a flow first and submit it later (the resource adapter's outbox).
+     *
+     * @throws InvalidRequestException naming the field at fault
+     */
+    public void check(NewFlow flow) {
+        NewJob root = checked(flow).root();
+        payload(root, "");
+        maxAttempts(root, "");
+        lane(root, "");
+        priority(root, "");
+    }
+
+    private record Checked(NewJob root, String queue, String key, List<String> children) {
+    }
+
+    private Checked checked(NewFlow flow) {
         if (flow == null) {
             throw new InvalidRequestException("flow", "is required");
         }
@@ -75,13 +116,8 @@ public final class Flows {
             throw new InvalidRequestException("job", "is required");
         }
         refuseTiming(root, "");
-        String key = root.idempotencyKey().map(RequestChecks::idempotencyKey).orElse("");
-        FlowSubmitted submitted = add(RequestChecks.queueName(flow.queue()), payload(root, ""), maxAttempts(root, ""),
-                lane(root, ""), priority(root, ""), key, "", "", children);
-        if (submitted.state() == JobState.WAITING_CHILDREN) {
-            makeMissingChildren(submitted.queue(), submitted.id(), submitted.createdMs());
-        }
-        return submitted;
+        String key = root.idempotencyKey().map(rootKeyRule).orElse("");
+        return new Checked(root, RequestChecks.queueName(flow.queue()), key, children);
     }
 
     /**

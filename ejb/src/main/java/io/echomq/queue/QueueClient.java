@@ -35,9 +35,9 @@ public final class QueueClient {
         ScriptRunner scripts = new ScriptRunner(redis, replicaWait);
         this.settings = settings;
         this.telemetry = telemetry;
-        this.submissions = new Submissions(scripts, settings, telemetry);
         this.admin = new QueueAdmin(scripts, settings.maxDelay());
         this.flows = new Flows(redis, scripts, settings, admin);
+        this.submissions = new Submissions(scripts, settings, telemetry, flows);
         this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention(), flows);
         this.reads = new QueueReads(redis, scripts);
         this.schedules = new ScheduleClient(redis, scripts, settings, telemetry);

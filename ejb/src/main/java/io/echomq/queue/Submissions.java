@@ -9,21 +9,53 @@ import io.echomq.tracing.JobTelemetry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * The producer's part of the queue: submitting jobs, and checking a submission without sending
  * it. Thread-safe; obtained from {@link QueueClient#submissions()}.
+ *
+ * <p>A submitter's idempotency key may not start with a prefix the engine keys its own jobs with
+ * ({@code schedule:}, {@code flow:}, {@code followup:}, {@code outbox:}): taking one first would
+ * make the engine's job a duplicate of the submitter's. The engine's outbox sends follow-ups and
+ * key-less rows under its two prefixes through {@link #outboxDoor()}, which no submitter is given.
  */
 public final class Submissions {
 
     private final ScriptRunner scripts;
     private final QueueSettings settings;
     private final JobTelemetry telemetry;
+    private final UnaryOperator<String> keyRule;
+    private final OutboxDoor outboxDoor;
 
-    Submissions(ScriptRunner scripts, QueueSettings settings, JobTelemetry telemetry) {
+    Submissions(ScriptRunner scripts, QueueSettings settings, JobTelemetry telemetry, Flows flows) {
         this.scripts = scripts;
         this.settings = settings;
         this.telemetry = telemetry;
+        this.keyRule = RequestChecks::idempotencyKey;
+        this.outboxDoor = new OutboxDoor(new Submissions(this), flows.outboxDoor(), telemetry);
+    }
+
+    /** The same submissions under the outbox's key rule: only {@link OutboxDoor} holds one. */
+    private Submissions(Submissions submitters) {
+        this.scripts = submitters.scripts;
+        this.settings = submitters.settings;
+        this.telemetry = submitters.telemetry;
+        this.keyRule = RequestChecks::outboxIdempotencyKey;
+        this.outboxDoor = null;
+    }
+
+    /**
+     * The engine's outbox's door: submissions that admit the keys the engine mints for the jobs
+     * it relays ({@code followup:<job>:<step>}, {@code outbox:<row>}). For the outbox's writers
+     * and relay only ({@link io.echomq.outbox}); the HTTP API and every submitter use these
+     * submissions, which refuse those keys.
+     */
+    public OutboxDoor outboxDoor() {
+        if (outboxDoor == null) {
+            throw new IllegalStateException("the outbox's door has no door of its own");
+        }
+        return outboxDoor;
     }
 
     /**
@@ -121,7 +153,7 @@ public final class Submissions {
             String runAt = job.runAt().map(time -> Long.toString(RequestChecks.runAt("runAt", time))).orElse("");
             int maxAttempts = (int) RequestChecks.range("maxAttempts",
                     job.maxAttempts().orElse(settings.defaultMaxAttempts()), 1, settings.maxAttemptsLimit());
-            String idempotencyKey = job.idempotencyKey().map(RequestChecks::idempotencyKey).orElse("");
+            String idempotencyKey = job.idempotencyKey().map(keyRule).orElse("");
             List<String> dedupe = List.of("", "0", "");
             if (job.dedupe().isPresent()) {
                 Dedupe d = job.dedupe().get();

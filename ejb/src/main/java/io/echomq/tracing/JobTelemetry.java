@@ -4,6 +4,7 @@ import io.echomq.queue.Enqueued;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The engine's one seam to traces and messaging metrics: the queue client's submissions and every
@@ -22,6 +23,24 @@ public interface JobTelemetry {
      * rethrown.
      */
     List<Enqueued> creating(String queue, int jobs, Function<String, List<Enqueued>> send);
+
+    /**
+     * Writes {@code jobs} jobs for {@code queue} to be sent later (an outbox row, in the caller's
+     * transaction) in a creation span: {@code write} is given the context to store with them
+     * ({@code ""} for none), which the relay later {@linkplain #resuming resumes}.
+     */
+    default <T> T storing(String queue, int jobs, Function<String, T> write) {
+        return write.apply("");
+    }
+
+    /**
+     * Runs {@code send} with the creation context stored with a job written earlier (by
+     * {@link #storing}) as the current one, so the spans made in it (the relay's {@code send})
+     * join the trace of the transaction that wrote the job. Null or {@code ""}: runs it as it is.
+     */
+    default <T> T resuming(String stored, Supplier<T> send) {
+        return send.get();
+    }
 
     /**
      * Fires {@code slots} due slots of schedule {@code schedule} in a creation span, as

@@ -14,15 +14,18 @@ import io.echomq.queue.Enqueued;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.metrics.MeterProvider;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.TracerProvider;
+import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * {@link JobTelemetry} over an {@link OpenTelemetry}: the server's (MicroProfile Telemetry,
@@ -83,6 +86,25 @@ public final class OpenTelemetryJobs implements JobTelemetry {
                 span.setAttribute(SUBMISSION, answers.get(0).outcome().wireName());
             }
         });
+    }
+
+    @Override
+    public <T> T storing(String queue, int jobs, Function<String, T> write) {
+        if (tracer == null) {
+            return write.apply("");
+        }
+        return inSpan(sendSpan(queue, "outbox-write", jobs), write, written -> { });
+    }
+
+    @Override
+    public <T> T resuming(String stored, Supplier<T> send) {
+        SpanContext creation = tracer == null ? SpanContext.getInvalid() : TraceCarrier.parse(stored);
+        if (!creation.isValid()) {
+            return send.get();
+        }
+        try (Scope ignored = Context.root().with(Span.wrap(creation)).makeCurrent()) {
+            return send.get();
+        }
     }
 
     @Override

@@ -33,6 +33,18 @@ final class AdapterConfig {
         return EngineConfig.withoutOwnDatabase(ConfigReader.environment(merged));
     }
 
+    /**
+     * One key's value by the same order as {@link #read}: the adapter's properties, the JVM's
+     * system properties, then the environment ({@code a.b-c} as {@code A_B_C}); null when none.
+     */
+    static String value(Map<String, String> adapterProperties, String key) {
+        if (adapterProperties.containsKey(key)) {
+            return adapterProperties.get(key);
+        }
+        String property = System.getProperty(key);
+        return property != null ? property : System.getenv(key.toUpperCase(java.util.Locale.ROOT).replaceAll("[^A-Z0-9]", "_"));
+    }
+
     /** A Valkey on this host, as a developer runs one. */
     static final String DEFAULT_VALKEY_URL = "redis://127.0.0.1:6379";
 }

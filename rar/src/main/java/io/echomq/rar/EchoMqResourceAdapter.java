@@ -4,6 +4,7 @@ import io.echomq.api.JobListener;
 import io.echomq.engine.EngineThreads;
 import io.echomq.engine.ProcessName;
 import io.echomq.queue.QueueClient;
+import io.echomq.tracing.JobTelemetry;
 import io.echomq.rar.inbound.Activation;
 import io.echomq.rar.inbound.JobActivationSpec;
 import io.echomq.outbox.OutboxRelay;
@@ -48,6 +49,7 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
 
     private String valkeyUrl;
     private String defaultDataSource = DEFAULT_DATA_SOURCE;
+    private String telemetry;
 
     private volatile Runtime runtime;
     private final Map<MessageEndpointFactory, Activation> activations = new ConcurrentHashMap<>();
@@ -76,6 +78,16 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
         return defaultDataSource;
     }
 
+    @ConfigProperty(description = "Traces of the adapter's jobs: off (the default) or global (GlobalOpenTelemetry, as the OpenTelemetry "
+            + "Java agent sets it up); else echomq.adapter.telemetry or ECHOMQ_ADAPTER_TELEMETRY")
+    public void setTelemetry(String choice) {
+        this.telemetry = choice;
+    }
+
+    public String getTelemetry() {
+        return telemetry;
+    }
+
     /**
      * Equal when configured alike (Connectors 2.1, 5.3.1: a resource adapter JavaBean implements
      * {@code equals} and {@code hashCode} over its configuration properties). WildFly's archive
@@ -84,12 +96,12 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
     @Override
     public boolean equals(Object other) {
         return other instanceof EchoMqResourceAdapter that && java.util.Objects.equals(valkeyUrl, that.valkeyUrl)
-                && java.util.Objects.equals(defaultDataSource, that.defaultDataSource);
+                && java.util.Objects.equals(defaultDataSource, that.defaultDataSource) && java.util.Objects.equals(telemetry, that.telemetry);
     }
 
     @Override
     public int hashCode() {
-        return java.util.Objects.hash(valkeyUrl, defaultDataSource);
+        return java.util.Objects.hash(valkeyUrl, defaultDataSource, telemetry);
     }
 
     @Override
@@ -98,16 +110,21 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
         if (valkeyUrl != null && !valkeyUrl.isBlank()) {
             properties.put("echomq.valkey.url", valkeyUrl);
         }
+        if (telemetry != null && !telemetry.isBlank()) {
+            properties.put(AdapterTelemetry.KEY, telemetry);
+        }
         EngineConfig config;
+        JobTelemetry traces;
         try {
             config = AdapterConfig.read(properties);
+            traces = AdapterTelemetry.chosen(AdapterConfig.value(properties, AdapterTelemetry.KEY));
         } catch (RuntimeException e) {
             throw new ResourceAdapterInternalException("EchoMQ adapter: " + e.getMessage(), e);
         }
         UnifiedJedis redis = config.valkey().open(config.valkeyPoolSize());
         QueueClient queue;
         try {
-            queue = QueueClient.connect(redis, config.queueSettings(), config.replicaWait());
+            queue = QueueClient.connect(redis, config.queueSettings(), config.replicaWait(), traces);
         } catch (RuntimeException e) {
             redis.close();
             throw new ResourceAdapterInternalException("EchoMQ adapter cannot use Valkey: " + e.getMessage(), e);
@@ -115,7 +132,7 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
         runtime = new Runtime(config, redis, queue, context, newThreads(context), new ApplicationDataSources(),
                 new ConcurrentHashMap<>());
         LOG.info("EchoMQ resource adapter started: worker " + workerId() + ", Valkey "
-                + (config.valkey().isCluster() ? "cluster " + config.valkey().clusterNodes() : "server"));
+                + (config.valkey().isCluster() ? "cluster " + config.valkey().clusterNodes() : "server") + ", telemetry " + traces);
     }
 
     @Override

@@ -236,6 +236,32 @@ class ApiE2eIT {
             assertThat(plain.containsKey("result")).as("a charge without a receipt has no result").isFalse();
         }
 
+        /**
+         * A submitter who learns a charge's id and creation time must not be able to post the
+         * charge's receipt first under its follow-up key: the engine's follow-up would then be a
+         * duplicate of the submitter's job, and the receipt the charge wrote would never exist.
+         */
+        @Test
+        void aSubmitterCannotTakeTheKeyOfAFollowUpBeforeItsJobMakesIt() throws Exception {
+            long inAnHour = System.currentTimeMillis() + 3_600_000;
+            E2eHttp.Response created = app.submitter.post(JOBS, "{\"payload\":{\"account\":\"receipt-takeover\",\"amountCents\":75,"
+                    + "\"receipt\":true},\"runAt\":" + inAnHour + "}");
+            assertThat(created.status()).as("%s", created).isEqualTo(201);
+            String id = json(created).getString("id");
+            long createdMs = Instant.parse(json(app.submitter.get(JOBS + "/" + id)).getString("createdAt")).toEpochMilli();
+            String followUpKey = "followup:payments:" + id + ":" + createdMs + ":receipt";
+
+            E2eHttp.Response taken = app.submitter.post("/api/queues/" + LedgerChargeHandler.RECEIPTS + "/jobs",
+                    "{\"payload\": {\"account\": \"submitter\"}}", Map.of("Idempotency-Key", followUpKey));
+
+            assertRefused(taken, 400, "idempotencyKey");
+            assertThat(app.admin.post(JOBS + "/" + id + "/promote", null).status()).isEqualTo(200);
+            JsonObject result = awaitJob(id, "completed").getJsonObject("result");
+            JsonObject receipt = awaitFollowUp(followUpKey);
+            assertThat(json(app.submitter.get("/api/queues/" + LedgerChargeHandler.RECEIPTS + "/jobs/" + receipt.getString("id")))
+                    .getJsonObject("payload")).as("the charge's own receipt").isEqualTo(result);
+        }
+
         /** The receipts queue's one job with this idempotency key; fails if there are more. */
         private JsonObject awaitFollowUp(String key) throws InterruptedException {
             for (int i = 0; i < 200; i++) {

@@ -1,5 +1,6 @@
 package io.echomq.queue.internal;
 
+import io.echomq.api.Job;
 import io.echomq.queue.Dedupe;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.Lease;
@@ -32,6 +33,14 @@ public final class RequestChecks {
     public static final String SCHEDULE_KEY_PREFIX = "schedule:";
     /** Flow children's idempotency keys start so: {@code flow:<parent queue>:<parent id>:<parent created ms>:<index>}. */
     public static final String FLOW_KEY_PREFIX = "flow:";
+    /**
+     * Handlers' follow-up jobs are keyed {@code followup:<queue>:<id>:<created ms>:<step>}
+     * ({@link Job#followUpKey}): a submission that took one first would make the
+     * follow-up a duplicate of the submitter's job, so the engine's follow-up would never run.
+     */
+    public static final String FOLLOW_UP_KEY_PREFIX = Job.FOLLOW_UP_KEY_PREFIX;
+    /** An outbox row without a key of its own is relayed under {@code outbox:<relay key>}; a submitter may not take it either. */
+    public static final String OUTBOX_KEY_PREFIX = "outbox:";
     public static final int MAX_WORKER_ID_CHARS = 200;
     public static final Duration MIN_LEASE = Duration.ofMillis(10);
     public static final Duration MAX_LEASE = Duration.ofHours(24);
@@ -77,17 +86,40 @@ public final class RequestChecks {
         return payload;
     }
 
+    /**
+     * A submitter's idempotency key: none of the prefixes the engine keys its own jobs with
+     * (recurring schedules, flow children, follow-ups, outbox rows).
+     */
     public static String idempotencyKey(String key) {
-        key("idempotencyKey", key);
-        if (key.startsWith(SCHEDULE_KEY_PREFIX)) {
-            throw new InvalidRequestException("idempotencyKey",
-                    "must not start with '" + SCHEDULE_KEY_PREFIX + "': that prefix is reserved for the jobs of recurring schedules");
+        outboxIdempotencyKey(key);
+        if (key.startsWith(FOLLOW_UP_KEY_PREFIX)) {
+            throw reserved(FOLLOW_UP_KEY_PREFIX, "the follow-up jobs of handlers");
         }
-        if (key.startsWith(FLOW_KEY_PREFIX)) {
-            throw new InvalidRequestException("idempotencyKey",
-                    "must not start with '" + FLOW_KEY_PREFIX + "': that prefix is reserved for the children of flows");
+        if (key.startsWith(OUTBOX_KEY_PREFIX)) {
+            throw reserved(OUTBOX_KEY_PREFIX, "the jobs an outbox relays without a key of their own");
         }
         return key;
+    }
+
+    /**
+     * The key of a job the engine's outbox relays: a submitter's key (checked by
+     * {@link #idempotencyKey} when its row was written), or one the engine minted for a follow-up
+     * or a row without a key. Only the outbox's door ({@code Submissions.outboxDoor()}) checks by
+     * this rule; the schedules' and flows' prefixes stay closed to it too.
+     */
+    public static String outboxIdempotencyKey(String key) {
+        key("idempotencyKey", key);
+        if (key.startsWith(SCHEDULE_KEY_PREFIX)) {
+            throw reserved(SCHEDULE_KEY_PREFIX, "the jobs of recurring schedules");
+        }
+        if (key.startsWith(FLOW_KEY_PREFIX)) {
+            throw reserved(FLOW_KEY_PREFIX, "the children of flows");
+        }
+        return key;
+    }
+
+    private static InvalidRequestException reserved(String prefix, String owner) {
+        return new InvalidRequestException("idempotencyKey", "must not start with '" + prefix + "': that prefix is reserved for " + owner);
     }
 
     /** A dedupe key becomes part of a Valkey key (after the queue's hash tag): the idempotency key's rule. */

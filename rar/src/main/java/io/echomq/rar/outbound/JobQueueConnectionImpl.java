@@ -1,5 +1,6 @@
 package io.echomq.rar.outbound;
 
+import io.echomq.api.FlowRequest;
 import io.echomq.api.Job;
 import io.echomq.api.JobQueueConnection;
 import io.echomq.api.JobQueueException;
@@ -29,6 +30,11 @@ public final class JobQueueConnectionImpl implements JobQueueConnection {
     @Override
     public List<Submission> enqueueBatch(List<JobRequest> requests) {
         return enqueuer().enqueueBatch(requests);
+    }
+
+    @Override
+    public Submission submitFlow(FlowRequest flow) {
+        return enqueuer().submitFlow(flow);
     }
 
     @Override

@@ -1,17 +1,24 @@
 package io.echomq.rar.outbound;
 
+import io.echomq.api.FlowRequest;
 import io.echomq.api.Job;
 import io.echomq.api.JobQueueException;
 import io.echomq.api.JobRequest;
 import io.echomq.api.Submission;
 import io.echomq.outbox.JobRequests;
+import io.echomq.outbox.OutboxFlows;
 import io.echomq.outbox.OutboxRelay;
 import io.echomq.outbox.OutboxWriter;
 import io.echomq.queue.Enqueued;
+import io.echomq.queue.FlowSubmitted;
+import io.echomq.queue.Flows;
+import io.echomq.queue.NewFlow;
 import io.echomq.queue.NewJob;
+import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueOutcomeUnknownException;
 import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.Submissions;
+import io.echomq.tracing.JobTelemetry;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
@@ -32,16 +39,22 @@ public final class OutboundEnqueuer {
     private static final Logger LOG = Logger.getLogger(OutboundEnqueuer.class.getName());
 
     private final Submissions submissions;
+    private final Flows flows;
+    private final JobTelemetry telemetry;
     private final TransactionSynchronizationRegistry transactions;
     private final Supplier<OutboxRelay> relay;
 
     /**
+     * @param queue        the adapter's client: its submissions and flows, and its telemetry for the
+     *                     {@code send} span of a job written to the outbox
      * @param transactions the container's registry; null where there is none (every enqueue is direct)
      * @param relay        the relay of the factory's data source, asked for on the first enqueue
      *                     inside a transaction (it looks the data source up and migrates it)
      */
-    public OutboundEnqueuer(Submissions submissions, TransactionSynchronizationRegistry transactions, Supplier<OutboxRelay> relay) {
-        this.submissions = submissions;
+    public OutboundEnqueuer(QueueClient queue, TransactionSynchronizationRegistry transactions, Supplier<OutboxRelay> relay) {
+        this.submissions = queue.submissions();
+        this.flows = queue.flows();
+        this.telemetry = queue.telemetry();
         this.transactions = transactions;
         this.relay = relay;
     }
@@ -50,7 +63,7 @@ public final class OutboundEnqueuer {
         NewJob job = JobRequests.checked(submissions, request);
         if (inTransaction()) {
             OutboxWriter.checkStorable(List.of(request), false);
-            long id = toOutbox(List.of(request)).get(0);
+            long id = toOutbox(List.of(request), null).get(0);
             return new Submission(request.queue(), null, Long.toString(id), true, false);
         }
         boolean keyed = request.idempotencyKey() != null;
@@ -66,7 +79,7 @@ public final class OutboundEnqueuer {
         List<NewJob> jobs = JobRequests.checkedBatch(submissions, requests);
         if (inTransaction()) {
             OutboxWriter.checkStorable(requests, true);
-            List<Long> ids = toOutbox(requests);
+            List<Long> ids = toOutbox(requests, null);
             List<Submission> stored = new ArrayList<>(ids.size());
             for (int i = 0; i < ids.size(); i++) {
                 stored.add(new Submission(requests.get(i).queue(), null, Long.toString(ids.get(i)), true, false));
@@ -91,6 +104,26 @@ public final class OutboundEnqueuer {
     }
 
     /**
+     * A flow: one outbox row in the caller's transaction (the children in its {@code flow}
+     * column), submitted whole by the relay under the row's key; at once outside a transaction.
+     */
+    public Submission submitFlow(FlowRequest flow) {
+        NewFlow checked = JobRequests.checkedFlow(flows, flow);
+        if (inTransaction()) {
+            OutboxWriter.checkStorable(flow);
+            long id = toOutbox(List.of(flow.job()), List.of(OutboxFlows.encodeChildren(flow))).get(0);
+            return new Submission(flow.job().queue(), null, Long.toString(id), true, false);
+        }
+        boolean keyed = flow.job().idempotencyKey() != null;
+        try {
+            FlowSubmitted root = flows.submit(checked);
+            return new Submission(root.queue(), root.id(), null, false, root.replayed());
+        } catch (QueueUnavailableException e) {
+            throw failed(e, keyed);
+        }
+    }
+
+    /**
      * A message-driven bean's follow-up of the job it handles: the same outbox row, in the
      * delivery's transaction, under the same key ({@link JobRequests#followUp}) as a handler's
      * {@code JobContext.followUp} in the engine.
@@ -100,13 +133,13 @@ public final class OutboundEnqueuer {
             throw new IllegalArgumentException("job: is required (the job the bean is handling)");
         }
         JobRequest keyed = JobRequests.followUp(job, step, request);
-        JobRequests.checked(submissions, keyed);
+        JobRequests.checked(submissions.outboxDoor(), keyed);
         if (!inTransaction()) {
             throw new JobQueueException("not enqueued: a follow-up is written in the transaction of the delivery of job " + job.id()
                     + ", so it exists only if that job's effect commits, and there is no active transaction; nothing was written");
         }
         OutboxWriter.checkStorable(List.of(keyed), false);
-        long id = toOutbox(List.of(keyed)).get(0);
+        long id = toOutbox(List.of(keyed), null).get(0);
         return new Submission(keyed.queue(), null, Long.toString(id), true, false);
     }
 
@@ -134,7 +167,8 @@ public final class OutboundEnqueuer {
                 + ", not active; enqueue while it is active, or outside any transaction; nothing was written");
     }
 
-    private List<Long> toOutbox(List<JobRequest> requests) {
+    /** @param flowColumns per request, the children of the flow it is the root of; null for plain jobs */
+    private List<Long> toOutbox(List<JobRequest> requests, List<String> flowColumns) {
         OutboxRelay outbox;
         try {
             outbox = relay.get();
@@ -143,10 +177,11 @@ public final class OutboundEnqueuer {
         }
         List<Long> ids;
         try {
-            ids = OutboxWriter.insert(outbox.dataSource(), requests);
-        } catch (SQLException e) {
-            throw new JobQueueException("not enqueued: the outbox row could not be written (" + e.getMessage()
-                    + "); roll the transaction back, or retry the enqueue in it", e);
+            // The send span of the write: its context goes on the rows, and the relay sends them in its trace.
+            ids = telemetry.storing(requests.get(0).queue(), requests.size(), context -> insert(outbox, requests, flowColumns, context));
+        } catch (OutboxWriteFailed e) {
+            throw new JobQueueException("not enqueued: the outbox row could not be written (" + e.getCause().getMessage()
+                    + "); roll the transaction back, or retry the enqueue in it", e.getCause());
         }
         // One synchronization per transaction and outbox, however many enqueues it makes.
         if (transactions.getResource(outbox) == null) {
@@ -154,6 +189,28 @@ public final class OutboundEnqueuer {
             transactions.registerInterposedSynchronization(new RelayAfterCommit(outbox));
         }
         return ids;
+    }
+
+    private static List<Long> insert(OutboxRelay outbox, List<JobRequest> requests, List<String> flowColumns, String context) {
+        try {
+            return OutboxWriter.insert(outbox.dataSource(), requests, flowColumns, context);
+        } catch (SQLException e) {
+            throw new OutboxWriteFailed(e);
+        }
+    }
+
+    /** The outbox's SQL failure, carried out of the send span's callback. */
+    private static final class OutboxWriteFailed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        OutboxWriteFailed(SQLException cause) {
+            super(cause);
+        }
+
+        @Override
+        public synchronized SQLException getCause() {
+            return (SQLException) super.getCause();
+        }
     }
 
     /** Wakes the relay once the caller's transaction committed: the rows go to Valkey within milliseconds. */

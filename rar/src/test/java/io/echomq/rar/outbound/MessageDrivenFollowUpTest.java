@@ -72,7 +72,7 @@ class MessageDrivenFollowUpTest {
     }
 
     private OutboundEnqueuer enqueuer(TransactionSynchronizationRegistry registry) {
-        return new OutboundEnqueuer(queue.submissions(), registry, () -> relay);
+        return new OutboundEnqueuer(queue, registry, () -> relay);
     }
 
     private List<JobView> pending() {

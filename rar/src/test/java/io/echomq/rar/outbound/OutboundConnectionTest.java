@@ -62,7 +62,7 @@ class OutboundConnectionTest {
         Supplier<OutboxRelay> noOutbox = () -> {
             throw new AssertionError("no transaction here: the outbox must not be used");
         };
-        managedFactory.useEnqueuer(new OutboundEnqueuer(queue.submissions(), null, noOutbox));
+        managedFactory.useEnqueuer(new OutboundEnqueuer(queue, null, noOutbox));
         factory = (JobQueueConnectionFactory) managedFactory.createConnectionFactory();
     }
 

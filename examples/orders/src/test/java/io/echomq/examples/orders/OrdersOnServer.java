@@ -95,8 +95,9 @@ final class OrdersOnServer implements AutoCloseable {
                         .addLibs(path("postgresql.driver"))
                         .postBootCommands(app.payaraDataSourceCommands())
                         .env(app.serverEnv())
-                        .jvmOptions("-Xmx768m")
+                        .jvmOptions(app.jvmOptions("-Xmx768m"))
                         .readinessPath("/stats");
+                app.startupTimeout.ifPresent(builder::startupTimeout);
                 systemProperties.forEach(builder::systemProperty);
                 return builder.start();
             }
@@ -255,6 +256,47 @@ final class OrdersOnServer implements AutoCloseable {
         return copy;
     }
 
+    /**
+     * Empties the Valkey database of {@code kind}'s {@code scenario} (FLUSHDB, on the test JVM's
+     * own Valkey): for a check that borrows a scenario's database, so that it starts empty and
+     * leaves it empty for the scenario, whichever runs first.
+     */
+    static void emptyValkeyDatabase(Kind kind, ValkeyService valkey, int scenario) {
+        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder().database(kind.firstValkeyDatabase + scenario);
+        valkey.user().ifPresent(config::user);
+        valkey.password().ifPresent(config::password);
+        try (RedisClient client = RedisClient.builder().hostAndPort(valkey.host(), valkey.port()).clientConfig(config.build()).build()) {
+            client.flushDB();
+        }
+    }
+
+    /** Options the server's JVM gets besides the kind's own (the OpenTelemetry agent, say); Payara Micro only, for now. */
+    private final java.util.List<String> extraJvmOptions = new java.util.ArrayList<>();
+
+    private java.util.Optional<Duration> startupTimeout = java.util.Optional.empty();
+
+    OrdersOnServer withJvmOptions(String... options) {
+        extraJvmOptions.addAll(java.util.List.of(options));
+        return this;
+    }
+
+    /** A longer start than the launcher's default (an agent that instruments every class loaded slows it); Payara Micro only, for now. */
+    OrdersOnServer withStartupTimeout(Duration timeout) {
+        startupTimeout = java.util.Optional.of(timeout);
+        return this;
+    }
+
+    private String[] jvmOptions(String... own) {
+        java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of(own));
+        all.addAll(extraJvmOptions);
+        return all.toArray(String[]::new);
+    }
+
+    /** The system property naming a file the build resolved (the adapter, the driver, the OpenTelemetry agent). */
+    static Path resolved(String property) {
+        return path(property);
+    }
+
     OrdersOnServer start() {
         return start(Map.of());
     }
@@ -291,11 +333,17 @@ final class OrdersOnServer implements AutoCloseable {
     }
 
     Answer post(String path, String json) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(server.baseUrl() + path))
+        return post(path, json, Map.of());
+    }
+
+    /** A POST with headers of the caller's own (a W3C {@code traceparent}, say). */
+    Answer post(String path, String json, Map<String, String> headers) throws IOException, InterruptedException {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(server.baseUrl() + path))
                 .timeout(Duration.ofSeconds(60))
                 .header("Content-Type", "application/json")
-                .header("Accept", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)).build();
+                .header("Accept", "application/json");
+        headers.forEach(builder::header);
+        HttpRequest request = builder.POST(HttpRequest.BodyPublishers.ofString(json)).build();
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
         return new Answer(response.statusCode(), response.body());
     }
