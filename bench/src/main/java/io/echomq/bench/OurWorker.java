@@ -124,20 +124,27 @@ final class OurWorker {
         int jobs = untimed + timed;
         try (Run run = new Run(mode, effect, concurrency, jobs)) {
             run.startWorker();
-            long start = System.nanoTime();
-            long maxLateNanos = OpenLoop.run(run.queue, run.queueName, rate, jobs, untimed, Duration.ofDays(1)).maxLateNanos();
-            run.awaitAll();
-            double seconds = (System.nanoTime() - start) / 1e9;
+            long[] maxLateNanos = new long[1];
+            Measurement measured = servers.withValkeyCpu(() -> {
+                double cpu = Measurement.jvmCpuNow();
+                long start = System.nanoTime();
+                maxLateNanos[0] = OpenLoop.run(run.queue, run.queueName, rate, jobs, untimed, Duration.ofDays(1)).maxLateNanos();
+                run.awaitAll();
+                double seconds = (System.nanoTime() - start) / 1e9;
+                return new Measurement(jobs, seconds, Stats.millis(run.latencies, 50), Stats.millis(run.latencies, 99),
+                        Measurement.jvmCpuNow() - cpu, Double.NaN);
+            });
             run.verify();
             Histogram latencies = run.latencies;
             System.err.printf(java.util.Locale.ROOT, "bench: %s latency ms p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f; "
                     + "producer at most %.1f ms late; %d claim calls, %d of them with jobs; claim call ms p50 %.1f p99 %.1f; "
                     + "effect ms p50 %.1f p99 %.1f%n", run.queueName,
                     Stats.millis(latencies, 50), Stats.millis(latencies, 90), Stats.millis(latencies, 99),
-                    Stats.millis(latencies, 99.9), Stats.millis(latencies, 100), maxLateNanos / 1e6, run.claimCalls.get(),
+                    Stats.millis(latencies, 99.9), Stats.millis(latencies, 100), maxLateNanos[0] / 1e6, run.claimCalls.get(),
                     run.claimsWithJobs.get(), Stats.millis(run.claimNanos, 50), Stats.millis(run.claimNanos, 99),
                     Stats.millis(run.effectNanos, 50), Stats.millis(run.effectNanos, 99));
-            return new Measurement(jobs, seconds, Stats.millis(latencies, 50), Stats.millis(latencies, 99));
+            run.stages.print(run.queueName, measured);
+            return measured;
         }
     }
 
@@ -161,6 +168,8 @@ final class OurWorker {
         final Histogram claimNanos = Stats.concurrentNanos();
         final Histogram effectNanos = Stats.concurrentNanos();
         final AtomicInteger claimsWithJobs = new AtomicInteger();
+        /** Where a timed job's latency went, stage by stage. */
+        final LatencyStages stages = new LatencyStages();
         final Mode mode;
         final Effect effect;
         final int concurrency;
@@ -184,10 +193,18 @@ final class OurWorker {
             engine = new EngineAssembly(queue, effects, engineThreads, "bench",
                     new WorkerListener() {
                         @Override
+                        public void claimed(ClaimedJob job) {
+                            if (job.payload().contains("sentNanos")) {
+                                stages.started(job, Workload.sentNanos(job.payload()));
+                            }
+                        }
+
+                        @Override
                         public void effect(ClaimedJob job, EffectOutcome outcome, Duration took) {
                             effectNanos.recordValue(took.toNanos());
                             if (job.payload().contains("sentNanos")) {
                                 latencies.recordValue(System.nanoTime() - Workload.sentNanos(job.payload()));
+                                stages.committed(job, took);
                             }
                         }
 
@@ -197,11 +214,13 @@ final class OurWorker {
                             claimNanos.recordValue(took.toNanos());
                             if (claimed > 0) {
                                 claimsWithJobs.incrementAndGet();
+                                stages.claimCall(took, claimed);
                             }
                         }
 
                         @Override
                         public void completed(ClaimedJob job) {
+                            stages.acknowledged(job);
                             completed.countDown();
                         }
 

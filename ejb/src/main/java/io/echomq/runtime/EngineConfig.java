@@ -164,7 +164,9 @@ public final class EngineConfig {
                 read.millis(prefix + "job-timeout-ms", base.jobTimeout(), Duration.ofMillis(10), DAY),
                 new Backoff(baseDelay, maxDelay),
                 base.idlePoll(),
-                read.integer(prefix + "batch-size", base.batchSize(), 1, Leases.MAX_CLAIM_JOBS));
+                read.integer(prefix + "batch-size", base.batchSize(), 1, Leases.MAX_CLAIM_JOBS),
+                base.leaseAhead(),
+                read.millis(prefix + "batch-linger-ms", base.batchLinger(), Duration.ZERO, WorkerSettings.MAX_BATCH_LINGER));
     }
 
     private Maintenance.Settings maintenanceSettings() {

@@ -7,7 +7,16 @@ import java.util.concurrent.TimeUnit;
  * When the next turn may go to Valkey. After a claim that found nothing the wait before the
  * next doubles, from 1 ms up to the idle poll, so an empty queue costs few round trips and a
  * job arriving after a short lull waits little; after Valkey failed, no turn for one idle poll.
- * Acknowledgements waiting make a turn due at once, unless Valkey is failing.
+ * Acknowledgements waiting make a turn due at once, unless Valkey is failing or the worker lingers.
+ *
+ * <p>The linger (batches only): a claim that found some jobs but fewer than it asked for means
+ * the queue is caught up, and the jobs arrive a few at a time. Claiming again at once would
+ * start a transaction for every few jobs, each paying a commit and a claim call, and on a busy
+ * machine those small transactions queue behind each other for the cores; so the next claim
+ * waits the linger, and collects what arrived meanwhile into one batch. Acknowledgements wait
+ * with it (they end no job's latency: the effect is in). A full claim, or an empty one, ends
+ * the linger. A job therefore waits at most one linger more than it would without it, and only
+ * while the queue is busy: the first job after an idle spell meets the idle wait alone.
  *
  * <p>Not thread-safe: used by whoever holds the {@link Turn}. Times are {@link System#nanoTime()}
  * values passed in, so the pacing can be tested without a clock.
@@ -18,19 +27,30 @@ final class IdlePacer {
     static final long FIRST_IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final long idlePollNanos;
+    /** 0: no linger (single jobs, or turned off). */
+    private final long lingerNanos;
     private long backOffUntil;
     private long nextClaimAt;
     private long idleWaitNanos = FIRST_IDLE_WAIT_NANOS;
+    /** The last claim came back short of what it asked for, and the next waits for {@link #nextClaimAt}. */
+    private boolean lingering;
 
+    /** A pacer without a linger: for single jobs. */
     IdlePacer(Duration idlePoll, long nowNanos) {
+        this(idlePoll, Duration.ZERO, nowNanos);
+    }
+
+    IdlePacer(Duration idlePoll, Duration linger, long nowNanos) {
         this.idlePollNanos = idlePoll.toNanos();
+        this.lingerNanos = linger.toNanos();
         this.backOffUntil = nowNanos;
         this.nextClaimAt = nowNanos;
     }
 
-    /** Valkey is not backing off, and there are acknowledgements to send or it is time to look for jobs. */
+    /** Valkey is not backing off, and it is time to look for jobs, or there are acknowledgements to send and no linger holds them. */
     boolean turnDue(long nowNanos, boolean acknowledgementsWaiting) {
-        return nowNanos - backOffUntil >= 0 && (acknowledgementsWaiting || nowNanos - nextClaimAt >= 0);
+        return nowNanos - backOffUntil >= 0
+                && (nowNanos - nextClaimAt >= 0 || acknowledgementsWaiting && !lingering);
     }
 
     /** How long until a turn without acknowledgements is due (0 or less: now). */
@@ -38,16 +58,17 @@ final class IdlePacer {
         return Math.max(backOffUntil - nowNanos, nextClaimAt - nowNanos);
     }
 
-    /** A turn asked Valkey for {@code wanted} jobs and found some, or none. */
-    void claimed(long nowNanos, int wanted, boolean foundNothing) {
+    /** A turn asked Valkey for {@code wanted} jobs and got {@code found} of them. */
+    void claimed(long nowNanos, int wanted, int found) {
         if (wanted == 0) {
             return;
         }
-        if (foundNothing) {
+        lingering = found > 0 && found < wanted && lingerNanos > 0;
+        if (found == 0) {
             nextClaimAt = nowNanos + idleWaitNanos;
             idleWaitNanos = Math.min(idleWaitNanos * 2, idlePollNanos);
         } else {
-            nextClaimAt = nowNanos;
+            nextClaimAt = lingering ? nowNanos + lingerNanos : nowNanos;
             idleWaitNanos = FIRST_IDLE_WAIT_NANOS;
         }
     }

@@ -82,7 +82,8 @@ public final class QueueWorker {
         this.ahead = new LeaseAhead(settings.concurrency(), settings.leaseAhead() && !runner.batched());
         this.turn = new Turn(queueName, workerId,
                 (acknowledgements, wanted) -> queue.completeAndClaim(queueName, acknowledgements, settings.lease(), wanted, workerId),
-                runner.batched() ? settings.batchSize() : 1, settings.idlePoll(), completer, ahead, keeper, safe);
+                runner.batched() ? settings.batchSize() : 1, settings.idlePoll(), runner.batched() ? settings.batchLinger() : Duration.ZERO,
+                completer, ahead, keeper, safe);
     }
 
     public String queueName() {

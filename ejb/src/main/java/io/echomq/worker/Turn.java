@@ -48,7 +48,8 @@ final class Turn {
     /** Guarded by {@link #lock}. */
     private final IdlePacer pacer;
 
-    Turn(String queueName, String workerId, ValkeyCall valkey, int portionSize, Duration idlePoll, Completer completer,
+    /** @param linger how long a claim waits after one that came back short ({@link IdlePacer}); zero for none */
+    Turn(String queueName, String workerId, ValkeyCall valkey, int portionSize, Duration idlePoll, Duration linger, Completer completer,
             LeaseAhead ahead, LeaseKeeper keeper, WorkerListener listener) {
         this.queueName = queueName;
         this.workerId = workerId;
@@ -58,7 +59,7 @@ final class Turn {
         this.ahead = ahead;
         this.keeper = keeper;
         this.listener = listener;
-        this.pacer = new IdlePacer(idlePoll, System.nanoTime());
+        this.pacer = new IdlePacer(idlePoll, linger, System.nanoTime());
     }
 
     boolean tryLock() {
@@ -118,7 +119,7 @@ final class Turn {
         List<RunningWork> works = portions(result.claimed(), freeRunners).stream()
                 .map(jobs -> keeper.track(new Portion(jobs, sentAt)))
                 .toList();
-        pacer.claimed(System.nanoTime(), wanted, works.isEmpty());
+        pacer.claimed(System.nanoTime(), wanted, result.claimed().size());
         // Free runners first; what is left over was leased ahead.
         int forRunners = Math.min(freeRunners, works.size());
         ahead.addAll(works.subList(forRunners, works.size()));

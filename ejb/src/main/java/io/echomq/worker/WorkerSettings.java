@@ -20,6 +20,10 @@ import java.time.Duration;
  * @param leaseAhead        whether short jobs may be leased ahead of a free runner ({@link LeaseAhead});
  *                          off where a runner stands for a consumer that must not be handed more
  *                          jobs than it can take (the resource adapter's message endpoints)
+ * @param batchLinger       for batches: how long the next claim waits after one that found the
+ *                          queue caught up (fewer jobs than it asked for), so the jobs arriving
+ *                          meanwhile go into one transaction instead of many small ones
+ *                          ({@link IdlePacer}); zero turns it off
  */
 public record WorkerSettings(
         int concurrency,
@@ -29,10 +33,16 @@ public record WorkerSettings(
         Backoff backoff,
         Duration idlePoll,
         int batchSize,
-        boolean leaseAhead) {
+        boolean leaseAhead,
+        Duration batchLinger) {
+
+    /** The linger by default; figures in bench/RESULTS.md ("The batched tail"). */
+    public static final Duration DEFAULT_BATCH_LINGER = Duration.ofMillis(5);
+    /** Every job of a caught-up queue may wait this long more: beyond it the linger is a delay, not a batching. */
+    public static final Duration MAX_BATCH_LINGER = Duration.ofSeconds(1);
 
     public static final WorkerSettings DEFAULT = new WorkerSettings(4, Duration.ofSeconds(30), Duration.ofSeconds(10),
-            Duration.ofMinutes(5), Backoff.DEFAULT, Duration.ofMillis(200), 100, true);
+            Duration.ofMinutes(5), Backoff.DEFAULT, Duration.ofMillis(200), 100, true, DEFAULT_BATCH_LINGER);
 
     public WorkerSettings {
         if (concurrency < 1 || concurrency > 1_000) {
@@ -46,6 +56,10 @@ public record WorkerSettings(
             throw new IllegalArgumentException("batchSize must be between 1 and " + Leases.MAX_CLAIM_JOBS
                     + ", was " + batchSize);
         }
+        if (batchLinger == null || batchLinger.isNegative() || batchLinger.compareTo(MAX_BATCH_LINGER) > 0) {
+            throw new IllegalArgumentException("batchLinger must be between 0 and " + MAX_BATCH_LINGER.toMillis() + " ms, was "
+                    + (batchLinger == null ? null : batchLinger.toMillis() + " ms"));
+        }
         if (backoff == null) {
             throw new IllegalArgumentException("backoff is required");
         }
@@ -56,31 +70,31 @@ public record WorkerSettings(
         }
     }
 
-    /** Settings that lease ahead. */
+    /** Settings that lease ahead, with the default linger. */
     public WorkerSettings(int concurrency, Duration lease, Duration heartbeatInterval, Duration jobTimeout, Backoff backoff,
             Duration idlePoll, int batchSize) {
-        this(concurrency, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, batchSize, true);
+        this(concurrency, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, batchSize, true, DEFAULT_BATCH_LINGER);
     }
 
     /** The same settings with another lease and a heartbeat at a third of it. */
     public WorkerSettings withLease(Duration newLease) {
-        return new WorkerSettings(concurrency, newLease, newLease.dividedBy(3), jobTimeout, backoff, idlePoll, batchSize, leaseAhead);
+        return new WorkerSettings(concurrency, newLease, newLease.dividedBy(3), jobTimeout, backoff, idlePoll, batchSize, leaseAhead, batchLinger);
     }
 
     public WorkerSettings withConcurrency(int n) {
-        return new WorkerSettings(n, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, batchSize, leaseAhead);
+        return new WorkerSettings(n, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, batchSize, leaseAhead, batchLinger);
     }
 
     public WorkerSettings withJobTimeout(Duration timeout) {
-        return new WorkerSettings(concurrency, lease, heartbeatInterval, timeout, backoff, idlePoll, batchSize, leaseAhead);
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, timeout, backoff, idlePoll, batchSize, leaseAhead, batchLinger);
     }
 
     public WorkerSettings withBackoff(Backoff newBackoff) {
-        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, newBackoff, idlePoll, batchSize, leaseAhead);
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, newBackoff, idlePoll, batchSize, leaseAhead, batchLinger);
     }
 
     public WorkerSettings withIdlePoll(Duration poll) {
-        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, poll, batchSize, leaseAhead);
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, poll, batchSize, leaseAhead, batchLinger);
     }
 
     private static void positive(String field, Duration value) {
@@ -90,10 +104,14 @@ public record WorkerSettings(
     }
 
     public WorkerSettings withBatchSize(int jobs) {
-        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, jobs, leaseAhead);
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, jobs, leaseAhead, batchLinger);
     }
 
     public WorkerSettings withLeaseAhead(boolean ahead) {
-        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, batchSize, ahead);
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, batchSize, ahead, batchLinger);
+    }
+
+    public WorkerSettings withBatchLinger(Duration linger) {
+        return new WorkerSettings(concurrency, lease, heartbeatInterval, jobTimeout, backoff, idlePoll, batchSize, leaseAhead, linger);
     }
 }

@@ -11,6 +11,7 @@ class IdlePacerTest {
 
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final Duration IDLE_POLL = Duration.ofMillis(200);
+    private static final Duration LINGER = Duration.ofMillis(5);
 
     @Test
     void anEmptyQueueIsAskedLessAndLessOftenUpToTheIdlePoll() {
@@ -18,7 +19,7 @@ class IdlePacerTest {
         long now = 0;
         long[] waits = new long[10];
         for (int i = 0; i < waits.length; i++) {
-            pacer.claimed(now, 1, true);
+            pacer.claimed(now, 1, 0);
             waits[i] = pacer.nanosUntilDue(now);
             now += waits[i];
             assertThat(pacer.turnDue(now, false)).isTrue();
@@ -31,18 +32,18 @@ class IdlePacerTest {
     void findingWorkMakesTheNextTurnDueAtOnceAndResetsTheWait() {
         IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
         for (int i = 0; i < 5; i++) {
-            pacer.claimed(0, 1, true);
+            pacer.claimed(0, 1, 0);
         }
-        pacer.claimed(0, 1, false);
+        pacer.claimed(0, 1, 1);
         assertThat(pacer.turnDue(0, false)).isTrue();
-        pacer.claimed(0, 1, true);
+        pacer.claimed(0, 1, 0);
         assertThat(pacer.nanosUntilDue(0)).isEqualTo(IdlePacer.FIRST_IDLE_WAIT_NANOS);
     }
 
     @Test
     void acknowledgementsWaitingMakeATurnDueWhileTheQueueIsIdle() {
         IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
-        pacer.claimed(0, 1, true);
+        pacer.claimed(0, 1, 0);
         assertThat(pacer.turnDue(0, false)).isFalse();
         assertThat(pacer.turnDue(0, true)).isTrue();
     }
@@ -50,7 +51,7 @@ class IdlePacerTest {
     @Test
     void aTurnThatAskedForNoJobsDoesNotPace() {
         IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
-        pacer.claimed(0, 0, true);
+        pacer.claimed(0, 0, 0);
         assertThat(pacer.turnDue(0, false)).isTrue();
     }
 
@@ -60,5 +61,49 @@ class IdlePacerTest {
         pacer.valkeyFailed(0);
         assertThat(pacer.turnDue(IDLE_POLL.toNanos() - 1, true)).isFalse();
         assertThat(pacer.turnDue(IDLE_POLL.toNanos(), true)).isTrue();
+    }
+
+    @Test
+    void aClaimThatFoundTheQueueCaughtUpWaitsTheLingerBeforeTheNext() {
+        IdlePacer pacer = new IdlePacer(IDLE_POLL, LINGER, 0);
+        pacer.claimed(0, 300, 7);
+        assertThat(pacer.turnDue(LINGER.toNanos() - 1, false)).isFalse();
+        assertThat(pacer.nanosUntilDue(0)).isEqualTo(LINGER.toNanos());
+        assertThat(pacer.turnDue(LINGER.toNanos(), false)).isTrue();
+    }
+
+    @Test
+    void acknowledgementsWaitForTheLingerInsteadOfClaimingTheFewJobsThatArrivedMeanwhile() {
+        IdlePacer pacer = new IdlePacer(IDLE_POLL, LINGER, 0);
+        pacer.claimed(0, 300, 7);
+        assertThat(pacer.turnDue(1, true)).isFalse();
+        assertThat(pacer.turnDue(LINGER.toNanos(), true)).isTrue();
+    }
+
+    @Test
+    void aFullClaimMeansABacklogAndTheNextTurnIsDueAtOnce() {
+        IdlePacer pacer = new IdlePacer(IDLE_POLL, LINGER, 0);
+        pacer.claimed(0, 300, 7);
+        pacer.claimed(LINGER.toNanos(), 300, 300);
+        assertThat(pacer.turnDue(LINGER.toNanos(), false)).isTrue();
+    }
+
+    @Test
+    void theFirstJobAfterAnIdleSpellMeetsTheIdleWaitAloneNotTheLinger() {
+        IdlePacer lingering = new IdlePacer(IDLE_POLL, LINGER, 0);
+        IdlePacer plain = new IdlePacer(IDLE_POLL, 0);
+        for (int i = 0; i < 3; i++) {
+            lingering.claimed(0, 100, 0);
+            plain.claimed(0, 100, 0);
+        }
+        assertThat(lingering.nanosUntilDue(0)).isEqualTo(plain.nanosUntilDue(0));
+        assertThat(lingering.turnDue(0, true)).isTrue();
+    }
+
+    @Test
+    void withoutALingerAShortClaimIsFollowedAtOnce() {
+        IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
+        pacer.claimed(0, 300, 7);
+        assertThat(pacer.turnDue(0, false)).isTrue();
     }
 }

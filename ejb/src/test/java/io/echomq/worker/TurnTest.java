@@ -50,7 +50,7 @@ class TurnTest {
     }
 
     private Turn turn(int portionSize, LeaseAhead ahead) {
-        return new Turn(QUEUE, "w", this::completeAndClaim, portionSize, Duration.ofMillis(200), completer, ahead, keeper, events);
+        return new Turn(QUEUE, "w", this::completeAndClaim, portionSize, Duration.ofMillis(200), Duration.ZERO, completer, ahead, keeper, events);
     }
 
     private CompletedAndClaimed completeAndClaim(List<Lease> acknowledgements, int wanted) {
