@@ -14,6 +14,7 @@ import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
 import io.echomq.testkit.otel.OtlpReceiver;
+import io.echomq.testkit.otel.OtlpReceiver.ReceivedPoint;
 import io.echomq.testkit.otel.OtlpReceiver.ReceivedSpan;
 import io.echomq.tracing.OpenTelemetryJobs;
 import io.opentelemetry.proto.trace.v1.Span.SpanKind;
@@ -30,14 +31,16 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClient;
 
 /**
- * A standalone worker JVM traced by the standard {@code OTEL_*} settings alone: its deliveries join
- * the trace of the process that sent the job, as a worker in the WAR does, and its exporter sends
- * them to an OTLP receiver as it would to a collector.
+ * A standalone worker JVM with telemetry on by the standard {@code OTEL_*} settings alone: its
+ * deliveries join the trace of the process that sent the job, as a worker in the WAR does, and its
+ * messaging metrics count them; its exporter sends both to an OTLP receiver as it would to a
+ * collector.
  */
 @WithRealServices
 class StandaloneWorkerTracingTest {
 
     private static final Duration DEADLINE = Duration.ofSeconds(60);
+    private static final String DESTINATION = "messaging.destination.name";
     private static final String CHARGE = "{\"account\":\"acct-1\",\"amountCents\":100}";
 
     @Test
@@ -76,6 +79,39 @@ class StandaloneWorkerTracingTest {
             assertThat(effect.parentSpanId()).as("the effect transaction runs under the delivery").isEqualTo(process.spanId());
             assertThat(Files.readString(output)).contains("telemetry OpenTelemetry (traces on");
         }
+    }
+
+    @Test
+    void theStandaloneWorkersMessagingMetricsArriveByQueueAndOutcome(ValkeyService valkey, PostgresService postgres) throws Exception {
+        PostgresService.Database database = postgres.createDatabase("standalone_metered");
+        Migrations.migrate(database.dataSource());
+        LedgerChargeHandler.createTables(database.dataSource());
+        String queueName = "standalone-metered-" + ProcessHandle.current().pid();
+        Path output = Files.createTempFile("standalone-worker", ".log");
+
+        try (OtlpReceiver receiver = new OtlpReceiver();
+             RedisClient redis = valkey.newClient();
+             WorkerProcess worker = WorkerProcess.start(valkey.url(), database, queueName, receiver.environment(), output)) {
+            QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+            worker.awaitLine("event=started", DEADLINE);
+            queue.submissions().enqueue(queueName, NewJob.of(CHARGE));
+            queue.submissions().enqueue(queueName, NewJob.of("{\"account\":\"acct-1\",\"amountCents\":-1}"));
+
+            await("both deliveries counted").atMost(DEADLINE).until(() -> consumed(receiver, queueName, "success") >= 1
+                    && consumed(receiver, queueName, "failure") >= 1);
+            assertThat(receiver.points("messaging.process.duration")).filteredOn(p -> queueName.equals(p.attribute(DESTINATION)))
+                    .as("process durations of %s", queueName).isNotEmpty()
+                    .allSatisfy(p -> assertThat(p.unit()).isEqualTo("s"))
+                    .anySatisfy(p -> assertThat(p.attributes()).containsEntry("echomq.job.outcome", "failure")
+                            .containsEntry("error.type", "permanent").containsEntry("messaging.system", "echomq"));
+        }
+    }
+
+    /** The greatest count of deliveries of {@code queue} with {@code outcome} exported so far (the points are cumulative). */
+    private static double consumed(OtlpReceiver receiver, String queue, String outcome) {
+        return receiver.points("messaging.client.consumed.messages").stream()
+                .filter(p -> queue.equals(p.attribute(DESTINATION)) && outcome.equals(p.attribute("echomq.job.outcome")))
+                .mapToDouble(ReceivedPoint::value).max().orElse(0);
     }
 
     private static ReceivedSpan only(List<ReceivedSpan> trace, String name) {
