@@ -124,7 +124,9 @@ final class TraceChecks {
      * With telemetry off, a job carries no trace context: the engine stored nothing for it (and a
      * worker reads nothing). Some servers hand out a recording OpenTelemetry even while
      * {@code OTEL_SDK_DISABLED} is true; the engine must not take that for on. Returns once the
-     * job completed, so that a later count of the ledger does not see it arrive.
+     * job completed, so that a later count of the ledger does not see it arrive. (PortabilityIT no
+     * longer calls it: every deployment there runs with telemetry on. A deployment with telemetry
+     * off, as the other end-to-end tests' are, can.)
      */
     static void aJobCarriesNoTraceWhenTelemetryIsOff(E2eDeployment app) {
         String id = submit(app, "{\"payload\":{\"account\":\"untraced\",\"amountCents\":100}}", Map.of());
