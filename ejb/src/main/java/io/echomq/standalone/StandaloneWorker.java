@@ -32,8 +32,9 @@ import java.util.concurrent.CountDownLatch;
  * (default: the queue the handler's {@link HandlesQueue} names). The one argument, optional, is
  * the {@link JobHandler} class to run, with a public no-argument constructor (default: the demo
  * ledger handler, on {@code payments}). The standard {@code OTEL_*} settings trace its deliveries
- * and export its messaging metrics, off by default as in the WAR ({@link WorkerTelemetry}). A bad setting stops
- * it with exit status 2 and a message naming the variable. Prints one line per event on stdout:
+ * and export its messaging metrics, off by default as in the WAR ({@link WorkerTelemetry}). A bad
+ * setting stops it with exit status 2 and a message naming the variable. Prints one line per
+ * event on stdout:
  * {@code echomq-worker event=<applied|skipped|completed> queue=<q> job=<id> attempt=<n>}.
  */
 public final class StandaloneWorker {
