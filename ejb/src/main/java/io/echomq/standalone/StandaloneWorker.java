@@ -11,7 +11,6 @@ import io.echomq.queue.ClaimedJob;
 import io.echomq.runtime.ConfigReader;
 import io.echomq.runtime.ConfigurationException;
 import io.echomq.runtime.EngineConfig;
-import io.echomq.tracing.JobTelemetry;
 import io.echomq.worker.WorkerListener;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -32,8 +31,10 @@ import java.util.concurrent.CountDownLatch;
  * the README lists them), and nothing else; {@code ECHOMQ_QUEUES} names the queues to drain
  * (default: the queue the handler's {@link HandlesQueue} names). The one argument, optional, is
  * the {@link JobHandler} class to run, with a public no-argument constructor (default: the demo
- * ledger handler, on {@code payments}). A bad setting stops
- * it with exit status 2 and a message naming the variable. Prints one line per event on stdout:
+ * ledger handler, on {@code payments}). The standard {@code OTEL_*} settings trace its deliveries
+ * and export its messaging metrics, off by default as in the WAR ({@link WorkerTelemetry}). A bad
+ * setting stops it with exit status 2 and a message naming the variable. Prints one line per
+ * event on stdout:
  * {@code echomq-worker event=<applied|skipped|completed> queue=<q> job=<id> attempt=<n>}.
  */
 public final class StandaloneWorker {
@@ -53,27 +54,35 @@ public final class StandaloneWorker {
 
     public static void main(String[] args) throws InterruptedException {
         try {
-            run(new EngineConfig(ConfigReader.environment(System.getenv())),
-                    handler(args.length > 0 ? args[0] : DEMO_HANDLER));
+            ConfigReader settings = ConfigReader.environment(System.getenv());
+            run(new EngineConfig(settings), handler(args.length > 0 ? args[0] : DEMO_HANDLER), WorkerTelemetry.from(settings));
         } catch (ConfigurationException e) {
             System.err.println(e.getMessage());
             System.exit(2);
         }
     }
 
-    private static void run(EngineConfig config, JobHandler handler) throws InterruptedException {
+    private static void run(EngineConfig config, JobHandler handler, WorkerTelemetry telemetry) throws InterruptedException {
         List<String> queueNames = config.declaredQueues().isEmpty() ? List.of(queueOf(handler)) : config.declaredQueues();
         List<HandlerBinding> bindings = queueNames.stream().map(q -> new HandlerBinding(q, handler, handler.getClass())).toList();
         String workerId = "standalone-" + ProcessHandle.current().pid();
         EngineThreads threads = EngineThreads.from(EngineThreads.daemonThreads("echomq"));
-        RunningEngine engine = RunningEngine.start(config, bindings, threads, workerId, new EventPrinter(), MaintenanceListener.NONE,
-                JobTelemetry.OFF);
+        RunningEngine engine;
+        try {
+            engine = RunningEngine.start(config, bindings, threads, workerId, new EventPrinter(), MaintenanceListener.NONE,
+                    telemetry.jobs());
+        } catch (RuntimeException e) {
+            telemetry.flush().run();
+            throw e;
+        }
 
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             // Correctness never depends on this hook: a killed worker's leases simply expire.
             engine.close();
             threads.close();
+            // After the engine: the spans of the deliveries it finished while stopping go out too.
+            telemetry.flush().run();
             stopped.countDown();
         }, "echomq-standalone-stop"));
         OUT.println("echomq-worker event=started worker=" + workerId + " queue=" + String.join(",", queueNames));

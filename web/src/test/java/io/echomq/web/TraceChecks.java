@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.testkit.otel.OtlpReceiver;
+import io.echomq.testkit.otel.OtlpReceiver.ReceivedPoint;
 import io.echomq.testkit.otel.OtlpReceiver.ReceivedSpan;
 import io.opentelemetry.proto.trace.v1.Span.SpanKind;
 import java.security.SecureRandom;
@@ -17,7 +18,8 @@ import redis.clients.jedis.RedisClient;
 /**
  * What a deployment with telemetry on exports, as its OTLP exporter sent it to an
  * {@link OtlpReceiver}: one trace from an HTTP POST through the worker's {@code process} span to
- * the effect, and a job delivered twice with both {@code process} spans linked to its one creation.
+ * the effect, a job delivered twice with both {@code process} spans linked to its one creation,
+ * and the messaging metrics of those deliveries by queue and outcome.
  */
 final class TraceChecks {
 
@@ -88,10 +90,43 @@ final class TraceChecks {
     }
 
     /**
+     * The messaging metrics of the deliveries the two trace checks made (one success, then two
+     * deliveries refused for good), as the server's MicroProfile Telemetry exported them:
+     * {@code messaging.client.consumed.messages} and {@code messaging.process.duration} (seconds)
+     * of the demo queue, one series per outcome, the failures' with their {@code error.type}.
+     * Call right after those checks; exported points are cumulative, so later jobs only add.
+     */
+    static void messagingMetricsArriveByQueueAndOutcome(OtlpReceiver receiver) {
+        await("deliveries of " + E2eDeployment.DEMO_QUEUE + " counted by outcome").atMost(PATIENCE)
+                .until(() -> consumed(receiver, "success") >= 1 && consumed(receiver, "failure") >= 2);
+        for (String metric : List.of("messaging.client.consumed.messages", "messaging.process.duration")) {
+            assertThat(receiver.points(metric)).as("points of %s", metric)
+                    .filteredOn(p -> E2eDeployment.DEMO_QUEUE.equals(p.attribute("messaging.destination.name")))
+                    .anySatisfy(p -> assertThat(p.attributes()).containsEntry("messaging.system", "echomq")
+                            .containsEntry("echomq.job.outcome", "success").doesNotContainKey("error.type"))
+                    .anySatisfy(p -> assertThat(p.attributes()).containsEntry("echomq.job.outcome", "failure")
+                            .containsEntry("error.type", "permanent"));
+        }
+        assertThat(receiver.points("messaging.process.duration")).extracting(ReceivedPoint::unit).containsOnly("s");
+        assertThat(receiver.points("messaging.process.duration")).as("a histogram: measurements counted")
+                .anySatisfy(p -> assertThat(p.count()).isPositive());
+    }
+
+    /** The greatest count of the demo queue's deliveries with {@code outcome} exported so far. */
+    private static double consumed(OtlpReceiver receiver, String outcome) {
+        return receiver.points("messaging.client.consumed.messages").stream()
+                .filter(p -> E2eDeployment.DEMO_QUEUE.equals(p.attribute("messaging.destination.name"))
+                        && outcome.equals(p.attribute("echomq.job.outcome")))
+                .mapToDouble(ReceivedPoint::value).max().orElse(0);
+    }
+
+    /**
      * With telemetry off, a job carries no trace context: the engine stored nothing for it (and a
      * worker reads nothing). Some servers hand out a recording OpenTelemetry even while
      * {@code OTEL_SDK_DISABLED} is true; the engine must not take that for on. Returns once the
-     * job completed, so that a later count of the ledger does not see it arrive.
+     * job completed, so that a later count of the ledger does not see it arrive. (PortabilityIT no
+     * longer calls it: every deployment there runs with telemetry on. A deployment with telemetry
+     * off, as the other end-to-end tests' are, can.)
      */
     static void aJobCarriesNoTraceWhenTelemetryIsOff(E2eDeployment app) {
         String id = submit(app, "{\"payload\":{\"account\":\"untraced\",\"amountCents\":100}}", Map.of());

@@ -43,8 +43,13 @@ public final class OpenLibertyServer extends LaunchedAppServer.Unpacked {
      * serves its own {@code /metrics}, and Liberty's would answer 403 at the server root.
      */
     public static final List<String> FEATURES = List.of("webProfile-10.0", "mpConfig-3.1", "mpHealth-4.0", "mpOpenAPI-3.1", "mpTelemetry-2.0");
-    /** The same on Jakarta EE 11 (Liberty 26 and later): the Web Profile 11 and MicroProfile OpenAPI 4.0. */
-    public static final List<String> FEATURES_EE11 = List.of("webProfile-11.0", "mpConfig-3.1", "mpHealth-4.0", "mpOpenAPI-4.0");
+    /**
+     * The same on Jakarta EE 11 (Liberty 26 and later): the Web Profile 11 and MicroProfile OpenAPI
+     * 4.0; {@code mpTelemetry-2.0} is the same feature, which Liberty 26 offers for EE 11 too
+     * ({@code io.openliberty.mpTelemetry2.0.ee-11.0}; Liberty 25 has no EE 11 variant).
+     */
+    public static final List<String> FEATURES_EE11 = List.of("webProfile-11.0", "mpConfig-3.1", "mpHealth-4.0", "mpOpenAPI-4.0",
+            "mpTelemetry-2.0");
 
     /**
      * What several archives get by default ({@link #forArchives}): the Web Profile, Jakarta

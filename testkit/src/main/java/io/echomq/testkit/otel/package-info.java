@@ -1,2 +1,2 @@
-/** A loopback OTLP/HTTP receiver that decodes what an exporter sends, for tests that check traces. */
+/** A loopback OTLP/HTTP receiver that decodes what an exporter sends, for tests that check traces and metrics. */
 package io.echomq.testkit.otel;
