@@ -123,6 +123,12 @@ class ApiE2eIT {
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     class ExactlyOnceOverHttp {
+        /** Telemetry is off here, as by default (MicroProfile Telemetry's OTEL_SDK_DISABLED=true). */
+        @Test
+        void aJobCarriesNoTraceWhenTelemetryIsOff() {
+            TraceChecks.aJobCarriesNoTraceWhenTelemetryIsOff(app);
+        }
+
         @Test
         void thousandDemoJobsAllCompleteAndTheLedgerIsExact() throws Exception {
             DemoJobsOverHttp.submitAndCheckTheLedger(app, 1_000);
