@@ -76,10 +76,9 @@ public final class Flows {
      * still missing. Without one a lost reply is a {@link QueueOutcomeUnknownException}.
      */
     public FlowSubmitted submit(NewFlow flow) {
-        Checked checked = checked(flow);
-        NewJob root = flow.job();
-        FlowSubmitted submitted = add(checked.queue(), payload(root, ""), maxAttempts(root, ""), lane(root, ""), priority(root, ""),
-                checked.key(), "", "", checked.children());
+        Checked root = checked(flow);
+        FlowSubmitted submitted = add(root.queue(), root.payload(), root.maxAttempts(), root.lane(), root.priority(), root.key(), "", "",
+                root.children());
         if (submitted.state() == JobState.WAITING_CHILDREN) {
             makeMissingChildren(submitted.queue(), submitted.id(), submitted.createdMs());
         }
@@ -93,14 +92,11 @@ public final class Flows {
      * @throws InvalidRequestException naming the field at fault
      */
     public void check(NewFlow flow) {
-        NewJob root = checked(flow).root();
-        payload(root, "");
-        maxAttempts(root, "");
-        lane(root, "");
-        priority(root, "");
+        checked(flow);
     }
 
-    private record Checked(NewJob root, String queue, String key, List<String> children) {
+    /** A flow's root as {@link #submit} sends it, every field checked; {@code children}: the children's specs. */
+    private record Checked(String queue, String payload, int maxAttempts, String lane, int priority, String key, List<String> children) {
     }
 
     private Checked checked(NewFlow flow) {
@@ -117,7 +113,8 @@ public final class Flows {
         }
         refuseTiming(root, "");
         String key = root.idempotencyKey().map(rootKeyRule).orElse("");
-        return new Checked(root, RequestChecks.queueName(flow.queue()), key, children);
+        String queue = RequestChecks.queueName(flow.queue());
+        return new Checked(queue, payload(root, ""), maxAttempts(root, ""), lane(root, ""), priority(root, ""), key, children);
     }
 
     /**

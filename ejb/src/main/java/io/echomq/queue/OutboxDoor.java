@@ -22,15 +22,11 @@ public final class OutboxDoor {
         this.telemetry = telemetry;
     }
 
-    /** {@link Submissions#enqueue}, under the outbox's key rule. */
-    public Enqueued enqueue(String queue, NewJob job) {
-        return submissions.enqueue(queue, job);
-    }
-
     /**
-     * {@link #enqueue}, in the trace whose context was stored with the job when it was written
-     * ({@link JobTelemetry#storing}; null or {@code ""} for none): its {@code send} span, and so
-     * the job's own creation context, continue the writer's trace.
+     * {@link Submissions#enqueue} under the outbox's key rule, in the trace whose context was
+     * stored with the job when it was written ({@link JobTelemetry#storing}; null or {@code ""}
+     * for none): its {@code send} span, and so the job's own creation context, continue the
+     * writer's trace.
      */
     public Enqueued enqueue(String queue, NewJob job, String creationContext) {
         return telemetry.resuming(creationContext, () -> submissions.enqueue(queue, job));
@@ -41,7 +37,7 @@ public final class OutboxDoor {
         submissions.check(queue, job);
     }
 
-    /** {@link Flows#submit}, the root under the outbox's key rule, in the trace of {@code creationContext} as {@link #enqueue(String, NewJob, String)}. */
+    /** {@link Flows#submit}, the root under the outbox's key rule, in the trace of {@code creationContext} as {@link #enqueue}. */
     public FlowSubmitted submitFlow(NewFlow flow, String creationContext) {
         return telemetry.resuming(creationContext, () -> flows.submit(flow));
     }

@@ -73,13 +73,13 @@ class ReservedIdempotencyKeysTest extends RealQueueTest {
         String followUpKey = new Job("orders", "42", 1767236400000L, 1, "default", "{}").followUpKey("render-invoice");
         OutboxDoor door = client.submissions().outboxDoor();
 
-        Enqueued first = door.enqueue(queue, NewJob.of("the follow-up").withIdempotencyKey(followUpKey));
-        Enqueued again = door.enqueue(queue, NewJob.of("the follow-up").withIdempotencyKey(followUpKey));
+        Enqueued first = door.enqueue(queue, NewJob.of("the follow-up").withIdempotencyKey(followUpKey), "");
+        Enqueued again = door.enqueue(queue, NewJob.of("the follow-up").withIdempotencyKey(followUpKey), "");
 
         assertThat(again.id()).isEqualTo(first.id());
         assertThat(again.replayed()).isTrue();
         assertThat(client.reads().stats(queue).total()).isEqualTo(1);
-        assertThatThrownBy(() -> door.enqueue(queue, NewJob.of("x").withIdempotencyKey("schedule:nightly:1")))
+        assertThatThrownBy(() -> door.enqueue(queue, NewJob.of("x").withIdempotencyKey("schedule:nightly:1"), ""))
                 .as("the door opens only the outbox's prefixes").isInstanceOf(InvalidRequestException.class);
     }
 

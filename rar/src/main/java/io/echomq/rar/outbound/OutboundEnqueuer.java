@@ -64,7 +64,7 @@ public final class OutboundEnqueuer {
         if (inTransaction()) {
             OutboxWriter.checkStorable(List.of(request), false);
             long id = toOutbox(List.of(request), null).get(0);
-            return new Submission(request.queue(), null, Long.toString(id), true, false);
+            return inOutbox(request.queue(), id);
         }
         boolean keyed = request.idempotencyKey() != null;
         try {
@@ -82,7 +82,7 @@ public final class OutboundEnqueuer {
             List<Long> ids = toOutbox(requests, null);
             List<Submission> stored = new ArrayList<>(ids.size());
             for (int i = 0; i < ids.size(); i++) {
-                stored.add(new Submission(requests.get(i).queue(), null, Long.toString(ids.get(i)), true, false));
+                stored.add(inOutbox(requests.get(i).queue(), ids.get(i)));
             }
             return stored;
         }
@@ -112,7 +112,7 @@ public final class OutboundEnqueuer {
         if (inTransaction()) {
             OutboxWriter.checkStorable(flow);
             long id = toOutbox(List.of(flow.job()), List.of(OutboxFlows.encodeChildren(flow))).get(0);
-            return new Submission(flow.job().queue(), null, Long.toString(id), true, false);
+            return inOutbox(flow.job().queue(), id);
         }
         boolean keyed = flow.job().idempotencyKey() != null;
         try {
@@ -140,7 +140,7 @@ public final class OutboundEnqueuer {
         }
         OutboxWriter.checkStorable(List.of(keyed), false);
         long id = toOutbox(List.of(keyed), null).get(0);
-        return new Submission(keyed.queue(), null, Long.toString(id), true, false);
+        return inOutbox(keyed.queue(), id);
     }
 
     /**
@@ -165,6 +165,11 @@ public final class OutboundEnqueuer {
         }
         throw new JobQueueException("not enqueued: the caller's transaction is " + statusName(status)
                 + ", not active; enqueue while it is active, or outside any transaction; nothing was written");
+    }
+
+    /** What a write to the outbox answers: the row's id, no job id yet (the relay makes the job after the commit). */
+    private static Submission inOutbox(String queue, long outboxRowId) {
+        return new Submission(queue, null, Long.toString(outboxRowId), true, false);
     }
 
     /** @param flowColumns per request, the children of the flow it is the root of; null for plain jobs */
