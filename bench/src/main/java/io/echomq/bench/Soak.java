@@ -24,8 +24,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
@@ -151,14 +153,15 @@ final class Soak {
                     });
             engine.startWorker(queueName, handler(mode), WorkerSettings.DEFAULT.withConcurrency(CONCURRENCY).withBatchSize(batchSize));
             engine.startMaintenance(List.of(queueName), MAINTENANCE);
-            Thread producer = new Thread(() -> OpenLoop.run(queue, queueName, rate, Integer.MAX_VALUE, 0, Duration.ofMinutes(minutes)),
-                    "soak-producer");
-            producer.start();
+            FutureTask<OpenLoop.Sent> producing = new FutureTask<>(
+                    () -> OpenLoop.run(queue, queueName, rate, Integer.MAX_VALUE, 0, Duration.ofMinutes(minutes)));
+            new Thread(producing, "soak-producer").start();
             seconds.start();
             long start = System.nanoTime();
             for (int minute = 1; minute <= minutes; minute++) {
                 long due = start + SAMPLE_EVERY.toNanos() * minute;
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
+                failIfStopped(producing, queueName);
                 Percentiles latency = Percentiles.of(latencies.getIntervalHistogram());
                 long sampling = System.nanoTime();
                 samples.add(sample(minute, redis, queue, queueName, jdbi, heap, latency));
@@ -170,7 +173,11 @@ final class Soak {
                         s.eventStreamEntries(), s.eventStreamBytes() / 1e6, s.effectRows(), s.effectTableBytes() / 1e6, s.heapAfterGcBytes() / 1e6, s.jobsDone(), s.p50Millis(),
                         s.p99Millis(), (System.nanoTime() - sampling) / 1e6);
             }
-            producer.join();
+            OpenLoop.Sent sent = producing.get();
+            if (sent.outcomeUnknown() > 0) {
+                System.err.printf(Locale.ROOT, "soak: %s sent %d jobs, %d of them in sends whose outcome is unknown (Valkey did not answer in time)%n",
+                        name(mode), sent.jobs(), sent.outcomeUnknown());
+            }
             seconds.close();
             engine.stop(Duration.ofSeconds(30));
             LedgerSummary ledger = LedgerSummary.of(jdbi, queueName);
@@ -182,6 +189,18 @@ final class Soak {
             engineThreads.close();
         }
         return samples;
+    }
+
+    /** A producer that died must end the run: the minutes after it would measure an idle engine. */
+    private static void failIfStopped(FutureTask<OpenLoop.Sent> producing, String queueName) throws InterruptedException {
+        if (!producing.isDone()) {
+            return;
+        }
+        try {
+            producing.get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(queueName + ": the soak's producer stopped offering load", e.getCause());
+        }
     }
 
     private JobHandler handler(OurWorker.Mode mode) {
