@@ -8,6 +8,7 @@ import io.echomq.effect.Migrations;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.Submissions;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.RealServices;
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
@@ -60,6 +62,8 @@ class ScalingBenchmark {
     private final Duration warmup = Duration.ofSeconds(Integer.getInteger("bench.warmup-s", 15));
     private final Duration steady = Duration.ofSeconds(Integer.getInteger("bench.steady-s", 30));
     private final int concurrency = Integer.getInteger("bench.concurrency", 4);
+    private static final Duration FEEDER_READ_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration UNAVAILABLE_PAUSE = Duration.ofMillis(200);
     /** The effect store's size per job, read at the end of the latest run (the tables are emptied between runs). */
     private String effectRowSize = "";
 
@@ -70,11 +74,14 @@ class ScalingBenchmark {
         LedgerChargeHandler.createTables(database.dataSource());
         Jdbi jdbi = Jdbi.create(database.dataSource());
         List<Row> rows = new ArrayList<>();
-        try (ValkeyCluster cluster = ValkeyCluster.start(); RedisClusterClient redis = cluster.newClient()) {
+        try (ValkeyCluster cluster = ValkeyCluster.start(); RedisClusterClient redis = patientClient(cluster)) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             for (int repeat = 1; repeat <= repeats; repeat++) {
                 for (int instances : instanceCounts) {
-                    rows.add(measure(instances, repeat, cluster, queue, database, jdbi));
+                    Row row = measure(instances, repeat, cluster, queue, database, jdbi);
+                    rows.add(row);
+                    // Each run's row as it ends, so that a later run that fails leaves the earlier ones on record.
+                    System.out.print(table(List.of(row)));
                 }
             }
         }
@@ -84,6 +91,18 @@ class ScalingBenchmark {
             assertThat(row.lost).as("lost with %d instances", row.instances).isZero();
             assertThat(row.laneFairness).as("lane fairness with %d instances", row.instances).isGreaterThan(0.8);
         }
+    }
+
+    /**
+     * The feeder's client, waiting up to {@link #FEEDER_READ_TIMEOUT} for a reply: on the shared
+     * machine a master sometimes answered a batch of submissions after more than the client's
+     * default 2 s, and a submission whose outcome is unknown voids the run (its jobs cannot be counted).
+     */
+    private static RedisClusterClient patientClient(ValkeyCluster cluster) {
+        return RedisClusterClient.builder().nodes(cluster.nodes())
+                .clientConfig(DefaultJedisClientConfig.builder().password(cluster.password())
+                        .socketTimeoutMillis((int) FEEDER_READ_TIMEOUT.toMillis()).build())
+                .build();
     }
 
     private Row measure(int instances, int repeat, ValkeyCluster cluster, QueueClient queue, PostgresService.Database database,
@@ -118,6 +137,10 @@ class ScalingBenchmark {
             feeder.throwIfFailed();
             long windowJobs = total(lanesAfter) - total(lanesBefore);
             double fairness = queues.stream().mapToDouble(q -> leastOverMost(lanesBefore.get(q), lanesAfter.get(q))).min().orElse(0);
+            if (feeder.unavailable.get() > 0) {
+                System.out.printf("scaling: %d instance(s), repeat %d: %d calls refused by a cluster down for a moment (sent again, or the round skipped)%n",
+                        instances, repeat, feeder.unavailable.get());
+            }
             awaitDrained(jdbi, queues, feeder.submitted());
             long lost = feeder.submitted();
             long duplicates = 0;
@@ -153,6 +176,8 @@ class ScalingBenchmark {
         private final QueueClient queue;
         private final List<String> queues;
         private final AtomicLong submitted = new AtomicLong();
+        /** Batches Valkey refused (and that were sent again): the cluster was down for a moment. */
+        private final AtomicLong unavailable = new AtomicLong();
         private volatile boolean stopped;
         private volatile RuntimeException failure;
         private long sequence;
@@ -175,10 +200,10 @@ class ScalingBenchmark {
         private void feed() {
             while (!stopped) {
                 for (String q : queues) {
-                    long missing = BACKLOG_PER_QUEUE - queue.reads().stats(q).pending();
+                    long missing = BACKLOG_PER_QUEUE - pendingOrFull(q);
                     for (long sent = 0; sent < missing; sent += Submissions.MAX_BATCH_JOBS) {
                         int size = (int) Math.min(Submissions.MAX_BATCH_JOBS, missing - sent);
-                        queue.submissions().enqueueBatch(q, jobs(size));
+                        sendUntilServed(q, jobs(size));
                         submitted.addAndGet(size);
                     }
                 }
@@ -187,6 +212,37 @@ class ScalingBenchmark {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return;
+                }
+            }
+        }
+
+        /** The queue's pending jobs; while Valkey cannot answer, the backlog (so nothing is sent to it this round). */
+        private long pendingOrFull(String q) {
+            try {
+                return queue.reads().stats(q).pending();
+            } catch (QueueUnavailableException e) {
+                unavailable.incrementAndGet();
+                return BACKLOG_PER_QUEUE;
+            }
+        }
+
+        /**
+         * One batch, sent again while Valkey answers that it cannot serve it (nothing ran: a
+         * cluster that a starved node marked down for a moment), so the count stays exact.
+         */
+        private void sendUntilServed(String q, List<NewJob> batch) {
+            while (true) {
+                try {
+                    queue.submissions().enqueueBatch(q, batch);
+                    return;
+                } catch (QueueUnavailableException e) {
+                    unavailable.incrementAndGet();
+                    try {
+                        Thread.sleep(UNAVAILABLE_PAUSE.toMillis());
+                    } catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                        throw e;
+                    }
                 }
             }
         }
