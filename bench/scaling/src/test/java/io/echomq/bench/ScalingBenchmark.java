@@ -355,7 +355,7 @@ class ScalingBenchmark {
                 "instances", "repeat", "jobs", "seconds", "jobs/s", "dups", "lost", "lane_fair", "jobs per instance",
                 "cpu% per worker", "valkey%", "nodes%", "postgres%", "bench%", "machine%", "worker cpu-ms/job", "valkey cpu-ms/job"));
         for (Row r : rows) {
-            out.append(String.format("%-9d | %6d | %6d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-17s | %-17s | %9.0f | %9.0f | %8.0f | %5.0f | %7.0f | %13.2f | %13.2f%n",
+            out.append(String.format("%-9d | %6d | %6d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-17s | %-17s | %9.0f | %9.0f | %8.0f | %5.0f | %7.0f | %13.3f | %13.3f%n",
                     r.instances, r.repeat, r.jobs, r.seconds, r.jobsPerSecond(), r.duplicates, r.lost, r.laneFairness, percents(r.shares),
                     percents(r.workerCpu), r.valkeyInfoCpu, r.redisServerCpu, r.postgresCpu, r.benchCpu, r.machineCpu,
                     r.workerCpuMillisPerJob(), r.cpuMillisPerJob(r.valkeyInfoCpu)));
