@@ -154,10 +154,12 @@ class ScalingBenchmark {
                 shares.add(100.0 * (perWorkerAfter.get(i) - perWorkerBefore.get(i)) / Math.max(1, windowJobs));
             }
             List<Double> workerCpu = workers.stream().map(w -> after.percentByPid(before, "worker").getOrDefault(w.pid(), 0.0)).toList();
+            double workerJitCpu = workers.stream().mapToDouble(w -> after.compilerPercentByPid(before, "worker").getOrDefault(w.pid(), 0.0))
+                    .sum();
             effectRowSize = effectRowSize(jdbi);
             forgetEffectsAndCharges(jdbi);
             return new Row(instances, repeat, windowJobs, after.wallSeconds(before), duplicates, lost, fairness, shares, workerCpu,
-                    after.valkeyPercent(before), after.percentOfKind(before, "valkey"), after.percentOfKind(before, "postgres"),
+                    workerJitCpu, after.valkeyPercent(before), after.percentOfKind(before, "valkey"), after.percentOfKind(before, "postgres"),
                     after.percentOfKind(before, "bench"), after.machinePercent(before));
         } finally {
             for (WorkerJvm worker : workers) {
@@ -351,14 +353,15 @@ class ScalingBenchmark {
         StringBuilder out = new StringBuilder("\nscaling: " + QUEUES + " queues on 3 masters x " + LANES + " lanes, demo ledger handler, "
                 + Runtime.getRuntime().availableProcessors() + " cores, concurrency " + concurrency + " per queue and instance, warm-up "
                 + warmup.toSeconds() + " s excluded, steady window " + steady.toSeconds() + " s\n");
-        out.append(String.format("%-9s | %6s | %6s | %7s | %6s | %4s | %4s | %9s | %-17s | %-17s | %9s | %9s | %8s | %5s | %7s | %13s | %13s%n",
+        out.append(String.format("%-9s | %6s | %6s | %7s | %6s | %4s | %4s | %9s | %-17s | %-17s | %9s | %9s | %8s | %5s | %7s | %13s | %13s | %13s%n",
                 "instances", "repeat", "jobs", "seconds", "jobs/s", "dups", "lost", "lane_fair", "jobs per instance",
-                "cpu% per worker", "valkey%", "nodes%", "postgres%", "bench%", "machine%", "worker cpu-ms/job", "valkey cpu-ms/job"));
+                "cpu% per worker", "valkey%", "nodes%", "postgres%", "bench%", "machine%", "worker cpu-ms/job", "valkey cpu-ms/job",
+                "worker w/o JIT"));
         for (Row r : rows) {
-            out.append(String.format("%-9d | %6d | %6d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-17s | %-17s | %9.0f | %9.0f | %8.0f | %5.0f | %7.0f | %13.3f | %13.3f%n",
+            out.append(String.format("%-9d | %6d | %6d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-17s | %-17s | %9.0f | %9.0f | %8.0f | %5.0f | %7.0f | %13.3f | %13.3f | %13.3f%n",
                     r.instances, r.repeat, r.jobs, r.seconds, r.jobsPerSecond(), r.duplicates, r.lost, r.laneFairness, percents(r.shares),
                     percents(r.workerCpu), r.valkeyInfoCpu, r.redisServerCpu, r.postgresCpu, r.benchCpu, r.machineCpu,
-                    r.workerCpuMillisPerJob(), r.cpuMillisPerJob(r.valkeyInfoCpu)));
+                    r.workerCpuMillisPerJob(), r.cpuMillisPerJob(r.valkeyInfoCpu), r.workerCpuMillisPerJobWithoutJit()));
         }
         out.append("jobs, seconds, cpu: over the steady window; dups and lost: over every job the run submitted, drained after it. "
                 + "cpu%: percent of one core (/proc/<pid>/stat utime+stime); valkey%: the masters' INFO cpu; "
@@ -370,19 +373,26 @@ class ScalingBenchmark {
     /** Per instance count: median and spread over the repeats, and worker CPU per job against one instance's median. */
     private String summary(List<Row> rows) {
         StringBuilder out = new StringBuilder(String.format("%nscaling summary over %d repeat(s): median [min-max]%n", repeats));
-        out.append(String.format("%-9s | %-22s | %-25s | %s%n", "instances", "jobs/s", "worker cpu-ms/job", "cpu-ms/job vs 1 instance"));
+        out.append(String.format("%-9s | %-22s | %-25s | %-24s | %-25s | %s%n", "instances", "jobs/s", "worker cpu-ms/job",
+                "cpu-ms/job vs 1 instance", "without JIT", "without JIT vs 1 instance"));
         Double oneInstance = null;
+        Double oneInstanceWithoutJit = null;
         for (int instances : instanceCounts) {
             List<Row> of = rows.stream().filter(r -> r.instances == instances).toList();
             double[] rate = of.stream().mapToDouble(Row::jobsPerSecond).sorted().toArray();
             double[] cpu = of.stream().mapToDouble(Row::workerCpuMillisPerJob).sorted().toArray();
+            double[] withoutJit = of.stream().mapToDouble(Row::workerCpuMillisPerJobWithoutJit).sorted().toArray();
             double cpuMedian = median(cpu);
+            double withoutJitMedian = median(withoutJit);
             if (instances == 1) {
                 oneInstance = cpuMedian;
+                oneInstanceWithoutJit = withoutJitMedian;
             }
-            out.append(String.format("%-9d | %6.0f [%6.0f-%6.0f] | %7.3f [%7.3f-%7.3f] | %s%n", instances, median(rate), rate[0],
-                    rate[rate.length - 1], cpuMedian, cpu[0], cpu[cpu.length - 1],
-                    oneInstance == null ? "-" : String.format("%.2fx", cpuMedian / oneInstance)));
+            out.append(String.format("%-9d | %6.0f [%6.0f-%6.0f] | %7.3f [%7.3f-%7.3f] | %-24s | %7.3f [%7.3f-%7.3f] | %s%n", instances,
+                    median(rate), rate[0], rate[rate.length - 1], cpuMedian, cpu[0], cpu[cpu.length - 1],
+                    oneInstance == null ? "-" : String.format("%.2fx", cpuMedian / oneInstance),
+                    withoutJitMedian, withoutJit[0], withoutJit[withoutJit.length - 1],
+                    oneInstanceWithoutJit == null ? "-" : String.format("%.2fx", withoutJitMedian / oneInstanceWithoutJit)));
         }
         return out.toString();
     }
@@ -397,8 +407,8 @@ class ScalingBenchmark {
     }
 
     private record Row(int instances, int repeat, long jobs, double seconds, long duplicates, long lost, double laneFairness,
-                       List<Double> shares, List<Double> workerCpu, double valkeyInfoCpu, double redisServerCpu, double postgresCpu,
-                       double benchCpu, double machineCpu) {
+                       List<Double> shares, List<Double> workerCpu, double workerJitCpu, double valkeyInfoCpu, double redisServerCpu,
+                       double postgresCpu, double benchCpu, double machineCpu) {
 
         double jobsPerSecond() {
             return jobs / seconds;
@@ -406,6 +416,11 @@ class ScalingBenchmark {
 
         double workerCpuMillisPerJob() {
             return cpuMillisPerJob(workerCpu.stream().mapToDouble(Double::doubleValue).sum());
+        }
+
+        /** The workers' CPU per job without their JIT compiler threads: what a job costs once every JVM has compiled its code. */
+        double workerCpuMillisPerJobWithoutJit() {
+            return cpuMillisPerJob(workerCpu.stream().mapToDouble(Double::doubleValue).sum() - workerJitCpu);
         }
 
         /** CPU milliseconds one job cost, from a percent of one core held over the window. */
