@@ -67,15 +67,33 @@ public final class Leases {
      */
     public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs,
             String workerId) {
+        return completeAndClaim(queue, finished, lease, maxJobs, workerId, Duration.ZERO);
+    }
+
+    /**
+     * {@link #completeAndClaim(String, List, Duration, int, String)} by a caller that may be idle.
+     * The idle claimers of a queue take turns: an idle caller ({@code idlePoll} its idle poll,
+     * zero when it is not idle) whose claim finds nothing books the queue's next idle turn, one
+     * idle poll after the last one booked, and is told how long until it
+     * ({@link CompletedAndClaimed#untilIdleTurn}). N idle workers that claim at their turns ask
+     * the queue once per idle poll between them, and a job that arrives waits at most one idle
+     * poll for a claim while none of them stops.
+     */
+    public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs,
+            String workerId, Duration idlePoll) {
         QueueKeys keys = RequestChecks.queueKeys(queue);
         RequestChecks.lease(lease);
         RequestChecks.range("maxJobs", maxJobs, 0, MAX_CLAIM_JOBS);
         RequestChecks.range("finished", finished.size(), 0, MAX_CLAIM_JOBS);
         RequestChecks.workerId(workerId);
-        List<String> args = new ArrayList<>(8 + finished.size() * 3);
+        if (idlePoll.isNegative()) {
+            throw new InvalidRequestException("idlePoll", "must not be negative, was " + idlePoll);
+        }
+        List<String> args = new ArrayList<>(9 + finished.size() * 3);
         args.addAll(List.of(keys.prefix(), Long.toString(lease.toMillis()), Integer.toString(maxJobs), workerId,
                 Integer.toString(promoteBatch), Integer.toString(retention.completedKeepCount()),
-                Long.toString(retention.completedMaxAge().toMillis()), Integer.toString(finished.size())));
+                Long.toString(retention.completedMaxAge().toMillis()), Integer.toString(finished.size()),
+                Long.toString(idlePoll.toMillis())));
         for (Lease done : finished) {
             if (!done.queue().equals(queue)) {
                 throw new InvalidRequestException("finished", "holds a lease of queue '" + done.queue() + "', not '" + queue + "'");

@@ -18,6 +18,14 @@ import java.util.concurrent.TimeUnit;
  * the linger. A job therefore waits at most one linger more than it would without it, and only
  * while the queue is busy: the first job after an idle spell meets the idle wait alone.
  *
+ * <p>Idle turns: once a worker's waits have grown to the idle poll it is idle, and its claims
+ * take the queue's idle turns ({@link io.echomq.queue.Leases#completeAndClaim(String, java.util.List,
+ * Duration, int, String, Duration)}): an idle claim that finds nothing books the next turn on
+ * the server, one idle poll after the last one any worker booked, and the next claim waits for
+ * it. N idle workers then claim once per idle poll between them, each about every N idle polls,
+ * and a job that arrives is claimed at the next turn, within one idle poll. A lost turn (its
+ * worker stopped) delays the next claim by one idle poll; it changes no job.
+ *
  * <p>Not thread-safe: used by whoever holds the {@link Turn}. Times are {@link System#nanoTime()}
  * values passed in, so the pacing can be tested without a clock.
  */
@@ -26,6 +34,7 @@ final class IdlePacer {
     /** The first wait after a claim found nothing. */
     static final long FIRST_IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
+    private final Duration idlePoll;
     private final long idlePollNanos;
     /** 0: no linger (single jobs, or turned off). */
     private final long lingerNanos;
@@ -41,6 +50,7 @@ final class IdlePacer {
     }
 
     IdlePacer(Duration idlePoll, Duration linger, long nowNanos) {
+        this.idlePoll = idlePoll;
         this.idlePollNanos = idlePoll.toNanos();
         this.lingerNanos = linger.toNanos();
         this.backOffUntil = nowNanos;
@@ -58,13 +68,31 @@ final class IdlePacer {
         return Math.max(backOffUntil - nowNanos, nextClaimAt - nowNanos);
     }
 
+    /**
+     * The idle poll once this worker is idle (its claims keep finding nothing and its wait has
+     * grown to the idle poll), so that its next claim takes an idle turn; zero before.
+     */
+    Duration idleTurn() {
+        return idleWaitNanos == idlePollNanos ? idlePoll : Duration.ZERO;
+    }
+
     /** A turn asked Valkey for {@code wanted} jobs and got {@code found} of them. */
     void claimed(long nowNanos, int wanted, int found) {
+        claimed(nowNanos, wanted, found, 0);
+    }
+
+    /**
+     * A turn asked Valkey for {@code wanted} jobs and got {@code found} of them, and, if it found
+     * none while idle, booked the idle turn {@code untilIdleTurnNanos} from now (0: none booked).
+     */
+    void claimed(long nowNanos, int wanted, int found, long untilIdleTurnNanos) {
         if (wanted == 0) {
             return;
         }
         lingering = found > 0 && found < wanted && lingerNanos > 0;
-        if (found == 0) {
+        if (found == 0 && untilIdleTurnNanos > 0) {
+            nextClaimAt = nowNanos + untilIdleTurnNanos;
+        } else if (found == 0) {
             nextClaimAt = nowNanos + idleWaitNanos;
             idleWaitNanos = Math.min(idleWaitNanos * 2, idlePollNanos);
         } else {

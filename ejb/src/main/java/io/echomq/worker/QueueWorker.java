@@ -81,7 +81,8 @@ public final class QueueWorker {
         this.completer = new Completer(queue, settings, faults, safe);
         this.ahead = new LeaseAhead(settings.concurrency(), settings.leaseAhead() && !runner.batched());
         this.turn = new Turn(queueName, workerId,
-                (acknowledgements, wanted) -> queue.completeAndClaim(queueName, acknowledgements, settings.lease(), wanted, workerId),
+                (acknowledgements, wanted, idleTurn) -> queue.completeAndClaim(queueName, acknowledgements, settings.lease(), wanted, workerId,
+                        idleTurn),
                 runner.batched() ? settings.batchSize() : 1, settings.idlePoll(), runner.batched() ? settings.batchLinger() : Duration.ZERO,
                 completer, ahead, keeper, safe);
     }

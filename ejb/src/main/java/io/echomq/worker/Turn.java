@@ -32,7 +32,8 @@ final class Turn {
     /** The one Valkey call a turn makes: {@link Leases#completeAndClaim}, bound to a queue and worker. */
     @FunctionalInterface
     interface ValkeyCall {
-        CompletedAndClaimed completeAndClaim(List<Lease> acknowledgements, int wanted);
+        /** @param idleTurn the worker's idle poll when it is idle, else zero ({@link IdlePacer#idleTurn()}) */
+        CompletedAndClaimed completeAndClaim(List<Lease> acknowledgements, int wanted, Duration idleTurn);
     }
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -101,7 +102,8 @@ final class Turn {
         long sentAt = System.nanoTime();
         CompletedAndClaimed result;
         try {
-            result = valkey.completeAndClaim(acknowledgements.stream().map(ClaimedJob::lease).toList(), wanted);
+            result = valkey.completeAndClaim(acknowledgements.stream().map(ClaimedJob::lease).toList(), wanted,
+                    wanted > 0 ? pacer.idleTurn() : Duration.ZERO);
         } catch (RuntimeException e) {
             completer.notSent(acknowledgements);
             pacer.valkeyFailed(System.nanoTime());
@@ -119,7 +121,7 @@ final class Turn {
         List<RunningWork> works = portions(result.claimed(), freeRunners).stream()
                 .map(jobs -> keeper.track(new Portion(jobs, sentAt)))
                 .toList();
-        pacer.claimed(System.nanoTime(), wanted, result.claimed().size());
+        pacer.claimed(System.nanoTime(), wanted, result.claimed().size(), result.untilIdleTurn().toNanos());
         // Free runners first; what is left over was leased ahead.
         int forRunners = Math.min(freeRunners, works.size());
         ahead.addAll(works.subList(forRunners, works.size()));

@@ -29,6 +29,23 @@ class IdlePacerTest {
     }
 
     @Test
+    void onceTheWaitsReachTheIdlePollClaimsTakeIdleTurnsAndWaitForTheTurnBooked() {
+        IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
+        long now = 0;
+        while (pacer.idleTurn().isZero()) {
+            pacer.claimed(now, 1, 0);
+            now += pacer.nanosUntilDue(now);
+        }
+        assertThat(pacer.idleTurn()).isEqualTo(IDLE_POLL);
+        long booked = 3 * IDLE_POLL.toNanos();
+        pacer.claimed(now, 1, 0, booked);
+        assertThat(pacer.turnDue(now + booked - 1, false)).isFalse();
+        assertThat(pacer.turnDue(now + booked, false)).isTrue();
+        pacer.claimed(now + booked, 1, 1, 0);
+        assertThat(pacer.idleTurn()).isZero();
+    }
+
+    @Test
     void findingWorkMakesTheNextTurnDueAtOnceAndResetsTheWait() {
         IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
         for (int i = 0; i < 5; i++) {

@@ -53,7 +53,7 @@ class TurnTest {
         return new Turn(QUEUE, "w", this::completeAndClaim, portionSize, Duration.ofMillis(200), Duration.ZERO, completer, ahead, keeper, events);
     }
 
-    private CompletedAndClaimed completeAndClaim(List<Lease> acknowledgements, int wanted) {
+    private CompletedAndClaimed completeAndClaim(List<Lease> acknowledgements, int wanted, Duration idleTurn) {
         if (valkeyDown) {
             throw new QueueUnavailableException("Valkey is down", null);
         }

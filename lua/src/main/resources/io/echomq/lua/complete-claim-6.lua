@@ -24,21 +24,24 @@
     ARGV[6] keep at most this many completed jobs (>= 0)
     ARGV[7] keep completed jobs at most this many ms (>= 0)
     ARGV[8] number of acknowledgements n (>= 0)
-    ARGV[9] and on  three values per acknowledgement: job id, token, the job's creation time (ms)
+    ARGV[9] the caller's idle poll in ms when it is idle (its claims keep finding nothing), else 0:
+            an idle caller whose claim finds nothing books the queue's next idle turn (take_idle_turn)
+    ARGV[10] and on  three values per acknowledgement: job id, token, the job's creation time (ms)
 
   Output:
-    {{settlement1, settlement2, ...}, claim}
+    {{settlement1, settlement2, ...}, claim, idle wait}
     settlement: {'OK', finished_at} | {'NOT_FOUND'} | {'STALE_TOKEN', state, attempts}
                 | {'NOT_ACTIVE', state, attempts}, in the order of the acknowledgements
                 (NOT_FOUND also for a job of another creation time)
     claim:      {} or {deadline, id1, payload1, token1, lane1, created1, idem1, ...} as claim returns it
+    idle wait:  ms until the caller's idle turn; 0 when it booked none (not idle, or the claim found jobs)
 ]]
 local active, completed, ring, delayed, meta, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local prefix = ARGV[1]
 local lease_ms, max_jobs = tonumber(ARGV[2]), tonumber(ARGV[3])
 local worker, promote_limit = ARGV[4], tonumber(ARGV[5])
 local keep_count, max_age = tonumber(ARGV[6]), tonumber(ARGV[7])
-local acks = tonumber(ARGV[8])
+local acks, idle_poll_ms = tonumber(ARGV[8]), tonumber(ARGV[9])
 
 -- #include now_ms
 -- #include integer_text
@@ -52,7 +55,13 @@ local acks = tonumber(ARGV[8])
 -- #include complete_jobs
 -- #include limits
 -- #include claim_jobs
+-- #include take_idle_turn
 
 local now = now_ms()
-local settlements = complete_jobs(prefix, active, completed, idem, now, {unpack(ARGV, 9, 8 + acks * 3)}, keep_count, max_age)
-return {settlements, claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, max_jobs, worker, promote_limit)}
+local settlements = complete_jobs(prefix, active, completed, idem, now, {unpack(ARGV, 10, 9 + acks * 3)}, keep_count, max_age)
+local claimed = claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, max_jobs, worker, promote_limit)
+local idle_wait = 0
+if idle_poll_ms > 0 and max_jobs > 0 and #claimed == 0 then
+  idle_wait = take_idle_turn(prefix, now, idle_poll_ms)
+end
+return {settlements, claimed, idle_wait}

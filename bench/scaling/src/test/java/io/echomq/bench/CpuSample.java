@@ -14,8 +14,8 @@ import redis.clients.jedis.Jedis;
  * {@code /proc/<pid>/stat} (utime + stime), per Valkey master from its own {@code INFO cpu}, and
  * the whole machine from {@code /proc/stat}. All in seconds of one core.
  */
-record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, String> kindByPid, Map<Integer, Double> valkeyByPort,
-                 double machineBusy) {
+record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Double> compilerSecondsByPid, Map<Long, String> kindByPid,
+                 Map<Integer, Double> valkeyByPort, double machineBusy) {
 
     private static final double TICKS_PER_SECOND = 100.0;   // USER_HZ: 100 on every Linux this runs on
 
@@ -25,14 +25,16 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, String
      */
     static CpuSample take(Map<Long, String> kindByPid, List<Integer> valkeyMasters, Function<Integer, Jedis> connect) {
         Map<Long, Double> seconds = new HashMap<>();
+        Map<Long, Double> compiler = new HashMap<>();
         kindByPid.keySet().forEach(pid -> processSeconds(pid).ifPresent(s -> seconds.put(pid, s)));
+        kindByPid.keySet().forEach(pid -> compiler.put(pid, compilerSeconds(pid)));
         Map<Integer, Double> valkey = new HashMap<>();
         for (int port : valkeyMasters) {
             try (Jedis node = connect.apply(port)) {
                 valkey.put(port, valkeySeconds(node.info("cpu")));
             }
         }
-        return new CpuSample(System.nanoTime(), seconds, Map.copyOf(kindByPid), valkey, machineBusySeconds());
+        return new CpuSample(System.nanoTime(), seconds, compiler, Map.copyOf(kindByPid), valkey, machineBusySeconds());
     }
 
     private static java.util.Optional<Double> processSeconds(long pid) {
@@ -44,6 +46,32 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, String
         } catch (IOException | RuntimeException e) {
             return java.util.Optional.empty();   // the process ended meanwhile
         }
+    }
+
+    /**
+     * A JVM's JIT compiler threads ({@code C1 CompilerThre…}, {@code C2 CompilerThre…} in
+     * {@code /proc/<pid>/task/<tid>/stat}): the compilation every JVM pays once for the same code.
+     * A compiler thread that ended meanwhile takes its time with it, so this is a lower bound.
+     */
+    private static double compilerSeconds(long pid) {
+        double total = 0;
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                    if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
+                        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        total += (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / TICKS_PER_SECOND;
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended meanwhile
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return 0;   // the process ended meanwhile
+        }
+        return total;
     }
 
     private static double valkeySeconds(String info) {
@@ -81,6 +109,17 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, String
         secondsByPid.forEach((pid, s) -> {
             if (kind.equals(kindByPid.get(pid))) {
                 out.put(pid, 100 * (s - before.secondsByPid.getOrDefault(pid, 0.0)) / wallSeconds(before));
+            }
+        });
+        return out;
+    }
+
+    /** Per process of {@code kind}: its JIT compiler threads' percent of one core since {@code before}. */
+    Map<Long, Double> compilerPercentByPid(CpuSample before, String kind) {
+        Map<Long, Double> out = new HashMap<>();
+        compilerSecondsByPid.forEach((pid, s) -> {
+            if (kind.equals(kindByPid.get(pid))) {
+                out.put(pid, 100 * Math.max(0, s - before.compilerSecondsByPid.getOrDefault(pid, 0.0)) / wallSeconds(before));
             }
         });
         return out;

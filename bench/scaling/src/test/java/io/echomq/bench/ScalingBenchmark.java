@@ -8,6 +8,7 @@ import io.echomq.effect.Migrations;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.Submissions;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.RealServices;
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
@@ -60,6 +62,8 @@ class ScalingBenchmark {
     private final Duration warmup = Duration.ofSeconds(Integer.getInteger("bench.warmup-s", 15));
     private final Duration steady = Duration.ofSeconds(Integer.getInteger("bench.steady-s", 30));
     private final int concurrency = Integer.getInteger("bench.concurrency", 4);
+    private static final Duration FEEDER_READ_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration UNAVAILABLE_PAUSE = Duration.ofMillis(200);
     /** The effect store's size per job, read at the end of the latest run (the tables are emptied between runs). */
     private String effectRowSize = "";
 
@@ -70,11 +74,14 @@ class ScalingBenchmark {
         LedgerChargeHandler.createTables(database.dataSource());
         Jdbi jdbi = Jdbi.create(database.dataSource());
         List<Row> rows = new ArrayList<>();
-        try (ValkeyCluster cluster = ValkeyCluster.start(); RedisClusterClient redis = cluster.newClient()) {
+        try (ValkeyCluster cluster = ValkeyCluster.start(); RedisClusterClient redis = patientClient(cluster)) {
             QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
             for (int repeat = 1; repeat <= repeats; repeat++) {
                 for (int instances : instanceCounts) {
-                    rows.add(measure(instances, repeat, cluster, queue, database, jdbi));
+                    Row row = measure(instances, repeat, cluster, queue, database, jdbi);
+                    rows.add(row);
+                    // Each run's row as it ends, so that a later run that fails leaves the earlier ones on record.
+                    System.out.print(table(List.of(row)));
                 }
             }
         }
@@ -84,6 +91,18 @@ class ScalingBenchmark {
             assertThat(row.lost).as("lost with %d instances", row.instances).isZero();
             assertThat(row.laneFairness).as("lane fairness with %d instances", row.instances).isGreaterThan(0.8);
         }
+    }
+
+    /**
+     * The feeder's client, waiting up to {@link #FEEDER_READ_TIMEOUT} for a reply: on the shared
+     * machine a master sometimes answered a batch of submissions after more than the client's
+     * default 2 s, and a submission whose outcome is unknown voids the run (its jobs cannot be counted).
+     */
+    private static RedisClusterClient patientClient(ValkeyCluster cluster) {
+        return RedisClusterClient.builder().nodes(cluster.nodes())
+                .clientConfig(DefaultJedisClientConfig.builder().password(cluster.password())
+                        .socketTimeoutMillis((int) FEEDER_READ_TIMEOUT.toMillis()).build())
+                .build();
     }
 
     private Row measure(int instances, int repeat, ValkeyCluster cluster, QueueClient queue, PostgresService.Database database,
@@ -118,6 +137,10 @@ class ScalingBenchmark {
             feeder.throwIfFailed();
             long windowJobs = total(lanesAfter) - total(lanesBefore);
             double fairness = queues.stream().mapToDouble(q -> leastOverMost(lanesBefore.get(q), lanesAfter.get(q))).min().orElse(0);
+            if (feeder.unavailable.get() > 0) {
+                System.out.printf("scaling: %d instance(s), repeat %d: %d calls refused by a cluster down for a moment (sent again, or the round skipped)%n",
+                        instances, repeat, feeder.unavailable.get());
+            }
             awaitDrained(jdbi, queues, feeder.submitted());
             long lost = feeder.submitted();
             long duplicates = 0;
@@ -131,10 +154,12 @@ class ScalingBenchmark {
                 shares.add(100.0 * (perWorkerAfter.get(i) - perWorkerBefore.get(i)) / Math.max(1, windowJobs));
             }
             List<Double> workerCpu = workers.stream().map(w -> after.percentByPid(before, "worker").getOrDefault(w.pid(), 0.0)).toList();
+            double workerJitCpu = workers.stream().mapToDouble(w -> after.compilerPercentByPid(before, "worker").getOrDefault(w.pid(), 0.0))
+                    .sum();
             effectRowSize = effectRowSize(jdbi);
             forgetEffectsAndCharges(jdbi);
             return new Row(instances, repeat, windowJobs, after.wallSeconds(before), duplicates, lost, fairness, shares, workerCpu,
-                    after.valkeyPercent(before), after.percentOfKind(before, "valkey"), after.percentOfKind(before, "postgres"),
+                    workerJitCpu, after.valkeyPercent(before), after.percentOfKind(before, "valkey"), after.percentOfKind(before, "postgres"),
                     after.percentOfKind(before, "bench"), after.machinePercent(before));
         } finally {
             for (WorkerJvm worker : workers) {
@@ -153,6 +178,8 @@ class ScalingBenchmark {
         private final QueueClient queue;
         private final List<String> queues;
         private final AtomicLong submitted = new AtomicLong();
+        /** Batches Valkey refused (and that were sent again): the cluster was down for a moment. */
+        private final AtomicLong unavailable = new AtomicLong();
         private volatile boolean stopped;
         private volatile RuntimeException failure;
         private long sequence;
@@ -175,10 +202,10 @@ class ScalingBenchmark {
         private void feed() {
             while (!stopped) {
                 for (String q : queues) {
-                    long missing = BACKLOG_PER_QUEUE - queue.reads().stats(q).pending();
+                    long missing = BACKLOG_PER_QUEUE - pendingOrFull(q);
                     for (long sent = 0; sent < missing; sent += Submissions.MAX_BATCH_JOBS) {
                         int size = (int) Math.min(Submissions.MAX_BATCH_JOBS, missing - sent);
-                        queue.submissions().enqueueBatch(q, jobs(size));
+                        sendUntilServed(q, jobs(size));
                         submitted.addAndGet(size);
                     }
                 }
@@ -187,6 +214,37 @@ class ScalingBenchmark {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return;
+                }
+            }
+        }
+
+        /** The queue's pending jobs; while Valkey cannot answer, the backlog (so nothing is sent to it this round). */
+        private long pendingOrFull(String q) {
+            try {
+                return queue.reads().stats(q).pending();
+            } catch (QueueUnavailableException e) {
+                unavailable.incrementAndGet();
+                return BACKLOG_PER_QUEUE;
+            }
+        }
+
+        /**
+         * One batch, sent again while Valkey answers that it cannot serve it (nothing ran: a
+         * cluster that a starved node marked down for a moment), so the count stays exact.
+         */
+        private void sendUntilServed(String q, List<NewJob> batch) {
+            while (true) {
+                try {
+                    queue.submissions().enqueueBatch(q, batch);
+                    return;
+                } catch (QueueUnavailableException e) {
+                    unavailable.incrementAndGet();
+                    try {
+                        Thread.sleep(UNAVAILABLE_PAUSE.toMillis());
+                    } catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                        throw e;
+                    }
                 }
             }
         }
@@ -295,14 +353,15 @@ class ScalingBenchmark {
         StringBuilder out = new StringBuilder("\nscaling: " + QUEUES + " queues on 3 masters x " + LANES + " lanes, demo ledger handler, "
                 + Runtime.getRuntime().availableProcessors() + " cores, concurrency " + concurrency + " per queue and instance, warm-up "
                 + warmup.toSeconds() + " s excluded, steady window " + steady.toSeconds() + " s\n");
-        out.append(String.format("%-9s | %6s | %6s | %7s | %6s | %4s | %4s | %9s | %-17s | %-17s | %9s | %9s | %8s | %5s | %7s | %13s | %13s%n",
+        out.append(String.format("%-9s | %6s | %6s | %7s | %6s | %4s | %4s | %9s | %-17s | %-17s | %9s | %9s | %8s | %5s | %7s | %13s | %13s | %13s%n",
                 "instances", "repeat", "jobs", "seconds", "jobs/s", "dups", "lost", "lane_fair", "jobs per instance",
-                "cpu% per worker", "valkey%", "nodes%", "postgres%", "bench%", "machine%", "worker cpu-ms/job", "valkey cpu-ms/job"));
+                "cpu% per worker", "valkey%", "nodes%", "postgres%", "bench%", "machine%", "worker cpu-ms/job", "valkey cpu-ms/job",
+                "worker w/o JIT"));
         for (Row r : rows) {
-            out.append(String.format("%-9d | %6d | %6d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-17s | %-17s | %9.0f | %9.0f | %8.0f | %5.0f | %7.0f | %13.2f | %13.2f%n",
+            out.append(String.format("%-9d | %6d | %6d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-17s | %-17s | %9.0f | %9.0f | %8.0f | %5.0f | %7.0f | %13.3f | %13.3f | %13.3f%n",
                     r.instances, r.repeat, r.jobs, r.seconds, r.jobsPerSecond(), r.duplicates, r.lost, r.laneFairness, percents(r.shares),
                     percents(r.workerCpu), r.valkeyInfoCpu, r.redisServerCpu, r.postgresCpu, r.benchCpu, r.machineCpu,
-                    r.workerCpuMillisPerJob(), r.cpuMillisPerJob(r.valkeyInfoCpu)));
+                    r.workerCpuMillisPerJob(), r.cpuMillisPerJob(r.valkeyInfoCpu), r.workerCpuMillisPerJobWithoutJit()));
         }
         out.append("jobs, seconds, cpu: over the steady window; dups and lost: over every job the run submitted, drained after it. "
                 + "cpu%: percent of one core (/proc/<pid>/stat utime+stime); valkey%: the masters' INFO cpu; "
@@ -314,19 +373,26 @@ class ScalingBenchmark {
     /** Per instance count: median and spread over the repeats, and worker CPU per job against one instance's median. */
     private String summary(List<Row> rows) {
         StringBuilder out = new StringBuilder(String.format("%nscaling summary over %d repeat(s): median [min-max]%n", repeats));
-        out.append(String.format("%-9s | %-22s | %-25s | %s%n", "instances", "jobs/s", "worker cpu-ms/job", "cpu-ms/job vs 1 instance"));
+        out.append(String.format("%-9s | %-22s | %-25s | %-24s | %-25s | %s%n", "instances", "jobs/s", "worker cpu-ms/job",
+                "cpu-ms/job vs 1 instance", "without JIT", "without JIT vs 1 instance"));
         Double oneInstance = null;
+        Double oneInstanceWithoutJit = null;
         for (int instances : instanceCounts) {
             List<Row> of = rows.stream().filter(r -> r.instances == instances).toList();
             double[] rate = of.stream().mapToDouble(Row::jobsPerSecond).sorted().toArray();
             double[] cpu = of.stream().mapToDouble(Row::workerCpuMillisPerJob).sorted().toArray();
+            double[] withoutJit = of.stream().mapToDouble(Row::workerCpuMillisPerJobWithoutJit).sorted().toArray();
             double cpuMedian = median(cpu);
+            double withoutJitMedian = median(withoutJit);
             if (instances == 1) {
                 oneInstance = cpuMedian;
+                oneInstanceWithoutJit = withoutJitMedian;
             }
-            out.append(String.format("%-9d | %6.0f [%6.0f-%6.0f] | %7.3f [%7.3f-%7.3f] | %s%n", instances, median(rate), rate[0],
-                    rate[rate.length - 1], cpuMedian, cpu[0], cpu[cpu.length - 1],
-                    oneInstance == null ? "-" : String.format("%.2fx", cpuMedian / oneInstance)));
+            out.append(String.format("%-9d | %6.0f [%6.0f-%6.0f] | %7.3f [%7.3f-%7.3f] | %-24s | %7.3f [%7.3f-%7.3f] | %s%n", instances,
+                    median(rate), rate[0], rate[rate.length - 1], cpuMedian, cpu[0], cpu[cpu.length - 1],
+                    oneInstance == null ? "-" : String.format("%.2fx", cpuMedian / oneInstance),
+                    withoutJitMedian, withoutJit[0], withoutJit[withoutJit.length - 1],
+                    oneInstanceWithoutJit == null ? "-" : String.format("%.2fx", withoutJitMedian / oneInstanceWithoutJit)));
         }
         return out.toString();
     }
@@ -341,8 +407,8 @@ class ScalingBenchmark {
     }
 
     private record Row(int instances, int repeat, long jobs, double seconds, long duplicates, long lost, double laneFairness,
-                       List<Double> shares, List<Double> workerCpu, double valkeyInfoCpu, double redisServerCpu, double postgresCpu,
-                       double benchCpu, double machineCpu) {
+                       List<Double> shares, List<Double> workerCpu, double workerJitCpu, double valkeyInfoCpu, double redisServerCpu,
+                       double postgresCpu, double benchCpu, double machineCpu) {
 
         double jobsPerSecond() {
             return jobs / seconds;
@@ -350,6 +416,11 @@ class ScalingBenchmark {
 
         double workerCpuMillisPerJob() {
             return cpuMillisPerJob(workerCpu.stream().mapToDouble(Double::doubleValue).sum());
+        }
+
+        /** The workers' CPU per job without their JIT compiler threads: what a job costs once every JVM has compiled its code. */
+        double workerCpuMillisPerJobWithoutJit() {
+            return cpuMillisPerJob(workerCpu.stream().mapToDouble(Double::doubleValue).sum() - workerJitCpu);
         }
 
         /** CPU milliseconds one job cost, from a percent of one core held over the window. */

@@ -154,6 +154,14 @@ public final class QueueKeys {
         return prefix + "maintenance";
     }
 
+    /**
+     * String: the server time (ms) of the last idle turn handed out; expires one idle poll after
+     * it (see {@code take_idle_turn}, which builds this name from the prefix).
+     */
+    public String idleTurns() {
+        return prefix + "idle-turns";
+    }
+
     /** Sorted set: the queue's schedule names, scored by next slot (ms, server clock; the anchor while unplanned, +inf while paused). */
     public String schedules() {
         return prefix + "schedules";

@@ -83,7 +83,7 @@ public final class Replies {
         for (int i = 0; i < replies.size(); i++) {
             settlements.add(completed(acknowledged.get(i), replies.get(i)));
         }
-        return new CompletedAndClaimed(List.copyOf(settlements), claimed(queue, r.get(1)));
+        return new CompletedAndClaimed(List.copyOf(settlements), claimed(queue, r.get(1)), Duration.ofMillis(number(r.get(2))));
     }
 
     public static LeaseExtension extended(Lease lease, Object reply) {
