@@ -43,6 +43,17 @@ public final class LockWaits {
         assertThat(waiter.query()).as("in the insert of the effect key").contains("INSERT INTO echomq.effect");
     }
 
+    /**
+     * A second job with a taken idempotency key, as PostgreSQL shows it: it waits for the key's
+     * advisory lock, which the holder keeps until its transaction ends (the key cannot be a unique
+     * index on the partitioned table, V12).
+     */
+    public static void assertWaitsOnAnIdempotencyKey(Waiter waiter) {
+        assertThat(waiter.waitEventType()).as("waits for a lock").isEqualTo("Lock");
+        assertThat(waiter.waitEvent()).as("on the key's advisory lock").isEqualTo("advisory");
+        assertThat(waiter.query()).as("in the statement that locks the keys").contains("pg_advisory_xact_lock");
+    }
+
     private static Optional<Waiter> waiterOn(Jdbi jdbi, int holder) {
         return jdbi.withHandle(h -> h.createQuery("SELECT pid, wait_event_type, wait_event, query FROM pg_stat_activity "
                         + "WHERE :holder = ANY(pg_blocking_pids(pid)) LIMIT 1")
