@@ -33,8 +33,12 @@ public final class EffectPartitions {
 
     /** The partition that takes the rows no time partition does: few, and retired row by row. */
     public static final String DEFAULT_PARTITION = "effect_default";
-    /** The longest a retirement or a new partition waits for a lock before giving up until its next run. */
-    static final Duration RETIRE_LOCK_WAIT = Duration.ofSeconds(1);
+    /**
+     * The longest a retirement or a new partition waits for a lock before giving up until a later
+     * run: effect transactions that come after it queue behind its request, so this is also the
+     * longest they wait for it.
+     */
+    static final Duration RETIRE_LOCK_WAIT = Duration.ofMillis(200);
     /** Serialises changes of the partition set across engines ("echomq-effect-partitions" in a number). */
     private static final long PARTITION_SET_LOCK = 0x6563_686f_7061_7274L;
     /** The columns, in the table's order, for copying rows back. */

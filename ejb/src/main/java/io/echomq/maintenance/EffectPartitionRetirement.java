@@ -45,6 +45,13 @@ final class EffectPartitionRetirement implements MaintenanceDuty {
     private final int batch;
     /** The census in progress, or null. Used by one maintenance thread at a time. */
     private Census census;
+    /**
+     * No partition is made or retired before this (System.nanoTime): after one gave up waiting for
+     * the table's lock (a long effect transaction holds it), the next try waits
+     * {@link #PAUSE_AFTER_LOCK_WAIT} intervals, so effect transactions are not held up every run.
+     */
+    private long changesPausedUntil = System.nanoTime();
+    static final int PAUSE_AFTER_LOCK_WAIT = 10;
 
     /**
      * Where the census of one partition is: the rows read up to (primary key order), the rows found
@@ -99,11 +106,15 @@ final class EffectPartitionRetirement implements MaintenanceDuty {
         if (!queueName.equals(anchorQueue)) {
             return Pass.NOTHING;
         }
-        long deadline = System.nanoTime() + interval.toNanos() / 2;
+        long started = System.nanoTime();
+        if (started - changesPausedUntil < 0) {
+            return Pass.NOTHING;
+        }
+        long deadline = started + interval.toNanos() / 2;
         long nowMs = partitions.nowMs();
         // The first partition starts a width from now: Valkey's clock (creation times) may run a
         // little ahead of PostgreSQL's, and the DEFAULT partition may hold rows up to now.
-        partitions.makeAhead(nowMs + width.toMillis(), nowMs + PARTITIONS_AHEAD * width.toMillis(), width);
+        pausedOnFailure(() -> partitions.makeAhead(nowMs + width.toMillis(), nowMs + PARTITIONS_AHEAD * width.toMillis(), width));
         List<EffectPartitions.Range> ranges = partitions.ranges();
         if (census != null && !ranges.contains(census.partition())) {
             // Another engine retired it.
@@ -122,9 +133,19 @@ final class EffectPartitionRetirement implements MaintenanceDuty {
             if (!readOn(deadline)) {
                 break;
             }
-            dropped += retire();
+            dropped += pausedOnFailure(this::retire);
         }
         return Pass.effectRowsDeleted((int) Math.min(Integer.MAX_VALUE, dropped));
+    }
+
+    /** Runs a change of the partition set; when it fails, pauses the changes and rethrows. */
+    private <T> T pausedOnFailure(java.util.function.Supplier<T> change) {
+        try {
+            return change.get();
+        } catch (RuntimeException e) {
+            changesPausedUntil = System.nanoTime() + interval.toNanos() * PAUSE_AFTER_LOCK_WAIT;
+            throw e;
+        }
     }
 
     /** Reads the census's partition on until {@code deadline}; true when every row is read. */
