@@ -36,6 +36,11 @@ public final class LockWaits {
                 .until(() -> waiterOn(jdbi, holder), Optional::isPresent).orElseThrow();
     }
 
+    /** Whether some backend waits now for a lock that backend {@code holder} holds. */
+    public static boolean blocksAnother(Jdbi jdbi, int holder) {
+        return waiterOn(jdbi, holder).isPresent();
+    }
+
     /** The key's second claimant, as PostgreSQL shows it: its insert of the effect key waits for the holder's transaction to end. */
     public static void assertWaitsOnAnEffectKey(Waiter waiter) {
         assertThat(waiter.waitEventType()).as("waits for a lock").isEqualTo("Lock");
