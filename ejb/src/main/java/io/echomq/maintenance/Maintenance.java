@@ -18,7 +18,7 @@ import java.util.logging.Logger;
 
 /**
  * The queues' housekeeping: the {@link Reaper}, the {@link RetentionTrimmer}, the
- * {@link Reconciler}, the {@link EffectRetention} and the {@link ScheduleTicker}, each on its own
+ * {@link Reconciler}, the {@link EffectRetention}, the {@link EffectPartitionRetirement} and the {@link ScheduleTicker}, each on its own
  * interval at a fixed delay, over the queues this engine keeps house for: one engine at a time
  * per queue, the holder of the queue's maintenance lease ({@link QueueStewardship}). Each run of a duty over a queue is bounded and fails alone: a queue
  * whose run failed (or PostgreSQL being down for the reconciler) never keeps the other queues or
@@ -78,9 +78,14 @@ public final class Maintenance {
             return new Settings(interval, reapBatch, retention, trimEvery, effectRewalkEvery, reconcileBatch, effectRetention, newTimeout);
         }
 
-        /** The longest an effect row of a finished job lives: its retention age, and until the effect retention reaches it. */
+        /**
+         * The longest an effect row of a finished job lives: its retention age, and until the effect retention reaches it,
+         * in the DEFAULT partition, or until its time partition is retired (a partition width later, and a run).
+         */
         public Duration effectRowLifetime() {
-            return effectRetention.plus(EffectRetention.longestOverAge(interval, effectRewalkEvery));
+            Duration inDefault = EffectRetention.longestOverAge(interval, effectRewalkEvery);
+            Duration inPartition = EffectPartitionRetirement.widthFor(effectRetention).plus(interval);
+            return effectRetention.plus(inDefault.compareTo(inPartition) > 0 ? inDefault : inPartition);
         }
     }
 
@@ -120,6 +125,8 @@ public final class Maintenance {
                 new Reconciler(queue.reads(), queue.admin(), bounded, settings.interval(), settings.reconcileBatch()),
                 new EffectRetention(queue.reads(), bounded, settings.interval(), settings.effectRewalkEvery(), settings.effectRetention(),
                         EFFECT_RETENTION_BATCH),
+                new EffectPartitionRetirement(bounded.partitions(), new GoneForGood(queue.reads(), bounded), queues.isEmpty() ? "" : queues.get(0),
+                        settings.interval(), settings.effectRetention(), EFFECT_RETENTION_BATCH),
                 new ScheduleTicker(queue.schedules(), settings.interval()),
                 new FlowRelay(queue.flows(), settings.interval(), FLOW_BATCH),
                 new FlowRepair(queue.flows(), settings.interval(), FlowRepair.GRACE, FLOW_BATCH, java.time.Clock.systemUTC()));

@@ -101,7 +101,9 @@ class LeaseUpkeepTest {
         int stuckOnThePool = pool.mostWaiting();
         pool.refill();
 
-        assertThat(stuckOnThePool).as("the reconciler and the effect retention both waited for a connection").isEqualTo(2);
+        // The effect partitions' duty waits too when its run reaches the pool before the job ends.
+        assertThat(stuckOnThePool).as("duties waiting for a connection: the reconciler, the effect retention, maybe the partitions'")
+                .isBetween(2, 3);
         assertThat(events(job)).as("the job's history").doesNotContain("reaped");
         await("job " + job + " completed").atMost(PATIENCE).until(() -> state(job) == JobState.COMPLETED);
         JobView done = engine.queue.reads().job(queue, job).orElseThrow();
