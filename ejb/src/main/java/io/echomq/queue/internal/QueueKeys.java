@@ -37,8 +37,17 @@ public final class QueueKeys {
     private final String prefix;
 
     public QueueKeys(String queue) {
+        this(queue, queue);
+    }
+
+    /**
+     * The keys of one shard of a sharded queue: every key under {@code echomq:{hashTag}:}, while
+     * {@link #queue()} stays the queue's name. Only {@code io.echomq.queue.shard.ShardLayout}
+     * picks the tag (the queue's own name for shard 0, a tag no queue name can be for the others).
+     */
+    public QueueKeys(String queue, String hashTag) {
         this.queue = queue;
-        this.prefix = "echomq:{" + queue + "}:";
+        this.prefix = "echomq:{" + hashTag + "}:";
     }
 
     public String queue() {
