@@ -8,6 +8,7 @@ import io.echomq.queue.internal.ScriptRunner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * A worker's part of the queue: leasing jobs on the server clock, keeping the leases alive, and
@@ -28,12 +29,21 @@ public final class Leases {
 
     /** Where a leased flow parent's children are read. */
     private final Flows flows;
+    /** A queue's keys after checking its name: the queue's own, or one shard's for a shard's client (docs/SHARDING.md). */
+    private final Function<String, QueueKeys> keysOf;
 
-    Leases(ScriptRunner scripts, int promoteBatch, Retention retention, Flows flows) {
+    Leases(ScriptRunner scripts, int promoteBatch, Retention retention, Flows flows, Function<String, QueueKeys> keysOf) {
         this.flows = flows;
+        this.keysOf = keysOf;
         this.scripts = scripts;
         this.promoteBatch = promoteBatch;
         this.retention = retention;
+    }
+
+    /** The keys of a lease's queue, after checking every field the fencing compares. */
+    private QueueKeys keysOf(Lease lease) {
+        RequestChecks.leaseKeys(lease);
+        return keysOf.apply(lease.queue());
     }
 
     /**
@@ -49,7 +59,7 @@ public final class Leases {
      * clock. Returns an empty list when nothing is claimable or the queue is paused.
      */
     public List<ClaimedJob> claim(String queue, Duration lease, int maxJobs, String workerId) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         RequestChecks.lease(lease);
         RequestChecks.range("maxJobs", maxJobs, 1, MAX_CLAIM_JOBS);
         RequestChecks.workerId(workerId);
@@ -67,7 +77,7 @@ public final class Leases {
      */
     public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs,
             String workerId) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         RequestChecks.lease(lease);
         RequestChecks.range("maxJobs", maxJobs, 0, MAX_CLAIM_JOBS);
         RequestChecks.range("finished", finished.size(), 0, MAX_CLAIM_JOBS);
@@ -101,7 +111,7 @@ public final class Leases {
      * lease's attempt (a stale lease's report changes nothing).
      */
     public LeaseExtension extend(Lease lease, Duration length, Progress progress) {
-        QueueKeys keys = RequestChecks.leaseKeys(lease);
+        QueueKeys keys = keysOf(lease);
         RequestChecks.lease(length);
         Object reply = scripts.run(Script.EXTEND, keys, lease.jobId(),
                 List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()),
@@ -117,7 +127,7 @@ public final class Leases {
      * call (at most two).
      */
     public Settlement complete(Lease lease) {
-        QueueKeys keys = RequestChecks.leaseKeys(lease);
+        QueueKeys keys = keysOf(lease);
         Object reply = scripts.run(Script.COMPLETE, keys, lease.jobId(),
                 List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()),
                         Integer.toString(retention.completedKeepCount()), Long.toString(retention.completedMaxAge().toMillis())));
@@ -131,7 +141,7 @@ public final class Leases {
      * {@value RequestChecks#MAX_ERROR_CHARS} characters. Fenced as {@link #complete} is.
      */
     public RetryOutcome retry(Lease lease, String error, Backoff backoff, FailureKind kind) {
-        QueueKeys keys = RequestChecks.leaseKeys(lease);
+        QueueKeys keys = keysOf(lease);
         Object reply = scripts.run(Script.RETRY, keys, lease.jobId(), List.of(keys.prefix(), lease.jobId(),
                 Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()), RequestChecks.errorText(error),
                 Long.toString(backoff.base().toMillis()), Long.toString(backoff.cap().toMillis()), kind.wireName()));
@@ -144,7 +154,7 @@ public final class Leases {
      * job whose cancel nobody requested is left active ({@link StopOutcome.NotRequested}).
      */
     public StopOutcome stop(Lease lease, String reason) {
-        QueueKeys keys = RequestChecks.leaseKeys(lease);
+        QueueKeys keys = keysOf(lease);
         Object reply = scripts.run(Script.STOP, keys, lease.jobId(), List.of(keys.prefix(), lease.jobId(),
                 Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()), RequestChecks.errorText(reason)));
         return Replies.stopped(lease, reply);

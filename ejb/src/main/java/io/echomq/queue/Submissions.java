@@ -9,6 +9,7 @@ import io.echomq.tracing.JobTelemetry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
@@ -27,9 +28,13 @@ public final class Submissions {
     private final JobTelemetry telemetry;
     private final UnaryOperator<String> keyRule;
     private final OutboxDoor outboxDoor;
+    /** A queue's keys after checking its name: the queue's own, or one shard's for a shard's client (docs/SHARDING.md). */
+    private final Function<String, QueueKeys> keysOf;
 
-    Submissions(ScriptRunner scripts, QueueSettings settings, JobTelemetry telemetry, Flows flows) {
+    Submissions(ScriptRunner scripts, QueueSettings settings, JobTelemetry telemetry, Flows flows,
+            Function<String, QueueKeys> keysOf) {
         this.scripts = scripts;
+        this.keysOf = keysOf;
         this.settings = settings;
         this.telemetry = telemetry;
         this.keyRule = RequestChecks::idempotencyKey;
@@ -41,6 +46,7 @@ public final class Submissions {
         this.scripts = submitters.scripts;
         this.settings = submitters.settings;
         this.telemetry = submitters.telemetry;
+        this.keysOf = submitters.keysOf;
         this.keyRule = RequestChecks::outboxIdempotencyKey;
         this.outboxDoor = null;
     }
@@ -66,7 +72,7 @@ public final class Submissions {
      * debounced submission sent again replaces again, with the same payload.
      */
     public Enqueued enqueue(String queue, NewJob job) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         List<String> args = new ArrayList<>(List.of(keys.prefix()));
         args.addAll(scriptArguments(job, ""));
         return telemetry.creating(queue, 1, creation -> {
@@ -85,7 +91,7 @@ public final class Submissions {
      * {@link #enqueue}.
      */
     public List<Enqueued> enqueueBatch(String queue, List<NewJob> jobs) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         checkBatchSize(jobs);
         List<String> args = new ArrayList<>(3 + jobs.size() * 10);
         args.add(keys.prefix());

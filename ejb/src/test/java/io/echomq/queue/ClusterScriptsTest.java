@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.queue.internal.Script;
+import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.queue.internal.ScriptSource;
 import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.schedule.Schedule;
 import io.echomq.queue.schedule.ScheduleClient;
+import io.echomq.queue.shard.ShardLayout;
+import io.echomq.queue.shard.ShardLayouts;
 import io.echomq.testkit.RealServices;
 import io.echomq.testkit.services.ValkeyCluster;
 import java.time.Duration;
@@ -166,6 +169,7 @@ class ClusterScriptsTest {
         client.admin().setLimits(queue, QueueLimits.NONE);
         assertThat(client.admin().setEventStream(queue, 1_000)).isPositive();                                  // set-events
         assertThat(client.reads().events(queue, "0", EventFilter.ALL, 10).events()).isNotEmpty();
+        new ShardLayouts(redis, new ScriptRunner(redis, ReplicaWait.NONE)).record(ShardLayout.of(queue, 1));  // shard-layout (one shard: unchanged)
         assertThat(client.admin().pause(queue)).isTrue();                                                      // set-paused
         assertThat(client.reads().stats(queue).paused()).isTrue();                                             // stats
         assertThat(client.reads().jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs()).isNotNull();

@@ -33,6 +33,7 @@ local trace = ARGV[3 + count * 10]
 
 -- #include now_ms
 -- #include integer_text
+-- #include mint_id
 -- #include push_pending
 -- #include log_event
 -- #include enqueue_one

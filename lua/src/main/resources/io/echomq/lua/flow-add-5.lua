@@ -37,6 +37,7 @@ local priority, idem_key, parent, policy, n = tonumber(ARGV[5]), ARGV[6], ARGV[7
 
 -- #include now_ms
 -- #include integer_text
+-- #include mint_id
 -- #include push_pending
 -- #include log_event
 -- #include enqueue_one
@@ -72,7 +73,7 @@ if idem_key ~= '' then
   end
 end
 
-local id = integer_text(rcall('INCR', seq))
+local id = mint_id(prefix, seq)
 local job = prefix .. 'job:' .. id
 local budget = integer_text(max_attempts)
 rcall('HSET', job, 'id', id, 'payload', payload, 'lane', lane, 'attempts', '0', 'max_attempts', budget,

@@ -51,6 +51,7 @@ local trace = ARGV[9]
 
 -- #include now_ms
 -- #include integer_text
+-- #include mint_id
 -- #include push_pending
 -- #include log_event
 -- #include enqueue_one

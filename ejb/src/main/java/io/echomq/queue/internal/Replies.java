@@ -18,6 +18,7 @@ import io.echomq.queue.StopOutcome;
 import io.echomq.queue.TrimResult;
 import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.queue.schedule.ScheduleFiring;
+import io.echomq.queue.shard.ShardLayoutRefusal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -305,6 +306,16 @@ public final class Replies {
         return switch (word) {
             case "MARKED", "RELEASED", "FAILED", "ALREADY", "LATE", "NOT_FOUND" -> word;
             default -> throw unexpected("flow-child-settled", r);
+        };
+    }
+
+    /** A shard's layout recorded (or already so): empty; else the layout it keeps and the jobs it holds. */
+    public static Optional<ShardLayoutRefusal> shardLayout(Object reply) {
+        List<Object> r = list(reply, "shard-layout");
+        return switch (text(r.get(0))) {
+            case "SET", "SAME" -> Optional.empty();
+            case "HOLDS_JOBS" -> Optional.of(new ShardLayoutRefusal((int) number(r.get(1)), (int) number(r.get(2)), number(r.get(3))));
+            default -> throw unexpected("shard-layout", reply);
         };
     }
 

@@ -44,7 +44,9 @@ public enum Script {
     SCHEDULE_SET_PAUSED("schedule-set-paused-2.lua", (k, name) -> List.of(k.schedule(name), k.schedules())),
     SCHEDULES_DUE("schedules-due-1.lua", (k, name) -> List.of(k.schedules())),
     SCHEDULE_FIRE("schedule-fire-6.lua", (k, name) -> List.of(k.schedule(name), k.schedules(), k.seq(), k.ring(), k.delayed(),
-            k.idempotency()));
+            k.idempotency())),
+    // A shard's id layout (docs/SHARDING.md): the keys given are the shard's own.
+    SHARD_LAYOUT("shard-layout-1.lua", (k, id) -> List.of(k.meta()));
 
     /** Scripts whose reply acknowledges a submission: the ones a {@code WAIT} for replicas follows. */
     private static final Set<Script> SUBMISSIONS = EnumSet.of(ENQUEUE, ENQUEUE_BATCH, FLOW_ADD);
@@ -57,12 +59,12 @@ public enum Script {
      * schedule scripts that compare before they change (a definition put
      * again is unchanged, a firing sent again finds its slot moved: each slot's job also carries
      * the slot as its idempotency key), and the flow edges, each a set-once mark or a compare-and-delete
-     * (docs/ARCHITECTURE.md, F2, F3). Every other script is sent once; a submission is
+     * (docs/ARCHITECTURE.md, F2, F3), and a shard's layout recorded again (it answers SAME). Every other script is sent once; a submission is
      * resendable only when every job carries an idempotency key (the caller says so).
      */
     private static final Set<Script> RESENDABLE = EnumSet.of(STATS, SET_PAUSED, SET_EVENTS, SET_LIMITS, REAP, TRIM, EXTEND, SCHEDULE_PUT,
             SCHEDULE_SET_PAUSED, SCHEDULES_DUE, SCHEDULE_FIRE, MAINTENANCE_LEASE, FLOW_CHILD_CREATED, FLOW_CHILD_SETTLED, FLOW_NOTICE_ACK,
-            FLOW_CANCELS_DONE);
+            FLOW_CANCELS_DONE, SHARD_LAYOUT);
 
     /** Where the scripts live on the class path (the {@code echomq-lua} jar). */
     public static final String RESOURCE_FOLDER = "io/echomq/lua/";

@@ -1,0 +1,104 @@
+package io.echomq.queue.shard;
+
+import io.echomq.queue.Backoff;
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.CompletedAndClaimed;
+import io.echomq.queue.FailureKind;
+import io.echomq.queue.Lease;
+import io.echomq.queue.LeaseExtension;
+import io.echomq.queue.Leases;
+import io.echomq.queue.Progress;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.RetryOutcome;
+import io.echomq.queue.Settlement;
+import io.echomq.queue.StopOutcome;
+import io.echomq.queue.internal.RequestChecks;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A worker's part of a sharded queue (docs/SHARDING.md, section 5), with the calls of
+ * {@link Leases}, so a worker loop need not know that shards exist. A claim asks the shards in
+ * turn, starting one shard further at each call, and gives what one shard could not fill to the
+ * next, so every shard's lanes are served and an empty shard never makes a claim come back empty
+ * while another has work. A settlement goes to the shard its job's id names. Every call on a
+ * shard is today's script there, so leases, tokens and fencing are exactly today's. Thread-safe.
+ */
+public final class ShardedLeases {
+
+    private final ShardLayout layout;
+    private final List<QueueClient> shards;
+    /** The shard the next claim starts at; every claiming thread moves it on. */
+    private final AtomicInteger turn = new AtomicInteger();
+
+    ShardedLeases(ShardLayout layout, List<QueueClient> shards) {
+        this.layout = layout;
+        this.shards = shards;
+    }
+
+    /** Leases up to {@code maxJobs} jobs over the shards in turn (see {@link Leases#claim}). */
+    public List<ClaimedJob> claim(String queue, Duration lease, int maxJobs, String workerId) {
+        return completeAndClaim(queue, List.of(), lease, maxJobs, workerId).claimed();
+    }
+
+    /**
+     * Acknowledges {@code finished} on their shards and leases up to {@code maxJobs} jobs over the
+     * shards in turn: one {@code complete-claim} per shard asked, carrying that shard's
+     * acknowledgements and what the claim still wants. The settlements come back in the order of
+     * {@code finished} (see {@link Leases#completeAndClaim}).
+     */
+    public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId) {
+        RequestChecks.range("maxJobs", maxJobs, 0, Leases.MAX_CLAIM_JOBS);
+        RequestChecks.range("finished", finished.size(), 0, Leases.MAX_CLAIM_JOBS);
+        List<List<Integer>> acksOfShard = new ArrayList<>(shards.size());
+        shards.forEach(shard -> acksOfShard.add(new ArrayList<>()));
+        for (int i = 0; i < finished.size(); i++) {
+            acksOfShard.get(layout.shardOfJob(finished.get(i).jobId())).add(i);
+        }
+        Settlement[] settlements = new Settlement[finished.size()];
+        List<ClaimedJob> claimed = new ArrayList<>();
+        int start = Math.floorMod(turn.getAndIncrement(), shards.size());
+        for (int k = 0; k < shards.size(); k++) {
+            int shard = (start + k) % shards.size();
+            List<Integer> acks = acksOfShard.get(shard);
+            int wanted = maxJobs - claimed.size();
+            if (acks.isEmpty() && wanted == 0) {
+                continue;
+            }
+            CompletedAndClaimed done = shards.get(shard).leases().completeAndClaim(queue,
+                    acks.stream().map(finished::get).toList(), lease, wanted, workerId);
+            for (int a = 0; a < acks.size(); a++) {
+                settlements[acks.get(a)] = done.settlements().get(a);
+            }
+            claimed.addAll(done.claimed());
+        }
+        return new CompletedAndClaimed(List.of(settlements), List.copyOf(claimed));
+    }
+
+    /** The heartbeat, on the job's shard (see {@link Leases#extend(Lease, Duration, Progress)}). */
+    public LeaseExtension extend(Lease lease, Duration length, Progress progress) {
+        return shardOf(lease).extend(lease, length, progress);
+    }
+
+    /** The acknowledgement, on the job's shard (see {@link Leases#complete}). */
+    public Settlement complete(Lease lease) {
+        return shardOf(lease).complete(lease);
+    }
+
+    /** A failed attempt, on the job's shard (see {@link Leases#retry}). */
+    public RetryOutcome retry(Lease lease, String error, Backoff backoff, FailureKind kind) {
+        return shardOf(lease).retry(lease, error, backoff, kind);
+    }
+
+    /** A cancelled attempt's end, on the job's shard (see {@link Leases#stop}). */
+    public StopOutcome stop(Lease lease, String reason) {
+        return shardOf(lease).stop(lease, reason);
+    }
+
+    private Leases shardOf(Lease lease) {
+        RequestChecks.leaseKeys(lease);
+        return shards.get(layout.shardOfJob(lease.jobId())).leases();
+    }
+}

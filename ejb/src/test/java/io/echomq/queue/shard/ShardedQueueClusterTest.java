@@ -1,0 +1,240 @@
+package io.echomq.queue.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.CompletedAndClaimed;
+import io.echomq.queue.Enqueued;
+import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.Lease;
+import io.echomq.queue.NewJob;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueSettings;
+import io.echomq.queue.Settlement;
+import io.echomq.queue.internal.QueueKeys;
+import io.echomq.testkit.RealServices;
+import io.echomq.testkit.services.ValkeyCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * A queue of three shards on the testkit's Valkey Cluster of three masters (docs/SHARDING.md): its
+ * shards on three masters, each job on its lane's shard under an id that names the shard, workers
+ * draining every shard in turn with each lane's order kept, and the shard count fixed while the
+ * queue holds jobs.
+ */
+class ShardedQueueClusterTest {
+
+    private static final AtomicInteger QUEUES = new AtomicInteger();
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    private static ValkeyCluster cluster;
+    private static RedisClusterClient redis;
+
+    @BeforeAll
+    static void connect() {
+        cluster = RealServices.valkeyCluster();
+        redis = cluster.newClient();
+    }
+
+    @AfterAll
+    static void close() {
+        redis.close();
+    }
+
+    @Test
+    void theThreeShardsOfAQueueLiveOnThreeMasters() {
+        for (int i = 0; i < 5; i++) {
+            ShardLayout layout = ShardLayout.of(newQueue(), 3);
+
+            assertThat(layout.allKeys().stream().map(ShardedQueueClusterTest::masterOf).distinct())
+                    .as("masters of the shards of %s", layout.queue()).containsExactlyInAnyOrderElementsOf(cluster.masterPorts());
+        }
+    }
+
+    @Test
+    void eachJobIsStoredOnItsLanesShardUnderAnIdThatNamesIt() {
+        ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(newQueue(), 3));
+        ShardLayout layout = queue.layout();
+        List<Enqueued> submitted = new ArrayList<>();
+        Map<String, String> laneOf = new HashMap<>();
+        for (int round = 0; round < 5; round++) {
+            for (int lane = 0; lane < 12; lane++) {
+                Enqueued job = queue.submissions().enqueue(layout.queue(), NewJob.of("p").inLane("lane-" + lane));
+                submitted.add(job);
+                laneOf.put(job.id(), "lane-" + lane);
+            }
+        }
+        List<Enqueued> laneless = IntStream.range(0, 30).mapToObj(i -> queue.submissions().enqueue(layout.queue(), NewJob.of("x"))).toList();
+        submitted.addAll(laneless);
+
+        assertThat(submitted).extracting(Enqueued::id).as("ids are unique over the shards").doesNotHaveDuplicates();
+        for (Enqueued job : submitted) {
+            int shard = layout.shardOfJob(job.id());
+            if (laneOf.containsKey(job.id())) {
+                assertThat(shard).as("job %s of %s", job.id(), laneOf.get(job.id())).isEqualTo(layout.shardOfLane(laneOf.get(job.id())));
+            }
+            for (int other = 0; other < layout.shards(); other++) {
+                QueueKeys keys = layout.keys(other);
+                try (Jedis master = cluster.connectTo(masterOf(keys))) {
+                    assertThat(master.exists(keys.job(job.id()))).as("job %s on shard %d", job.id(), other).isEqualTo(other == shard);
+                }
+            }
+        }
+        assertThat(laneless.stream().collect(java.util.stream.Collectors.groupingBy(job -> layout.shardOfJob(job.id()),
+                java.util.stream.Collectors.counting()))).as("jobs without a lane, by shard").containsOnly(
+                        Map.entry(0, 10L), Map.entry(1, 10L), Map.entry(2, 10L));
+    }
+
+    @Test
+    void workersDrainEveryShardInTurnKeepingEachLanesOrderAndShare() {
+        ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(newQueue(), 3));
+        ShardLayout layout = queue.layout();
+        List<String> lanes = twoLanesPerShard(layout);
+        Map<String, List<String>> submittedByLane = new LinkedHashMap<>();
+        for (int round = 0; round < 20; round++) {
+            for (String lane : lanes) {
+                submittedByLane.computeIfAbsent(lane, l -> new ArrayList<>())
+                        .add(queue.submissions().enqueue(layout.queue(), NewJob.of(lane + "/" + round).inLane(lane)).id());
+            }
+        }
+
+        Map<String, List<String>> claimedByLane = new LinkedHashMap<>();
+        List<Integer> firstShardOfTurn = new ArrayList<>();
+        List<Lease> finished = List.of();
+        int claims = 0;
+        Map<String, Integer> claimsAtHalf = null;
+        while (true) {
+            CompletedAndClaimed turn = queue.leases().completeAndClaim(layout.queue(), finished, LEASE, 4, "w1");
+            assertThat(turn.settlements()).allSatisfy(s -> assertThat(s).isInstanceOf(Settlement.Completed.class));
+            if (turn.claimed().isEmpty()) {
+                break;
+            }
+            firstShardOfTurn.add(layout.shardOfJob(turn.claimed().get(0).id()));
+            for (ClaimedJob job : turn.claimed()) {
+                claimedByLane.computeIfAbsent(job.lane(), l -> new ArrayList<>()).add(job.id());
+                claims++;
+            }
+            if (claimsAtHalf == null && claims >= 60) {
+                claimsAtHalf = new HashMap<>();
+                for (Map.Entry<String, List<String>> lane : claimedByLane.entrySet()) {
+                    claimsAtHalf.put(lane.getKey(), lane.getValue().size());
+                }
+            }
+            finished = turn.claimed().stream().map(ClaimedJob::lease).toList();
+        }
+
+        assertThat(claimedByLane).as("every job claimed once, each lane in its order").isEqualTo(submittedByLane);
+        assertThat(firstShardOfTurn.subList(0, 3)).as("successive turns start at successive shards").containsExactly(0, 1, 2);
+        assertThat(claimsAtHalf.values()).as("claims per lane when half the jobs were claimed: %s", claimsAtHalf)
+                .hasSize(lanes.size()).allSatisfy(count -> assertThat(count).isBetween(8, 12));
+    }
+
+    @Test
+    void aSettlementGoesToItsJobsShardAndAStaleOneIsStillRejected() {
+        ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(newQueue(), 3));
+        ShardLayout layout = queue.layout();
+        List<ClaimedJob> claimed = new ArrayList<>();
+        for (String lane : twoLanesPerShard(layout)) {
+            queue.submissions().enqueue(layout.queue(), NewJob.of("p").inLane(lane));
+        }
+        claimed.addAll(queue.leases().claim(layout.queue(), LEASE, 6, "w1"));
+        assertThat(claimed).extracting(job -> layout.shardOfJob(job.id())).containsOnly(0, 1, 2);
+
+        for (ClaimedJob job : claimed) {
+            Lease stale = new Lease(job.lease().queue(), job.id(), job.lease().jobCreatedMs(), job.lease().token() + 1, null);
+            assertThat(queue.leases().complete(stale)).as("job %s with a token it never had", job.id()).isNotInstanceOf(Settlement.Completed.class);
+            assertThat(queue.leases().complete(job.lease())).as("job %s", job.id()).isInstanceOf(Settlement.Completed.class);
+        }
+    }
+
+    @Test
+    void aBatchOverSeveralShardsNeedsIdempotencyKeys() {
+        ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(newQueue(), 3));
+        ShardLayout layout = queue.layout();
+        List<String> lanes = twoLanesPerShard(layout);
+        List<NewJob> unkeyed = lanes.stream().map(lane -> NewJob.of("p").inLane(lane)).toList();
+
+        assertThatThrownBy(() -> queue.submissions().enqueueBatch(layout.queue(), unkeyed))
+                .isInstanceOf(InvalidRequestException.class).hasMessageStartingWith("jobs[1].lane").hasMessageContaining("idempotency key");
+        List<NewJob> oneShard = List.of(NewJob.of("a").inLane(lanes.get(0)), NewJob.of("b"), NewJob.of("c").inLane(lanes.get(3)));
+        assertThat(queue.submissions().enqueueBatch(layout.queue(), oneShard)).extracting(job -> layout.shardOfJob(job.id()))
+                .containsOnly(layout.shardOfLane(lanes.get(0)));
+    }
+
+    @Test
+    void aQueueHoldingJobsRefusesAnotherShardCountNamingTheSetting() {
+        String name = newQueue();
+        QueueClient unsharded = QueueClient.connect(redis, QueueSettings.DEFAULT);
+        unsharded.submissions().enqueue(name, NewJob.of("waiting"));
+
+        assertThatThrownBy(() -> ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(name, 3)))
+                .isInstanceOf(ShardCountRefusedException.class)
+                .hasMessageStartingWith("echomq.queues." + name + ".shards: ")
+                .hasMessageContaining("holds 1 jobs minted for 1 shard");
+        assertThat(redis.hgetAll(new QueueKeys(name).meta())).as("nothing recorded").doesNotContainKeys("id_stride", "id_offset");
+        assertThat(unsharded.submissions().enqueue(name, NewJob.of("next")).id()).as("ids minted as before").isEqualTo("2");
+    }
+
+    @Test
+    void aQueueOfOneShardMintsTodaysIdsAndRecordsNothing() {
+        ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(newQueue(), 1));
+        String name = queue.layout().queue();
+
+        List<String> ids = IntStream.range(0, 3).mapToObj(i -> queue.submissions().enqueue(name, NewJob.of("p").inLane("l" + i)).id()).toList();
+
+        assertThat(ids).containsExactly("1", "2", "3");
+        assertThat(redis.hgetAll(new QueueKeys(name).meta())).doesNotContainKeys("id_stride", "id_offset");
+    }
+
+    @Test
+    void anEmptyQueueMayChangeItsShardCount() {
+        String name = newQueue();
+        ShardedQueue three = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(name, 3));
+        Lease lease = three.leases().claim(name, LEASE, 1, "w1").stream().findFirst().map(ClaimedJob::lease).orElse(null);
+        assertThat(lease).as("an empty queue").isNull();
+
+        ShardedQueue two = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(name, 2));
+        List<Enqueued> jobs = IntStream.range(0, 4).mapToObj(i -> two.submissions().enqueue(name, NewJob.of("p"))).toList();
+
+        assertThat(jobs).extracting(job -> Long.parseLong(job.id()) % 2).containsExactly(0L, 1L, 0L, 1L);
+        QueueKeys retired = ShardLayout.of(name, 3).keys(2);
+        assertThat(redis.hgetAll(retired.meta())).as("shard 2 of 3 retired").doesNotContainKeys("id_stride", "id_offset");
+        assertThatThrownBy(() -> ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(name, 3)))
+                .isInstanceOf(ShardCountRefusedException.class).hasMessageContaining("minted for 2 shards");
+    }
+
+    /** Six lanes, two on each shard, so that a fair claim gives each the same share: shards 0, 1, 2, then 0, 1, 2 again. */
+    private static List<String> twoLanesPerShard(ShardLayout layout) {
+        Map<Integer, List<String>> byShard = new HashMap<>();
+        for (int i = 0; byShard.values().stream().mapToInt(List::size).sum() < 6; i++) {
+            String lane = "lane-" + i;
+            List<String> of = byShard.computeIfAbsent(layout.shardOfLane(lane), s -> new ArrayList<>());
+            if (of.size() < 2) {
+                of.add(lane);
+            }
+        }
+        return IntStream.range(0, 2).boxed().flatMap(k -> byShard.keySet().stream().sorted().map(s -> byShard.get(s).get(k))).toList();
+    }
+
+    private static int masterOf(QueueKeys keys) {
+        return cluster.masterPortOf(JedisClusterCRC16.getSlot(keys.prefix()));
+    }
+
+    private static String newQueue() {
+        return "shq-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
+    }
+}
