@@ -43,7 +43,7 @@ public final class QueueClient {
         this.flows = new Flows(redis, scripts, settings, admin);
         this.submissions = new Submissions(scripts, settings, telemetry, flows, keysOf);
         this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention(), flows, keysOf);
-        this.reads = new QueueReads(redis, scripts);
+        this.reads = new QueueReads(redis, scripts, keysOf);
         this.schedules = new ScheduleClient(redis, scripts, settings, telemetry);
         this.outboxAdmin = new OutboxAdmin(redis);
     }
@@ -75,7 +75,7 @@ public final class QueueClient {
     }
 
     /**
-     * A client whose {@link #submissions()} and {@link #leases()} work on shard {@code shard} of
+     * A client whose {@link #submissions()}, {@link #leases()} and {@link #reads()} work on shard {@code shard} of
      * {@code layout}'s queue, with today's scripts on that shard's keys (docs/SHARDING.md); they
      * refuse every other queue. For {@code io.echomq.queue.shard}, which routes over the shards;
      * the other parts are not routed yet and must not be used on a sharded queue.

@@ -12,18 +12,20 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * One queue of N shards (docs/SHARDING.md): a {@link QueueClient} per shard, each running today's
  * scripts on its shard's keys, and the parts that route over them so that a producer and a worker
- * see one queue: {@link #submissions()} and {@link #leases()}. Thread-safe.
+ * see one queue: {@link #submissions()}, {@link #leases()} and {@link #reads()}. Thread-safe.
  */
 public final class ShardedQueue {
 
     private final ShardLayout layout;
     private final ShardedSubmissions submissions;
     private final ShardedLeases leases;
+    private final ShardedReads reads;
 
     private ShardedQueue(ShardLayout layout, List<QueueClient> shards) {
         this.layout = layout;
         this.submissions = new ShardedSubmissions(layout, shards);
         this.leases = new ShardedLeases(layout, shards);
+        this.reads = new ShardedReads(layout, shards);
     }
 
     /**
@@ -52,5 +54,10 @@ public final class ShardedQueue {
     /** A worker's claims over every shard in turn, and its settlements on each job's shard. */
     public ShardedLeases leases() {
         return leases;
+    }
+
+    /** Jobs by id and counts over the shards, as of one queue. */
+    public ShardedReads reads() {
+        return reads;
     }
 }

@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
@@ -159,6 +160,37 @@ class ShardedQueueClusterTest {
             assertThat(queue.leases().complete(stale)).as("job %s with a token it never had", job.id()).isNotInstanceOf(Settlement.Completed.class);
             assertThat(queue.leases().complete(job.lease())).as("job %s", job.id()).isInstanceOf(Settlement.Completed.class);
         }
+    }
+
+    @Test
+    void readsShowOneQueueWhateverShardHoldsEachJob() {
+        ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(newQueue(), 3));
+        String name = queue.layout().queue();
+        List<String> lanes = twoLanesPerShard(queue.layout());
+        Map<String, String> laneOf = new HashMap<>();
+        for (String lane : lanes) {
+            for (int i = 0; i < 3; i++) {
+                laneOf.put(queue.submissions().enqueue(name, NewJob.of(lane + i).inLane(lane)).id(), lane);
+            }
+        }
+        List<ClaimedJob> claimed = queue.leases().claim(name, LEASE, 9, "w1");
+        claimed.subList(0, 4).forEach(job -> queue.leases().complete(job.lease()));
+
+        io.echomq.queue.QueueStats stats = queue.reads().stats(name);
+        assertThat(List.of(stats.pending(), stats.active(), stats.completed(), stats.total())).as("pending, active, completed, total")
+                .containsExactly(9L, 5L, 4L, 18L);
+        Set<String> claimedIds = claimed.stream().map(ClaimedJob::id).collect(java.util.stream.Collectors.toSet());
+        long lanesLeft = laneOf.entrySet().stream().filter(job -> !claimedIds.contains(job.getKey())).map(Map.Entry::getValue).distinct().count();
+        assertThat(stats.lanesWithWork()).as("lanes with pending jobs, over the shards").isEqualTo((int) lanesLeft);
+        laneOf.forEach((id, lane) -> assertThat(queue.reads().job(name, id)).as("job %s", id).hasValueSatisfying(view -> {
+            assertThat(view.lane()).isEqualTo(lane);
+            assertThat(queue.reads().history(name, id)).as("history of job %s", id).isNotEmpty();
+        }));
+        List<io.echomq.queue.JobIdentity> asked = claimed.stream().map(job -> job.lease().identity()).toList();
+        Map<String, io.echomq.queue.JobState> states = queue.reads().statesOf(name, asked);
+        assertThat(states).hasSize(9);
+        claimed.subList(0, 4).forEach(job -> assertThat(states.get(job.id())).isEqualTo(io.echomq.queue.JobState.COMPLETED));
+        claimed.subList(4, 9).forEach(job -> assertThat(states.get(job.id())).isEqualTo(io.echomq.queue.JobState.ACTIVE));
     }
 
     @Test
