@@ -39,7 +39,7 @@ public final class QueueClient {
         ScriptRunner scripts = new ScriptRunner(redis, replicaWait);
         this.settings = settings;
         this.telemetry = telemetry;
-        this.admin = new QueueAdmin(scripts, settings.maxDelay());
+        this.admin = new QueueAdmin(scripts, settings.maxDelay(), keysOf);
         this.flows = new Flows(redis, scripts, settings, admin);
         this.submissions = new Submissions(scripts, settings, telemetry, flows, keysOf);
         this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention(), flows, keysOf);
@@ -75,7 +75,7 @@ public final class QueueClient {
     }
 
     /**
-     * A client whose {@link #submissions()}, {@link #leases()} and {@link #reads()} work on shard {@code shard} of
+     * A client whose {@link #submissions()}, {@link #leases()}, {@link #reads()} and {@link #admin()} work on shard {@code shard} of
      * {@code layout}'s queue, with today's scripts on that shard's keys (docs/SHARDING.md); they
      * refuse every other queue. For {@code io.echomq.queue.shard}, which routes over the shards;
      * the other parts are not routed yet and must not be used on a sharded queue.

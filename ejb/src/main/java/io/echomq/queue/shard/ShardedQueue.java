@@ -12,7 +12,7 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * One queue of N shards (docs/SHARDING.md): a {@link QueueClient} per shard, each running today's
  * scripts on its shard's keys, and the parts that route over them so that a producer and a worker
- * see one queue: {@link #submissions()}, {@link #leases()} and {@link #reads()}. Thread-safe.
+ * see one queue: {@link #submissions()}, {@link #leases()}, {@link #reads()} and {@link #admin()}. Thread-safe.
  */
 public final class ShardedQueue {
 
@@ -20,12 +20,14 @@ public final class ShardedQueue {
     private final ShardedSubmissions submissions;
     private final ShardedLeases leases;
     private final ShardedReads reads;
+    private final ShardedAdmin admin;
 
     private ShardedQueue(ShardLayout layout, List<QueueClient> shards) {
         this.layout = layout;
         this.submissions = new ShardedSubmissions(layout, shards);
         this.leases = new ShardedLeases(layout, shards);
         this.reads = new ShardedReads(layout, shards);
+        this.admin = new ShardedAdmin(layout, shards);
     }
 
     /**
@@ -54,6 +56,11 @@ public final class ShardedQueue {
     /** A worker's claims over every shard in turn, and its settlements on each job's shard. */
     public ShardedLeases leases() {
         return leases;
+    }
+
+    /** Operators' moves by id, and reap, trim, pause and resume over every shard. */
+    public ShardedAdmin admin() {
+        return admin;
     }
 
     /** Jobs by id and counts over the shards, as of one queue. */

@@ -194,6 +194,41 @@ class ShardedQueueClusterTest {
     }
 
     @Test
+    void operatorsAndMaintenanceReachEveryShard() {
+        ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(newQueue(), 3));
+        String name = queue.layout().queue();
+        List<String> lanes = twoLanesPerShard(queue.layout()).subList(0, 3);
+        List<String> ids = new ArrayList<>();
+        for (String lane : lanes) {
+            ids.add(queue.submissions().enqueue(name, NewJob.of("a").inLane(lane)).id());
+            ids.add(queue.submissions().enqueue(name, NewJob.of("b").inLane(lane)).id());
+        }
+
+        assertThat(queue.admin().pause(name)).isTrue();
+        assertThat(queue.leases().claim(name, LEASE, 6, "w1")).as("no shard claims while the queue is paused").isEmpty();
+        assertThat(queue.reads().stats(name).paused()).isTrue();
+        assertThat(queue.admin().resume(name)).isFalse();
+
+        for (int i = 1; i < ids.size(); i += 2) {
+            assertThat(queue.admin().cancel(name, ids.get(i))).as("cancel job %s", ids.get(i)).isInstanceOf(io.echomq.queue.ManualTransition.Moved.class);
+            assertThat(queue.reads().job(name, ids.get(i)).orElseThrow().state()).isEqualTo(io.echomq.queue.JobState.CANCELLED);
+        }
+        List<ClaimedJob> lapsing = queue.leases().claim(name, Duration.ofMillis(50), 6, "w1");
+        assertThat(lapsing).extracting(job -> queue.layout().shardOfJob(job.id())).containsExactlyInAnyOrder(0, 1, 2);
+
+        List<String> reaped = new ArrayList<>();
+        org.awaitility.Awaitility.await("every shard's expired lease reaped").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                .until(() -> {
+                    reaped.addAll(queue.admin().reap(name, 10).jobIds());
+                    return reaped.size() == 3;
+                });
+        assertThat(reaped).containsExactlyInAnyOrderElementsOf(lapsing.stream().map(ClaimedJob::id).toList());
+        assertThat(queue.reads().stats(name).pending()).isEqualTo(3);
+        assertThat(queue.admin().trim(name, new io.echomq.queue.Retention(0, Duration.ZERO, 0, Duration.ZERO, 100)).cancelled())
+                .as("cancelled jobs trimmed on every shard").isEqualTo(3);
+    }
+
+    @Test
     void aBatchOverSeveralShardsNeedsIdempotencyKeys() {
         ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(newQueue(), 3));
         ShardLayout layout = queue.layout();
