@@ -35,13 +35,13 @@ public final class QueueClient {
     private final JobTelemetry telemetry;
 
     private QueueClient(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait, JobTelemetry telemetry,
-            Function<String, QueueKeys> keysOf) {
+            Function<String, QueueKeys> keysOf, List<String> idLayout) {
         ScriptRunner scripts = new ScriptRunner(redis, replicaWait);
         this.settings = settings;
         this.telemetry = telemetry;
         this.admin = new QueueAdmin(scripts, settings.maxDelay(), keysOf);
         this.flows = new Flows(redis, scripts, settings, admin);
-        this.submissions = new Submissions(scripts, settings, telemetry, flows, keysOf);
+        this.submissions = new Submissions(scripts, settings, telemetry, flows, keysOf, idLayout);
         this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention(), flows, keysOf);
         this.reads = new QueueReads(redis, scripts, keysOf);
         this.schedules = new ScheduleClient(redis, scripts, settings, telemetry);
@@ -71,7 +71,7 @@ public final class QueueClient {
      */
     public static QueueClient connect(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait, JobTelemetry telemetry) {
         new EvictionPolicyGuard(redis, settings.evictionPolicyCheck()).verify();
-        return new QueueClient(redis, settings, replicaWait, telemetry, RequestChecks::queueKeys);
+        return new QueueClient(redis, settings, replicaWait, telemetry, RequestChecks::queueKeys, List.of());
     }
 
     /**
@@ -89,7 +89,7 @@ public final class QueueClient {
                         + ", was '" + queue + "'");
             }
             return keys;
-        });
+        }, List.of(Integer.toString(layout.shards()), Integer.toString(shard)));
     }
 
     /** The file names of the Lua scripts the queue runs, one per state change (for the about page). */

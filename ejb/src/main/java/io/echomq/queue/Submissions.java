@@ -30,11 +30,17 @@ public final class Submissions {
     private final OutboxDoor outboxDoor;
     /** A queue's keys after checking its name: the queue's own, or one shard's for a shard's client (docs/SHARDING.md). */
     private final Function<String, QueueKeys> keysOf;
+    /**
+     * Appended to every enqueue: none on a queue of one shard; the id stride N and offset s for
+     * shard s of N, so the script mints n × N + s without reading the shard's meta (docs/SHARDING.md 1).
+     */
+    private final List<String> idLayout;
 
     Submissions(ScriptRunner scripts, QueueSettings settings, JobTelemetry telemetry, Flows flows,
-            Function<String, QueueKeys> keysOf) {
+            Function<String, QueueKeys> keysOf, List<String> idLayout) {
         this.scripts = scripts;
         this.keysOf = keysOf;
+        this.idLayout = idLayout;
         this.settings = settings;
         this.telemetry = telemetry;
         this.keyRule = RequestChecks::idempotencyKey;
@@ -47,6 +53,7 @@ public final class Submissions {
         this.settings = submitters.settings;
         this.telemetry = submitters.telemetry;
         this.keysOf = submitters.keysOf;
+        this.idLayout = submitters.idLayout;
         this.keyRule = RequestChecks::outboxIdempotencyKey;
         this.outboxDoor = null;
     }
@@ -77,6 +84,7 @@ public final class Submissions {
         args.addAll(scriptArguments(job, ""));
         return telemetry.creating(queue, 1, creation -> {
             args.add(creation);
+            args.addAll(idLayout);
             return List.of(Replies.enqueued(queue, submit(Script.ENQUEUE, keys, args, job.idempotencyKey().isPresent())));
         }).get(0);
     }
@@ -102,6 +110,7 @@ public final class Submissions {
         boolean keyed = jobs.stream().allMatch(job -> job.idempotencyKey().isPresent());
         return telemetry.creating(queue, jobs.size(), creation -> {
             args.add(creation);
+            args.addAll(idLayout);
             return Replies.enqueuedBatch(queue, submit(Script.ENQUEUE_BATCH, keys, args, keyed));
         });
     }

@@ -28,6 +28,8 @@
     ARGV[11] dedupe mode: 'debounce' (the last submission wins: its job is delayed by the
             window, and replaced while it waits) or 'throttle' (the first wins); ignored without a key
     ARGV[12] trace context of the creation ('' or absent = none): stored as the new job's 'trace'
+    ARGV[13] id stride N, on shard s of a queue of N shards (absent on a queue of one shard)
+    ARGV[14] id offset s, with ARGV[13]: the new id is n × N + s (includes/mint_id, docs/SHARDING.md 1)
 
   Output:
     {'CREATED', id, state}     state is 'pending' or 'delayed'
@@ -53,4 +55,4 @@ local trace = ARGV[12]
 -- #include enqueue_one
 
 return enqueue_one(prefix, seq, ring, delayed, idem, integer_text(now_ms()), payload, max_attempts, delay_ms, lane, idem_key, run_at,
-  priority, dedupe_key, window_ms, mode, trace)
+  priority, dedupe_key, window_ms, mode, trace, id_layout(ARGV[13], ARGV[14]))

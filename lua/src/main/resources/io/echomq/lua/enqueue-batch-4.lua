@@ -20,6 +20,8 @@
                       dedupe window in ms, dedupe mode ('debounce' or 'throttle'), as for enqueue
     ARGV[3 + 10n]     trace context of the batch's creation ('' or absent = none): stored as
                       each new job's 'trace'
+    ARGV[4 + 10n], ARGV[5 + 10n]  id stride N and offset s on shard s of N shards (absent on a
+                      queue of one shard), as for enqueue
 
   Output:
     {status1, id1, state1, status2, id2, state2, ...}   status 'CREATED', 'DUPLICATE',
@@ -38,13 +40,14 @@ local trace = ARGV[3 + count * 10]
 -- #include log_event
 -- #include enqueue_one
 
+local ids = id_layout(ARGV[4 + count * 10], ARGV[5 + count * 10])
 local now_text = integer_text(now_ms())
 local out = {}
 for i = 0, count - 1 do
   local base = 3 + i * 10
   local result = enqueue_one(prefix, seq, ring, delayed, idem, now_text, ARGV[base], tonumber(ARGV[base + 1]),
     tonumber(ARGV[base + 2]), ARGV[base + 3], ARGV[base + 4], tonumber(ARGV[base + 5]), tonumber(ARGV[base + 6]),
-    ARGV[base + 7], tonumber(ARGV[base + 8]), ARGV[base + 9], trace)
+    ARGV[base + 7], tonumber(ARGV[base + 8]), ARGV[base + 9], trace, ids)
   out[#out + 1] = result[1]
   out[#out + 1] = result[2]
   out[#out + 1] = result[3]

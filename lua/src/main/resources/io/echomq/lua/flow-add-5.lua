@@ -73,7 +73,8 @@ if idem_key ~= '' then
   end
 end
 
-local id = mint_id(prefix, seq)
+-- Minted as on a queue of one shard: flows are not routed over shards yet (docs/SHARDING.md, what remains).
+local id = mint_id(seq, nil)
 local job = prefix .. 'job:' .. id
 local budget = integer_text(max_attempts)
 rcall('HSET', job, 'id', id, 'payload', payload, 'lane', lane, 'attempts', '0', 'max_attempts', budget,

@@ -256,6 +256,26 @@ class ShardedQueueClusterTest {
         assertThat(unsharded.submissions().enqueue(name, NewJob.of("next")).id()).as("ids minted as before").isEqualTo("2");
     }
 
+    /**
+     * Sharding must cost a queue of one shard nothing: an enqueue issues the commands it issued
+     * before sharding existed (no read of the meta hash to mint its id), on the queue's master.
+     */
+    @Test
+    void anUnshardedEnqueueIssuesTheCommandsItIssuedBeforeSharding() {
+        String name = newQueue();
+        QueueClient unsharded = QueueClient.connect(redis, QueueSettings.DEFAULT);
+        unsharded.submissions().enqueue(name, NewJob.of("first"));
+        try (Jedis master = cluster.connectTo(masterOf(new QueueKeys(name)))) {
+            master.configResetStat();
+
+            unsharded.submissions().enqueue(name, NewJob.of("second").inLane("l"));
+
+            assertThat(dataCommandCalls(master)).as("commands of one enqueue").isEqualTo(Map.of(
+                    "evalsha", 1L, "time", 1L, "hget", 1L, "zscore", 1L, "zcard", 1L, "incr", 1L, "hset", 2L, "zadd", 1L,
+                    "rpush", 2L, "xadd", 1L));
+        }
+    }
+
     @Test
     void aQueueOfOneShardMintsTodaysIdsAndRecordsNothing() {
         ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(newQueue(), 1));
@@ -295,6 +315,22 @@ class ShardedQueueClusterTest {
             }
         }
         return IntStream.range(0, 2).boxed().flatMap(k -> byShard.keySet().stream().sorted().map(s -> byShard.get(s).get(k))).toList();
+    }
+
+    /** Calls per command since the last reset, without the commands that clients and this test send to manage the connection. */
+    private static Map<String, Long> dataCommandCalls(Jedis master) {
+        Map<String, Long> calls = new HashMap<>();
+        for (String line : master.info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_")) {
+                String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+                long count = Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"));
+                if (count > 0 && !Set.of("info", "config|resetstat", "cluster|slots", "cluster|shards", "cluster|nodes", "ping", "hello", "client|setinfo",
+                        "script|load", "command|docs", "command").contains(command)) {
+                    calls.put(command, count);
+                }
+            }
+        }
+        return calls;
     }
 
     private static int masterOf(QueueKeys keys) {

@@ -4,7 +4,7 @@
 -- every job of its call. The job is due at run_at (ms, judged on that clock; nil for none) or after
 -- delay_ms (at most one of them is given); a due time that is not in the future makes it pending
 -- now. priority (0-9) orders it within its lane (see push_pending); the default is not stored.
--- Needs push_pending, log_event, integer_text and mint_id. trace (nil or '' for none) is the creation's
+-- Needs push_pending, log_event, integer_text and mint_id; ids is mint_id's (nil on a queue of one shard). trace (nil or '' for none) is the creation's
 -- trace context (W3C traceparent, then a newline and the tracestate when there is one), stored
 -- with a new job as 'trace' for the worker's process span to link to; without tracing nothing is stored.
 --
@@ -23,7 +23,7 @@
 -- Otherwise a job is made as usual and the window opens on it: a debounced job is delayed by the
 -- window (the caller gives no delay or run-at time with it).
 local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, max_attempts, delay_ms, lane, idem_key, run_at,
-    priority, dedupe_key, window_ms, mode, trace)
+    priority, dedupe_key, window_ms, mode, trace, ids)
   if idem_key ~= '' then
     local existing = redis.call('HGET', idem, idem_key)
     if existing then
@@ -81,7 +81,7 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, 
     end
   end
 
-  local id = mint_id(prefix, seq)
+  local id = mint_id(seq, ids)
   local job = prefix .. 'job:' .. id
   local budget = integer_text(max_attempts)
   redis.call('HSET', job, 'id', id, 'payload', payload, 'lane', lane, 'attempts', '0',

@@ -1,13 +1,22 @@
 -- Mints the next job id of a queue, or of one shard of a sharded queue (docs/SHARDING.md, 1): the
--- n-th id of the shard is n × id_stride + id_offset, both read from the shard's meta hash, where
--- shard-layout records them (N and the shard's index); without them the id is n, as on every queue
--- of one shard. So ids are unique over the shards of a queue and an id names its shard (id mod N),
--- and within a shard they still grow (push_pending's order). Needs integer_text.
-local function mint_id(prefix, seq)
+-- n-th id of shard s of N is n × N + s, so ids are unique over the shards of a queue, an id names
+-- its shard (id mod N), and within a shard they still grow (push_pending's order). ids is nil on a
+-- queue of one shard (the id is n, and minting costs the INCR alone, as before sharding), or
+-- {stride = N, offset = s}, which the shard's client passes: it knows its layout, which
+-- shard-layout recorded in the shard's meta, so no script reads the meta to mint. Needs integer_text.
+local function mint_id(seq, ids)
   local n = redis.call('INCR', seq)
-  local layout = redis.call('HMGET', prefix .. 'meta', 'id_stride', 'id_offset')
-  if not layout[1] then
+  if not ids then
     return integer_text(n)
   end
-  return integer_text(n * tonumber(layout[1]) + tonumber(layout[2]))
+  return integer_text(n * ids.stride + ids.offset)
+end
+
+-- The id layout a shard's client passes as two arguments (stride, offset), nil when absent or ''
+-- (a queue of one shard).
+local function id_layout(stride, offset)
+  if stride == nil or stride == '' then
+    return nil
+  end
+  return {stride = tonumber(stride), offset = tonumber(offset)}
 end
