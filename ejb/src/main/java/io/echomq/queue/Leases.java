@@ -77,6 +77,25 @@ public final class Leases {
      */
     public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs,
             String workerId) {
+        return Replies.completedAndClaimed(queue, finished, runCompleteClaim(queue, finished, lease, maxJobs, workerId, false));
+    }
+
+    /** What a shard's {@code complete-claim} did, and its lanes with work after the claim. */
+    public record ShardTurn(CompletedAndClaimed done, int lanesWithWork) {
+    }
+
+    /**
+     * {@link #completeAndClaim} on one shard of a sharded queue, answering the shard's lanes with
+     * work too (read in the same script), by which {@code io.echomq.queue.shard} splits the next
+     * claims over the shards (docs/SHARDING.md, 5).
+     */
+    public ShardTurn completeAndClaimOnShard(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId) {
+        Object reply = runCompleteClaim(queue, finished, lease, maxJobs, workerId, true);
+        return new ShardTurn(Replies.completedAndClaimed(queue, finished, reply), Replies.lanesWithWork(reply));
+    }
+
+    private Object runCompleteClaim(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId,
+            boolean countLanes) {
         QueueKeys keys = keysOf.apply(queue);
         RequestChecks.lease(lease);
         RequestChecks.range("maxJobs", maxJobs, 0, MAX_CLAIM_JOBS);
@@ -94,7 +113,10 @@ public final class Leases {
             args.add(Long.toString(done.token()));
             args.add(Long.toString(done.jobCreatedMs()));
         }
-        return Replies.completedAndClaimed(queue, finished, scripts.run(Script.COMPLETE_CLAIM, keys, null, args));
+        if (countLanes) {
+            args.add("1");
+        }
+        return scripts.run(Script.COMPLETE_CLAIM, keys, null, args);
     }
 
     /**

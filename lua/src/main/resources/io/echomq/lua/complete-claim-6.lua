@@ -25,6 +25,9 @@
     ARGV[7] keep completed jobs at most this many ms (>= 0)
     ARGV[8] number of acknowledgements n (>= 0)
     ARGV[9] and on  three values per acknowledgement: job id, token, the job's creation time (ms)
+    ARGV[9 + 3n]    '1' = answer the lanes with work after the claim too ('' or absent = not: a
+                    queue of one shard never pays for it); a sharded queue's client splits its
+                    next claims over the shards by it (docs/SHARDING.md, 5)
 
   Output:
     {{settlement1, settlement2, ...}, claim}
@@ -32,6 +35,8 @@
                 | {'NOT_ACTIVE', state, attempts}, in the order of the acknowledgements
                 (NOT_FOUND also for a job of another creation time)
     claim:      {} or {deadline, id1, payload1, token1, lane1, created1, idem1, ...} as claim returns it
+    {{settlements...}, claim, lanes}  when asked: lanes is the ring's length after the claim (lanes
+                with pending work that are not held)
 ]]
 local active, completed, ring, delayed, meta, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local prefix = ARGV[1]
@@ -55,4 +60,8 @@ local acks = tonumber(ARGV[8])
 
 local now = now_ms()
 local settlements = complete_jobs(prefix, active, completed, idem, now, {unpack(ARGV, 9, 8 + acks * 3)}, keep_count, max_age)
-return {settlements, claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, max_jobs, worker, promote_limit)}
+local claimed = claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, max_jobs, worker, promote_limit)
+if ARGV[9 + acks * 3] == '1' then
+  return {settlements, claimed, redis.call('LLEN', ring)}
+end
+return {settlements, claimed}

@@ -87,6 +87,15 @@ public final class Replies {
         return new CompletedAndClaimed(List.copyOf(settlements), claimed(queue, r.get(1)));
     }
 
+    /** A complete-claim's lanes with work after its claim, when the call asked for them (docs/SHARDING.md, 5). */
+    public static int lanesWithWork(Object reply) {
+        List<Object> r = list(reply, "complete-claim");
+        if (r.size() < 3) {
+            throw unexpected("complete-claim", reply);
+        }
+        return (int) number(r.get(2));
+    }
+
     public static LeaseExtension extended(Lease lease, Object reply) {
         List<Object> r = list(reply, "extend");
         if ("OK".equals(text(r.get(0)))) {

@@ -20,10 +20,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A worker's part of a sharded queue (docs/SHARDING.md, section 5), with the calls of
- * {@link Leases}, so a worker loop need not know that shards exist. A claim asks the shards in
- * turn, starting one shard further at each call, and gives what one shard could not fill to the
- * next, so every shard's lanes are served and an empty shard never makes a claim come back empty
- * while another has work. A settlement goes to the shard its job's id names. Every call on a
+ * {@link Leases}, so a worker loop need not know that shards exist. A claim's budget is split
+ * over the shards by their lanes with work ({@link ClaimSplit}), so lanes spread unevenly over the
+ * shards still get equal shares; the shards are asked in turn, starting one shard further at each
+ * call, and what one shard could not fill of its part goes to the next, so an empty shard never
+ * makes a claim come back empty while another has work. A settlement goes to the shard its job's id names. Every call on a
  * shard is today's script there, so leases, tokens and fencing are exactly today's. Thread-safe.
  */
 public final class ShardedLeases {
@@ -32,10 +33,12 @@ public final class ShardedLeases {
     private final List<QueueClient> shards;
     /** The shard the next claim starts at; every claiming thread moves it on. */
     private final AtomicInteger turn = new AtomicInteger();
+    private final ClaimSplit split;
 
     ShardedLeases(ShardLayout layout, List<QueueClient> shards) {
         this.layout = layout;
         this.shards = shards;
+        this.split = new ClaimSplit(shards.size());
     }
 
     /** Leases up to {@code maxJobs} jobs over the shards in turn (see {@link Leases#claim}). */
@@ -59,20 +62,30 @@ public final class ShardedLeases {
         }
         Settlement[] settlements = new Settlement[finished.size()];
         List<ClaimedJob> claimed = new ArrayList<>();
+        int[] quotas = split.quotas(maxJobs);
         int start = Math.floorMod(turn.getAndIncrement(), shards.size());
-        for (int k = 0; k < shards.size(); k++) {
+        int unfilled = 0;
+        boolean[] drained = new boolean[shards.size()];
+        // Two laps: the first asks each shard for its part (and what the shards before it could not
+        // fill); the second gives what is still unfilled to the shards that filled all they were asked.
+        for (int k = 0; k < 2 * shards.size(); k++) {
             int shard = (start + k) % shards.size();
-            List<Integer> acks = acksOfShard.get(shard);
-            int wanted = maxJobs - claimed.size();
-            if (acks.isEmpty() && wanted == 0) {
+            boolean firstLap = k < shards.size();
+            List<Integer> acks = firstLap ? acksOfShard.get(shard) : List.of();
+            int wanted = (firstLap ? quotas[shard] : 0) + unfilled;
+            if (acks.isEmpty() && (wanted == 0 || drained[shard])) {
                 continue;
             }
-            CompletedAndClaimed done = shards.get(shard).leases().completeAndClaim(queue,
+            Leases.ShardTurn asked = shards.get(shard).leases().completeAndClaimOnShard(queue,
                     acks.stream().map(finished::get).toList(), lease, wanted, workerId);
+            split.lanesWithWork(shard, asked.lanesWithWork());
+            CompletedAndClaimed done = asked.done();
             for (int a = 0; a < acks.size(); a++) {
                 settlements[acks.get(a)] = done.settlements().get(a);
             }
             claimed.addAll(done.claimed());
+            unfilled = wanted - done.claimed().size();
+            drained[shard] = unfilled > 0;
         }
         return new CompletedAndClaimed(List.of(settlements), List.copyOf(claimed));
     }

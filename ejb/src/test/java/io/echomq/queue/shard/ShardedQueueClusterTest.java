@@ -276,6 +276,37 @@ class ShardedQueueClusterTest {
         }
     }
 
+    /**
+     * Four lanes on one shard and one on each other: while every lane has work, each lane's claims
+     * stay within one turn's budget of every other's (docs/SHARDING.md, 9.1), however few lanes a
+     * shard holds.
+     */
+    @Test
+    void lanesSpreadUnevenlyOverTheShardsGetEqualShares() {
+        ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(newQueue(), 3));
+        ShardLayout layout = queue.layout();
+        List<String> lanes = lanesSpread(layout, List.of(4, 1, 1));
+        for (int round = 0; round < 40; round++) {
+            for (String lane : lanes) {
+                queue.submissions().enqueue(layout.queue(), NewJob.of(lane + "/" + round).inLane(lane));
+            }
+        }
+        int budget = 3;
+
+        Map<String, Integer> claimsOfLane = new HashMap<>();
+        lanes.forEach(lane -> claimsOfLane.put(lane, 0));
+        for (int turn = 0; turn < 30; turn++) {
+            for (ClaimedJob job : queue.leases().claim(layout.queue(), LEASE, budget, "w1")) {
+                claimsOfLane.merge(job.lane(), 1, Integer::sum);
+            }
+        }
+
+        assertThat(claimsOfLane.values().stream().mapToInt(Integer::intValue).sum()).as("claims").isEqualTo(90);
+        int fewest = claimsOfLane.values().stream().mapToInt(Integer::intValue).min().orElseThrow();
+        assertThat(claimsOfLane.values()).as("claims per lane, every lane having work throughout: %s", claimsOfLane)
+                .allSatisfy(count -> assertThat(count).isBetween(fewest, fewest + budget));
+    }
+
     @Test
     void aQueueOfOneShardMintsTodaysIdsAndRecordsNothing() {
         ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(newQueue(), 1));
@@ -302,6 +333,21 @@ class ShardedQueueClusterTest {
         assertThat(redis.hgetAll(retired.meta())).as("shard 2 of 3 retired").doesNotContainKeys("id_stride", "id_offset");
         assertThatThrownBy(() -> ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(name, 3)))
                 .isInstanceOf(ShardCountRefusedException.class).hasMessageContaining("minted for 2 shards");
+    }
+
+    /** The lanes of {@code count} shards' worth: {@code perShard.get(s)} lanes on shard s. */
+    private static List<String> lanesSpread(ShardLayout layout, List<Integer> perShard) {
+        Map<Integer, List<String>> byShard = new HashMap<>();
+        int wanted = perShard.stream().mapToInt(Integer::intValue).sum();
+        for (int i = 0; byShard.values().stream().mapToInt(List::size).sum() < wanted; i++) {
+            String lane = "lane-" + i;
+            int shard = layout.shardOfLane(lane);
+            List<String> of = byShard.computeIfAbsent(shard, s -> new ArrayList<>());
+            if (of.size() < perShard.get(shard)) {
+                of.add(lane);
+            }
+        }
+        return byShard.values().stream().flatMap(List::stream).toList();
     }
 
     /** Six lanes, two on each shard, so that a fair claim gives each the same share: shards 0, 1, 2, then 0, 1, 2 again. */
