@@ -79,12 +79,31 @@ public final class Submissions {
      * debounced submission sent again replaces again, with the same payload.
      */
     public Enqueued enqueue(String queue, NewJob job) {
+        return enqueue(queue, job, List.of());
+    }
+
+    /**
+     * Submits one job on this shard of a sharded queue with the claims its keys' homes were
+     * settled by (docs/SHARDING.md, 3.1: {@code own} when this shard owns the key, {@code
+     * <owner>:<token>} when it is the key's home by a reservation); for the sharded client only.
+     *
+     * @throws io.echomq.queue.internal.KeyHomeRedirect when a key's home is on another shard or the claim was fenced: nothing was made
+     */
+    public Enqueued enqueueClaimed(String queue, NewJob job, String idempotencyKeyClaim, String dedupeKeyClaim) {
+        if (idLayout.isEmpty()) {
+            throw new IllegalStateException("key claims are for a shard's client; queue '" + queue + "' is not sharded here");
+        }
+        return enqueue(queue, job, List.of(idempotencyKeyClaim, dedupeKeyClaim));
+    }
+
+    private Enqueued enqueue(String queue, NewJob job, List<String> claims) {
         QueueKeys keys = keysOf.apply(queue);
         List<String> args = new ArrayList<>(List.of(keys.prefix()));
         args.addAll(scriptArguments(job, ""));
         return telemetry.creating(queue, 1, creation -> {
             args.add(creation);
             args.addAll(idLayout);
+            args.addAll(claims);
             return List.of(Replies.enqueued(queue, submit(Script.ENQUEUE, keys, args, job.idempotencyKey().isPresent())));
         }).get(0);
     }

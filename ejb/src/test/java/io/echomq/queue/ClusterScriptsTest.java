@@ -170,6 +170,12 @@ class ClusterScriptsTest {
         assertThat(client.admin().setEventStream(queue, 1_000)).isPositive();                                  // set-events
         assertThat(client.reads().events(queue, "0", EventFilter.ALL, 10).events()).isNotEmpty();
         new ShardLayouts(redis, new ScriptRunner(redis, ReplicaWait.NONE)).record(ShardLayout.of(queue, 1));  // shard-layout (one shard: unchanged)
+        ScriptRunner keyHomes = new ScriptRunner(redis, ReplicaWait.NONE);
+        QueueKeys keys = new QueueKeys(queue);
+        keyHomes.run(Script.KEY_HOME_RESERVE, keys, "idem", List.of(keys.prefix(), "idem", "kh", "0", "", ""));      // key-home-reserve
+        keyHomes.run(Script.KEY_HOME_CONFIRM, keys, "idem", List.of("kh", "0:1", "confirm", ""));                   // key-home-confirm
+        keyHomes.run(Script.KEY_HOME_RELEASE, keys, "idem", List.of(keys.prefix(), "idem", "kh", "1", ""));          // key-home-release
+        keyHomes.run(Script.KEY_HOME_FLOOR, keys, "", List.of(keys.prefix(), "0", "1", "idem", "kh"));               // key-home-floor
         assertThat(client.admin().pause(queue)).isTrue();                                                      // set-paused
         assertThat(client.reads().stats(queue).paused()).isTrue();                                             // stats
         assertThat(client.reads().jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs()).isNotNull();

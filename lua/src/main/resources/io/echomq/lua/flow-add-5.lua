@@ -40,6 +40,7 @@ local priority, idem_key, parent, policy, n = tonumber(ARGV[5]), ARGV[6], ARGV[7
 -- #include mint_id
 -- #include push_pending
 -- #include log_event
+-- #include key_home
 -- #include enqueue_one
 
 local function answer(reply)

@@ -54,6 +54,7 @@ local trace = ARGV[9]
 -- #include mint_id
 -- #include push_pending
 -- #include log_event
+-- #include key_home
 -- #include enqueue_one
 
 local f = rcall('HMGET', schedule, 'version', 'next_slot', 'paused', 'anchor', 'resumed_at', 'payload', 'lane',

@@ -153,6 +153,29 @@ public final class QueueKeys {
         return prefix + "events";
     }
 
+    /**
+     * Hash, on a key's owner shard of a sharded queue: idempotency ({@code kind} {@code idem}) or
+     * dedupe ({@code dedupe}) key -> its home shard, token and state (see {@code key-home-reserve}).
+     */
+    public String homes(String kind) {
+        return prefix + "homes:" + kind;
+    }
+
+    /** Counter, on an owner shard of a sharded queue: the tokens of its key-home reservations. */
+    public String homeSeq() {
+        return prefix + "home_seq";
+    }
+
+    /** Hash, on a shard of a sharded queue: key -> the highest token fenced off from making its job here (see {@code key-home-release}). */
+    public String fence(String kind) {
+        return prefix + "fence:" + kind;
+    }
+
+    /** Hash, on a shard of a sharded queue: owner shard -> every token of that owner up to this one is fenced off here. */
+    public String fenceFloor() {
+        return prefix + "fence-floor";
+    }
+
     /** Hash: queue-wide flags (paused) and limits (see {@code set-limits}). */
     public String meta() {
         return prefix + "meta";

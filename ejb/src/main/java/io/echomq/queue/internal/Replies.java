@@ -22,7 +22,9 @@ import io.echomq.queue.shard.ShardLayoutRefusal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -35,7 +37,12 @@ public final class Replies {
     }
 
     public static Enqueued enqueued(String queue, Object reply) {
-        List<Object> r = list(reply, "enqueue");
+        List<Enqueued> one = enqueuedBatch(queue, reply);
+        return one.get(0);
+    }
+
+    /** One job's reply of enqueue or enqueue-batch; null for the HOME and FENCED answers of a shard, put in {@code redirects}. */
+    private static Enqueued enqueuedOne(String queue, List<Object> r, int at, Map<Integer, KeyHomeRedirect.Redirect> redirects) {
         String status = text(r.get(0));
         return switch (status) {
             case "CREATED" -> new Enqueued(queue, text(r.get(1)), state(r.get(2)), false, Enqueued.Outcome.CREATED);
@@ -44,17 +51,39 @@ public final class Replies {
             // The window's job may have been deleted since it finished: the window holds all the same.
             case "THROTTLED" -> new Enqueued(queue, text(r.get(1)), text(r.get(2)).isEmpty() ? null : state(r.get(2)), false,
                     Enqueued.Outcome.THROTTLED);
-            default -> throw unexpected("enqueue", reply);
+            case "HOME" -> {
+                redirects.put(at, new KeyHomeRedirect.Redirect(text(r.get(2)), Integer.parseInt(text(r.get(1)))));
+                yield null;
+            }
+            case "FENCED" -> {
+                redirects.put(at, new KeyHomeRedirect.Redirect(text(r.get(1)), -1));
+                yield null;
+            }
+            default -> throw unexpected("enqueue", r);
         };
     }
 
+    /**
+     * The answers of enqueue-batch, or of enqueue (one job).
+     *
+     * @throws KeyHomeRedirect when a shard of a sharded queue made some of the jobs not because of their keys' homes
+     */
     public static List<Enqueued> enqueuedBatch(String queue, Object reply) {
-        List<Object> r = list(reply, "enqueue-batch");
+        List<Object> r = list(reply, "enqueue");
         List<Enqueued> jobs = new ArrayList<>(r.size() / 3);
+        Map<Integer, KeyHomeRedirect.Redirect> redirects = new HashMap<>();
         for (int i = 0; i + 2 < r.size(); i += 3) {
-            jobs.add(enqueued(queue, List.of(r.get(i), r.get(i + 1), r.get(i + 2))));
+            jobs.add(enqueuedOne(queue, List.of(r.get(i), r.get(i + 1), r.get(i + 2)), i / 3, redirects));
+        }
+        if (!redirects.isEmpty()) {
+            throw new KeyHomeRedirect(jobs, redirects);
         }
         return List.copyOf(jobs);
+    }
+
+    /** A key-home script's reply (key-home-reserve, -confirm, -release, -floor): its values as text. */
+    public static List<String> keyHome(Object reply, Script script) {
+        return list(reply, script.fileName()).stream().map(Replies::text).toList();
     }
 
     public static List<ClaimedJob> claimed(String queue, Object reply) {

@@ -22,9 +22,13 @@ public final class ShardedQueue {
     private final ShardedReads reads;
     private final ShardedAdmin admin;
 
-    private ShardedQueue(ShardLayout layout, List<QueueClient> shards) {
+    private final KeyHomeSweeper keyHomeSweeper;
+
+    private ShardedQueue(ShardLayout layout, List<QueueClient> shards, ScriptRunner scripts, UnifiedJedis redis,
+            KeyHomes.StepWatch watch) {
         this.layout = layout;
-        this.submissions = new ShardedSubmissions(layout, shards);
+        this.submissions = new ShardedSubmissions(layout, shards, new KeyHomes(layout, scripts, shards, watch));
+        this.keyHomeSweeper = new KeyHomeSweeper(layout, scripts, redis);
         this.leases = new ShardedLeases(layout, shards);
         this.reads = new ShardedReads(layout, shards);
         this.admin = new ShardedAdmin(layout, shards);
@@ -36,12 +40,18 @@ public final class ShardedQueue {
      * @throws ShardCountRefusedException when the queue holds jobs minted under another shard count
      */
     public static ShardedQueue connect(UnifiedJedis redis, QueueSettings settings, ShardLayout layout) {
-        new ShardLayouts(redis, new ScriptRunner(redis, ReplicaWait.NONE)).record(layout);
+        return connect(redis, settings, layout, KeyHomes.StepWatch.NONE);
+    }
+
+    /** As {@link #connect(UnifiedJedis, QueueSettings, ShardLayout)}, with {@code watch} called before each key-home step (tests stop there). */
+    static ShardedQueue connect(UnifiedJedis redis, QueueSettings settings, ShardLayout layout, KeyHomes.StepWatch watch) {
+        ScriptRunner scripts = new ScriptRunner(redis, ReplicaWait.NONE);
+        new ShardLayouts(redis, scripts).record(layout);
         List<QueueClient> shards = new ArrayList<>(layout.shards());
         for (int shard = 0; shard < layout.shards(); shard++) {
             shards.add(QueueClient.connectShard(redis, settings, ReplicaWait.NONE, JobTelemetry.OFF, layout, shard));
         }
-        return new ShardedQueue(layout, List.copyOf(shards));
+        return new ShardedQueue(layout, List.copyOf(shards), scripts, redis, watch);
     }
 
     public ShardLayout layout() {
@@ -61,6 +71,11 @@ public final class ShardedQueue {
     /** Operators' moves by id, and reap, trim, pause and resume over every shard. */
     public ShardedAdmin admin() {
         return admin;
+    }
+
+    /** The repair and trimming of key homes (docs/SHARDING.md, 3.1): a maintenance duty. */
+    public KeyHomeSweeper keyHomeSweeper() {
+        return keyHomeSweeper;
     }
 
     /** Jobs by id and counts over the shards, as of one queue. */

@@ -5,6 +5,7 @@ import io.echomq.queue.Enqueued;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.internal.KeyHomeRedirect;
 import io.echomq.queue.internal.RequestChecks;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,25 +17,37 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A producer's part of a sharded queue (docs/SHARDING.md, section 2): a job of a named lane goes
  * to its lane's shard; a job without a lane goes to its key's owner shard when it has a key, else
- * to the next shard in turn. A job of a named lane whose key's owner is another shard needs the
- * key-home protocol (3.1), which is not built yet: such a submission is refused before anything
- * is sent. Thread-safe.
+ * to the next shard in turn. A job with a key another shard owns (or whose key's home has moved)
+ * goes through the key-home protocol ({@link KeyHomes}, 3.1), so no two shards make a job of one
+ * key. Thread-safe.
  */
 public final class ShardedSubmissions {
 
     private final ShardLayout layout;
     private final List<QueueClient> shards;
+    private final KeyHomes keyHomes;
     /** The next shard a job without lane and key goes to; every producer thread moves it on. */
     private final AtomicInteger turn = new AtomicInteger();
 
-    ShardedSubmissions(ShardLayout layout, List<QueueClient> shards) {
+    ShardedSubmissions(ShardLayout layout, List<QueueClient> shards, KeyHomes keyHomes) {
         this.layout = layout;
         this.shards = shards;
+        this.keyHomes = keyHomes;
     }
 
-    /** Submits one job on its shard, with today's answer (see {@code Submissions.enqueue}). */
+    /**
+     * Submits one job on its shard, with today's answer (see {@code Submissions.enqueue}); a keyed
+     * job may be answered by its key's home on another shard (DUPLICATE, THROTTLED).
+     *
+     * @throws KeyInFlightException when its key's home is reserved on another shard by a submission not made yet
+     */
     public Enqueued enqueue(String queue, NewJob job) {
-        return shards.get(shardOf(job, "")).submissions().enqueue(queue, job);
+        shards.get(0).submissions().check(queue, job);
+        int shard = shardOf(job, "");
+        if (keys(job).isEmpty()) {
+            return shards.get(shard).submissions().enqueue(queue, job);
+        }
+        return keyHomes.enqueue(queue, job, shard);
     }
 
     /**
@@ -46,6 +59,7 @@ public final class ShardedSubmissions {
      */
     public List<Enqueued> enqueueBatch(String queue, List<NewJob> jobs) {
         RequestChecks.range("jobs", jobs == null ? 0 : jobs.size(), 1, io.echomq.queue.Submissions.MAX_BATCH_JOBS);
+        shards.get(0).submissions().checkBatch(queue, jobs);
         int[] shardOfJob = new int[jobs.size()];
         Arrays.fill(shardOfJob, -1);
         for (int i = 0; i < jobs.size(); i++) {
@@ -63,11 +77,24 @@ public final class ShardedSubmissions {
         for (int i = 0; i < jobs.size(); i++) {
             byShard.computeIfAbsent(shardOfJob[i], s -> new ArrayList<>()).add(i);
         }
-        if (byShard.size() == 1) {
-            return shards.get(first).submissions().enqueueBatch(queue, jobs);
+        // A job with a key another shard owns is sent alone through the key homes, after its shard's part.
+        List<Integer> alone = new ArrayList<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            if (!keyHomes.ownsEveryKey(jobs.get(i), shardOfJob[i])) {
+                alone.add(i);
+            }
+        }
+        if (byShard.size() == 1 && alone.isEmpty()) {
+            return sendPart(queue, first, jobs, List.copyOf(byShard.get(first)), new Enqueued[jobs.size()]);
         }
         for (int i = 0; i < jobs.size(); i++) {
             if (jobs.get(i).idempotencyKey().isEmpty()) {
+                if (byShard.size() == 1) {
+                    int at = alone.get(0);
+                    throw new InvalidRequestException("jobs[" + at + "].idempotencyKey", "is needed: jobs[" + at + "]'s key is owned by "
+                            + "another shard of queue '" + queue + "' than its lane's, so it is sent apart from the batch, and a batch "
+                            + "sent in parts must give every job an idempotency key (jobs[" + i + "] has none)");
+                }
                 int other = Arrays.stream(shardOfJob).filter(s -> s != first).findFirst().orElseThrow();
                 int at = indexOf(shardOfJob, other);
                 throw new InvalidRequestException("jobs[" + at + "].lane", "goes to shard " + other + " of queue '" + queue
@@ -77,12 +104,35 @@ public final class ShardedSubmissions {
         }
         Enqueued[] answers = new Enqueued[jobs.size()];
         byShard.forEach((shard, indexes) -> {
-            List<Enqueued> part = shards.get(shard).submissions().enqueueBatch(queue, indexes.stream().map(jobs::get).toList());
-            for (int k = 0; k < indexes.size(); k++) {
-                answers[indexes.get(k)] = part.get(k);
+            List<Integer> part = indexes.stream().filter(i -> !alone.contains(i)).toList();
+            if (!part.isEmpty()) {
+                sendPart(queue, shard, jobs, part, answers);
             }
         });
+        for (int i : alone) {
+            answers[i] = keyHomes.enqueue(queue, jobs.get(i), shardOfJob[i]);
+        }
         return List.of(answers);
+    }
+
+    /**
+     * Sends the jobs {@code part} of {@code jobs} as one atomic batch on {@code shard}, filling in
+     * their answers; a job whose key's home turned out to be elsewhere was not made there, and is
+     * then sent through the key homes.
+     */
+    private List<Enqueued> sendPart(String queue, int shard, List<NewJob> jobs, List<Integer> part, Enqueued[] answers) {
+        List<Enqueued> made;
+        try {
+            made = shards.get(shard).submissions().enqueueBatch(queue, part.stream().map(jobs::get).toList());
+        } catch (KeyHomeRedirect redirect) {
+            List<Enqueued> partial = new ArrayList<>(redirect.answers());
+            redirect.redirects().keySet().forEach(k -> partial.set(k, keyHomes.enqueue(queue, jobs.get(part.get(k)), shard)));
+            made = partial;
+        }
+        for (int k = 0; k < part.size(); k++) {
+            answers[part.get(k)] = made.get(k);
+        }
+        return List.copyOf(made);
     }
 
     /** Whether the job's shard follows from the job itself (a named lane or a key) rather than from the turn. */
@@ -96,16 +146,8 @@ public final class ShardedSubmissions {
         }
         String lane = lane(job, at);
         List<String> keys = keys(job);
-        int shard = ShardLayout.pinsLane(lane) ? layout.shardOfLane(lane)
+        return ShardLayout.pinsLane(lane) ? layout.shardOfLane(lane)
                 : keys.isEmpty() ? nextInTurn() : layout.ownerOfKey(keys.get(0));
-        for (String key : keys) {
-            if (layout.ownerOfKey(key) != shard) {
-                throw new IllegalStateException("queue '" + layout.queue() + "': the job goes to shard " + shard + " (lane '" + lane
-                        + "') but its key '" + key + "' is owned by shard " + layout.ownerOfKey(key) + "; a key owned by another "
-                        + "shard than the job's needs the key-home protocol (docs/SHARDING.md, 3.1), which is not built yet");
-            }
-        }
-        return shard;
     }
 
     /** The keys that name the job to other submissions: its idempotency key and its dedupe key, each owned by one shard. */
