@@ -44,7 +44,7 @@ public final class QueueClient {
         this.submissions = new Submissions(scripts, settings, telemetry, flows, keysOf, idLayout);
         this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention(), flows, keysOf);
         this.reads = new QueueReads(redis, scripts, keysOf);
-        this.schedules = new ScheduleClient(redis, scripts, settings, telemetry);
+        this.schedules = new ScheduleClient(redis, scripts, settings, telemetry, keysOf, idLayout);
         this.outboxAdmin = new OutboxAdmin(redis);
     }
 
