@@ -7,12 +7,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.echomq.queue.Backoff;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.CompletedAndClaimed;
+import io.echomq.queue.Dedupe;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.FailureKind;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.JobState;
 import io.echomq.queue.Lease;
 import io.echomq.queue.LeaseExtension;
+import io.echomq.queue.ManualTransition;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.Rejected;
@@ -38,12 +40,14 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
- * Random sequences of enqueue (named lanes on every shard, the default lane, idempotency keys on
- * jobs without a lane), enqueue-batch (on one shard, or refused), claim, complete-claim, extend,
- * complete and retry from several simulated workers, some of them settling leases that are stale,
- * against a queue of three shards on the testkit's Valkey Cluster of three masters
- * (docs/SHARDING.md, 9.1; the first part of it: what ShardedSubmissions and ShardedLeases do
- * today). After every step, on the shards' own data:
+ * Random sequences of enqueue (named lanes on every shard, the default lane, delays, idempotency
+ * keys on every lane, so that a key's owner shard is often not its job's lane shard), submissions
+ * that stop between two key-home steps (docs/SHARDING.md 3.1) and the key-home sweeper, throttled
+ * and debounced submissions, enqueue-batch (on one shard, in parts when every job is keyed, or
+ * refused), claim, complete-claim, extend, complete and retry from several simulated workers (some
+ * of them settling leases that are stale), leases left to lapse and reaped, and operators' moves
+ * (cancel, promote, reschedule, requeue, remove) against a queue of three shards on the testkit's
+ * Valkey Cluster of three masters (docs/SHARDING.md, 9.1). After every step, on the shards' own data:
  * <ul>
  *   <li>every job the model knows is in exactly one structure of exactly one shard, the one its id
  *       names ({@code id mod 3}), and that structure is the one of its state; no shard holds a job
@@ -53,8 +57,11 @@ import redis.clients.jedis.RedisClusterClient;
  *       current and its job active (stale tokens never settle), also for each acknowledgement of a
  *       complete-claim, on whichever shard its job is;</li>
  *   <li>a claim takes each lane's jobs oldest first (a lane's order holds on its shard);</li>
- *   <li>an idempotency key names one job over all shards; a refused batch makes no job.</li>
+ *   <li>an idempotency key names at most one job over all shards, the model's; a dedupe window's
+ *       job is the model's; a refused batch makes no job;</li>
+ *   <li>a reap moves exactly the lapsed leases, each to pending or, on its last attempt, to dead.</li>
  * </ul>
+ * Flows are not in it: they are not routed over the shards yet (docs/SHARDING.md, what remains).
  * The summary line counts the sequences that broke an invariant; a failure prints its seed and its
  * shortest failing prefix.
  */
@@ -66,6 +73,13 @@ class ShardedStateMachinePropertyTest {
     private static final List<String> LANES = List.of("a", "b", "c", "d", "e", "f", NewJob.DEFAULT_LANE);
     private static final Duration LEASE = Duration.ofSeconds(60);
     private static final AtomicInteger QUEUES = new AtomicInteger();
+    /** What the sequences exercised, for the summary line: the cases a run must reach to prove anything. */
+    private static final java.util.concurrent.ConcurrentHashMap<String, Integer> COUNTS = new java.util.concurrent.ConcurrentHashMap<>(
+            Map.of("stopped", 0, "in-flight", 0, "duplicate-elsewhere", 0, "debounce-refused", 0, "reaped", 0));
+
+    private static void count(String what) {
+        COUNTS.merge(what, 1, Integer::sum);
+    }
 
     private static RedisClusterClient redis;
 
@@ -86,8 +100,10 @@ class ShardedStateMachinePropertyTest {
             property.check(draw -> Scenario.of(draw.listOf(5, 30, ShardedStateMachinePropertyTest::action)),
                     none -> new Run("shprop-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet()));
         } finally {
-            System.out.printf("%s: shards=%d sequences=%d operations=%d violations=%d%n", getClass().getSimpleName(), SHARDS,
-                    property.sequences(), property.operations(), property.violations());
+            System.out.printf("%s: shards=%d sequences=%d operations=%d violations=%d stopped_submissions=%d keys_in_flight=%d "
+                    + "duplicates_from_another_shard=%d debounces_refused=%d reaped=%d%n", getClass().getSimpleName(), SHARDS,
+                    property.sequences(), property.operations(), property.violations(), COUNTS.get("stopped"), COUNTS.get("in-flight"),
+                    COUNTS.get("duplicate-elsewhere"), COUNTS.get("debounce-refused"), COUNTS.get("reaped"));
         }
     }
 
@@ -98,75 +114,299 @@ class ShardedStateMachinePropertyTest {
                 weight(4, d -> new CompleteClaim(d.between(0, WORKERS - 1), d.between(0, 5), d.between(0, 4))),
                 weight(2, d -> new Extend(d.between(0, WORKERS - 1), d.between(0, 20))),
                 weight(3, d -> new Complete(d.between(0, WORKERS - 1), d.between(0, 20))),
-                weight(3, d -> new Fail(d.between(0, WORKERS - 1), d.between(0, 20), d.pick(FailureKind.RETRYABLE, FailureKind.PERMANENT))));
+                weight(3, d -> new Fail(d.between(0, WORKERS - 1), d.between(0, 20), d.pick(FailureKind.RETRYABLE, FailureKind.PERMANENT))),
+                weight(2, d -> new StoppedEnqueue(enqueue(d), d.pick(KeyHomes.Step.CREATE, KeyHomes.Step.CONFIRM, KeyHomes.Step.RESERVE))),
+                weight(1, d -> new Sweep()),
+                weight(3, d -> new DedupeSubmit(d.pick(LANES), d.pick(Dedupe.Mode.THROTTLE, Dedupe.Mode.DEBOUNCE), d.pick("w1", "w2", "w3"))),
+                weight(3, d -> new Operator(d.pick(Operator.Move.values()), d.between(0, 40))),
+                weight(1, d -> new LapseAndReap(d.between(0, WORKERS - 1), d.between(1, 3))));
     }
 
     static Enqueue enqueue(Draw draw) {
         String lane = draw.pick(LANES);
-        String key = ShardLayout.pinsLane(lane) ? "" : draw.pick("", "", "k1", "k2", "k3");
-        return new Enqueue(lane, key, draw.between(1, 3));
+        return new Enqueue(lane, draw.pick("", "", "k1", "k2", "k3", "k4"), draw.between(1, 3), draw.between(0, 3) == 0);
     }
 
-    sealed interface Action permits Enqueue, EnqueueBatch, Claim, CompleteClaim, Extend, Complete, Fail {
+    sealed interface Action permits Enqueue, EnqueueBatch, Claim, CompleteClaim, Extend, Complete, Fail, StoppedEnqueue, Sweep,
+            DedupeSubmit, Operator, LapseAndReap {
         void applyTo(Run run);
     }
 
-    record Enqueue(String lane, String key, int maxAttempts) implements Action {
+    /** A delayed job waits an hour: longer than any sequence, so only an operator's promote makes it pending. */
+    private static final Duration DELAY = Duration.ofHours(1);
+
+    record Enqueue(String lane, String key, int maxAttempts, boolean delayed) implements Action {
         public void applyTo(Run run) {
-            answered(run, run.queue.submissions().enqueue(run.name, job()));
+            try {
+                answered(run, run.queue.submissions().enqueue(run.name, job()));
+            } catch (KeyInFlightException e) {
+                assertThat(run.inFlight).as("only a key whose submitter stopped after reserving is in flight").contains(key);
+                count("in-flight");
+            }
         }
 
         NewJob job() {
             NewJob job = NewJob.of("p").withMaxAttempts(maxAttempts);
             job = ShardLayout.pinsLane(lane) ? job.inLane(lane) : job;
+            job = delayed ? job.delayedBy(DELAY) : job;
             return key.isEmpty() ? job : job.withIdempotencyKey(key);
+        }
+
+        /** The shard the job is made on: its lane's, else its key's owner (a key-less laneless job: any). */
+        int shard(Run run) {
+            return ShardLayout.pinsLane(lane) ? run.layout.shardOfLane(lane) : run.layout.ownerOfKey(key);
         }
 
         void answered(Run run, Enqueued answer) {
             if (!key.isEmpty() && run.idempotency.containsKey(key)) {
                 assertThat(answer.replayed()).as("a known key answers its first job, whichever shard holds it").isTrue();
                 assertThat(answer.id()).isEqualTo(run.idempotency.get(key));
+                if (run.layout.shardOfJob(answer.id()) != shard(run)) {
+                    count("duplicate-elsewhere");
+                }
                 return;
             }
-            assertThat(answer.replayed()).isFalse();
-            assertThat(answer.state()).isEqualTo(JobState.PENDING);
+            assertThat(answer.replayed()).as("key '%s' is new", key).isFalse();
+            assertThat(answer.state()).isEqualTo(delayed ? JobState.DELAYED : JobState.PENDING);
             assertThat(run.jobs).as("a new id").doesNotContainKey(answer.id());
-            run.jobs.put(answer.id(), new ModelJob(lane, maxAttempts));
+            if (!key.isEmpty() || ShardLayout.pinsLane(lane)) {
+                assertThat(run.layout.shardOfJob(answer.id())).as("job %s is made on its lane's shard", answer.id()).isEqualTo(shard(run));
+            }
+            ModelJob job = new ModelJob(lane, maxAttempts);
+            job.state = answer.state();
+            run.jobs.put(answer.id(), job);
             if (!key.isEmpty()) {
+                job.key = key;
                 run.idempotency.put(key, answer.id());
+                run.inFlight.remove(key);
             }
         }
     }
 
     record EnqueueBatch(List<Enqueue> jobs) implements Action {
         public void applyTo(Run run) {
+            if (jobs.stream().anyMatch(job -> run.inFlight.contains(job.key()))) {
+                return;  // a batch sent in parts may stop half-way at a key in flight; single submissions cover those keys
+            }
             List<NewJob> batch = jobs.stream().map(Enqueue::job).toList();
             Set<Integer> shards = new HashSet<>();
             boolean keyed = jobs.stream().allMatch(job -> !job.key().isEmpty());
+            boolean apart = false;
             for (Enqueue job : jobs) {
                 if (ShardLayout.pinsLane(job.lane())) {
                     shards.add(run.layout.shardOfLane(job.lane()));
+                    apart |= !job.key().isEmpty() && run.layout.ownerOfKey(job.key()) != run.layout.shardOfLane(job.lane());
                 } else if (!job.key().isEmpty()) {
                     shards.add(run.layout.ownerOfKey(job.key()));
                 }
             }
-            if (shards.size() > 1 && !keyed) {
+            if ((shards.size() > 1 || apart) && !keyed) {
                 assertThatThrownBy(() -> run.queue.submissions().enqueueBatch(run.name, batch))
-                        .as("a batch over several shards without keys").isInstanceOf(InvalidRequestException.class);
+                        .as("a batch sent in parts without keys").isInstanceOf(InvalidRequestException.class);
                 return;
             }
             List<Enqueued> answers = run.queue.submissions().enqueueBatch(run.name, batch);
-            Set<String> idsOfThisBatch = new HashSet<>();
+            // Parts go in shard order, so within a batch any one job of a repeated key may be the first: take the made ones first.
+            Map<String, String> madeHere = new HashMap<>();
             for (int i = 0; i < jobs.size(); i++) {
-                Enqueue job = jobs.get(i);
-                Enqueued answer = answers.get(i);
-                if (idsOfThisBatch.contains(answer.id())) {
-                    assertThat(answer.replayed()).as("a key repeated within the batch").isTrue();
-                    continue;
+                if (!answers.get(i).replayed()) {
+                    jobs.get(i).answered(run, answers.get(i));
+                    madeHere.put(jobs.get(i).key(), answers.get(i).id());
                 }
-                job.answered(run, answer);
-                idsOfThisBatch.add(answer.id());
             }
+            for (int i = 0; i < jobs.size(); i++) {
+                if (answers.get(i).replayed()) {
+                    assertThat(answers.get(i).id()).as("jobs[%d] with key '%s'", i, jobs.get(i).key())
+                            .isEqualTo(run.idempotency.get(jobs.get(i).key()));
+                }
+            }
+        }
+    }
+
+    /**
+     * A submission whose client stops, as a crash would, before making the job (after H1), before
+     * confirming it (after H2), or before reserving again after fencing the key's old home (after
+     * H4); a resend or the sweeper repairs it.
+     */
+    record StoppedEnqueue(Enqueue enqueue, KeyHomes.Step step) implements Action {
+        public void applyTo(Run run) {
+            AtomicInteger reserves = new AtomicInteger();
+            ShardedQueue stopping = ShardedQueue.connect(redis, QueueSettings.DEFAULT, run.layout, (reached, shard) -> {
+                if (reached == step && (step != KeyHomes.Step.RESERVE || reserves.incrementAndGet() == 2)) {
+                    throw new Stopped();
+                }
+            });
+            try {
+                enqueue.answered(run, stopping.submissions().enqueue(run.name, enqueue.job()));
+                return;  // no key, or none of its steps was reached
+            } catch (Stopped stopped) {
+                count("stopped");
+                // H1 done and no job yet: the key is in flight until a resend makes it or the sweeper fences it.
+            } catch (KeyInFlightException e) {
+                assertThat(run.inFlight).contains(enqueue.key());
+                return;
+            }
+            if (step == KeyHomes.Step.CREATE && !run.idempotency.containsKey(enqueue.key())) {
+                run.inFlight.add(enqueue.key());
+            }
+            if (step == KeyHomes.Step.CONFIRM && !run.idempotency.containsKey(enqueue.key())) {
+                // H2 made the job; its client never heard of it, the model learns it from the shard.
+                String id = redis.hget(run.layout.keys(enqueue.shard(run)).idempotency(), enqueue.key());
+                assertThat(id).as("the job a stop before confirming leaves").isNotNull();
+                enqueue.answered(run, new Enqueued(run.name, id, enqueue.delayed() ? JobState.DELAYED : JobState.PENDING, false));
+            }
+        }
+    }
+
+    static final class Stopped extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Stopped() {
+            super("the client stopped", null, false, false);
+        }
+    }
+
+    /** The sweeper, with no grace: every reservation left by a stopped client is repaired. */
+    record Sweep() implements Action {
+        public void applyTo(Run run) {
+            run.queue.keyHomeSweeper().sweep(Duration.ZERO);
+            run.inFlight.clear();
+        }
+    }
+
+    /**
+     * A throttled or debounced submission with a key of its mode (windows of an hour, so a window
+     * stays open through the sequence): throttle makes one job per window; debounce replaces the
+     * window's job while it waits unclaimed, if the lane is on that job's shard, and is refused
+     * naming dedupe.key if not; once the job was claimed (or moved), a new job opens a new window.
+     */
+    record DedupeSubmit(String lane, Dedupe.Mode mode, String suffix) implements Action {
+        public void applyTo(Run run) {
+            String key = (mode == Dedupe.Mode.THROTTLE ? "t" : "b") + suffix;
+            NewJob job = NewJob.of("d").withDedupe(mode == Dedupe.Mode.THROTTLE ? Dedupe.throttle(key, DELAY) : Dedupe.debounce(key, DELAY));
+            job = ShardLayout.pinsLane(lane) ? job.inLane(lane) : job;
+            int shard = ShardLayout.pinsLane(lane) ? run.layout.shardOfLane(lane) : run.layout.ownerOfKey(key);
+            String held = run.windows.get(key);
+            ModelJob heldJob = held == null ? null : run.jobs.get(held);
+            boolean waiting = heldJob != null && heldJob.state == JobState.DELAYED && heldJob.attempts == 0;
+            if (mode == Dedupe.Mode.DEBOUNCE && waiting && run.layout.shardOfJob(held) != shard) {
+                NewJob refused = job;
+                assertThatThrownBy(() -> run.queue.submissions().enqueue(run.name, refused)).as("a debounce across shards")
+                        .isInstanceOf(InvalidRequestException.class).hasMessageStartingWith("dedupe.key");
+                count("debounce-refused");
+                return;
+            }
+            Enqueued answer = run.queue.submissions().enqueue(run.name, job);
+            if (held != null && mode == Dedupe.Mode.THROTTLE) {
+                assertThat(answer.outcome()).as("throttled by the window of job %s", held).isEqualTo(Enqueued.Outcome.THROTTLED);
+                assertThat(answer.id()).isEqualTo(held);
+                return;
+            }
+            if (waiting) {
+                assertThat(answer.outcome()).as("debounced onto job %s", held).isEqualTo(Enqueued.Outcome.REPLACED);
+                assertThat(answer.id()).isEqualTo(held);
+                heldJob.lane = lane;
+                heldJob.maxAttempts = NewJob.of("d").maxAttempts().orElse(QueueSettings.DEFAULT.defaultMaxAttempts());
+                return;
+            }
+            assertThat(answer.outcome()).as("a new window for '%s'", key).isEqualTo(Enqueued.Outcome.CREATED);
+            assertThat(run.layout.shardOfJob(answer.id())).as("made on its lane's shard").isEqualTo(shard);
+            ModelJob made = new ModelJob(lane, QueueSettings.DEFAULT.defaultMaxAttempts());
+            made.state = answer.state();
+            assertThat(made.state).isEqualTo(mode == Dedupe.Mode.DEBOUNCE ? JobState.DELAYED : JobState.PENDING);
+            run.jobs.put(answer.id(), made);
+            run.windows.put(key, answer.id());
+        }
+    }
+
+    /** An operator's move on a job picked by the model, on whichever shard it is; a refused move changes nothing. */
+    record Operator(Move move, int pick) implements Action {
+        enum Move { CANCEL, PROMOTE, RESCHEDULE, REQUEUE, REMOVE }
+
+        public void applyTo(Run run) {
+            List<String> ids = new ArrayList<>(new TreeSet<>(run.jobs.keySet()));
+            if (ids.isEmpty()) {
+                return;
+            }
+            String id = ids.get(pick % ids.size());
+            ModelJob job = run.jobs.get(id);
+            JobState from = job.state;
+            ShardedAdmin admin = run.queue.admin();
+            switch (move) {
+                case CANCEL -> {
+                    if (from == JobState.ACTIVE) {
+                        return;  // a cancel request to a running job ends at its worker; the unsharded property test covers it
+                    }
+                    ManualTransition answer = admin.cancel(run.name, id);
+                    if (from == JobState.PENDING || from == JobState.DELAYED) {
+                        assertThat(answer).as("cancel %s job %s", from, id).isInstanceOf(ManualTransition.Moved.class);
+                        job.state = JobState.CANCELLED;
+                    } else {
+                        assertThat(answer).as("cancel %s job %s", from, id).isInstanceOf(ManualTransition.Refused.class);
+                    }
+                }
+                case PROMOTE -> {
+                    ManualTransition answer = admin.promote(run.name, id);
+                    assertThat(answer instanceof ManualTransition.Moved).as("promote %s job %s", from, id).isEqualTo(from == JobState.DELAYED);
+                    if (from == JobState.DELAYED) {
+                        job.state = JobState.PENDING;
+                    }
+                }
+                case RESCHEDULE -> {
+                    ManualTransition answer = admin.reschedule(run.name, id, DELAY);
+                    boolean moves = from == JobState.DELAYED;
+                    assertThat(answer instanceof ManualTransition.Rescheduled).as("reschedule %s job %s", from, id).isEqualTo(moves);
+                    if (moves) {
+                        job.state = JobState.DELAYED;
+                    }
+                }
+                case REQUEUE -> {
+                    ManualTransition answer = admin.requeue(run.name, id);
+                    assertThat(answer instanceof ManualTransition.Moved).as("requeue %s job %s", from, id).isEqualTo(from == JobState.DEAD);
+                    if (from == JobState.DEAD) {
+                        job.state = JobState.PENDING;
+                    }
+                }
+                case REMOVE -> {
+                    ManualTransition answer = admin.remove(run.name, id);
+                    boolean finished = from == JobState.COMPLETED || from == JobState.DEAD || from == JobState.CANCELLED;
+                    assertThat(answer instanceof ManualTransition.Removed).as("remove %s job %s", from, id).isEqualTo(finished);
+                    if (finished) {
+                        run.jobs.remove(id);
+                        if (job.key != null) {
+                            run.idempotency.remove(job.key);
+                        }
+                    }
+                }
+                default -> throw new AssertionError(move);
+            }
+        }
+    }
+
+    /** Claims with a lease of a few ms and waits, on the shards' clocks, until the reaper has moved each lapsed job. */
+    record LapseAndReap(int worker, int max) implements Action {
+        public void applyTo(Run run) {
+            Map<String, TreeSet<Long>> pendingBefore = run.pendingByLaneAndShard();
+            List<ClaimedJob> claimed = run.queue.leases().claim(run.name, Duration.ofMillis(20), max, "w" + worker);
+            run.leased(worker, claimed, pendingBefore, max);
+            List<String> reaped = new ArrayList<>();
+            int[] toDead = {0};
+            org.awaitility.Awaitility.await("the lapsed leases reaped").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                    .until(() -> {
+                        io.echomq.queue.ReapResult result = run.queue.admin().reap(run.name, 100);
+                        reaped.addAll(result.jobIds());
+                        toDead[0] += result.toDead();
+                        return reaped.size() >= claimed.size();
+                    });
+            assertThat(reaped).as("exactly the lapsed leases").containsExactlyInAnyOrderElementsOf(claimed.stream().map(ClaimedJob::id).toList());
+            int dead = 0;
+            for (ClaimedJob job : claimed) {
+                ModelJob model = run.jobs.get(job.id());
+                model.state = model.attempts >= model.maxAttempts ? JobState.DEAD : JobState.PENDING;
+                dead += model.state == JobState.DEAD ? 1 : 0;
+            }
+            assertThat(toDead[0]).as("reaped on their last attempt").isEqualTo(dead);
+            reaped.forEach(id -> count("reaped"));
         }
     }
 
@@ -256,10 +496,12 @@ class ShardedStateMachinePropertyTest {
     }
 
     static final class ModelJob {
-        final String lane;
-        final int maxAttempts;
+        String lane;
+        int maxAttempts;
         JobState state = JobState.PENDING;
         long attempts;
+        /** Its idempotency key, or null. */
+        String key;
 
         ModelJob(String lane, int maxAttempts) {
             this.lane = lane;
@@ -273,6 +515,10 @@ class ShardedStateMachinePropertyTest {
         final ShardedQueue queue;
         final Map<String, ModelJob> jobs = new HashMap<>();
         final Map<String, String> idempotency = new HashMap<>();
+        /** Keys reserved by a submitter that stopped before making the job: others may be answered KeyInFlightException. */
+        final Set<String> inFlight = new HashSet<>();
+        /** Dedupe key -> the job its window was opened (or last replaced) on. */
+        final Map<String, String> windows = new HashMap<>();
         final List<List<Lease>> leases = new ArrayList<>();
 
         Run(String name) {
@@ -292,7 +538,7 @@ class ShardedStateMachinePropertyTest {
 
         boolean isCurrent(Lease lease) {
             ModelJob job = jobs.get(lease.jobId());
-            return job.state == JobState.ACTIVE && job.attempts == lease.token();
+            return job != null && job.state == JobState.ACTIVE && job.attempts == lease.token();
         }
 
         java.util.Optional<Lease> pickLease(int worker, int pick) {
@@ -362,6 +608,8 @@ class ShardedStateMachinePropertyTest {
                     case ACTIVE -> "active";
                     case COMPLETED -> "completed";
                     case DEAD -> "dead";
+                    case DELAYED -> "delayed";
+                    case CANCELLED -> "cancelled";
                     default -> throw new AssertionError("the model has no " + job.state + " job");
                 };
                 assertThat(where.get(id)).as("job %s (%s) is on shard %d in the structure of its state", id, job.state, shard)
@@ -374,6 +622,17 @@ class ShardedStateMachinePropertyTest {
                     }
                 }
             });
+            for (String key : List.of("k1", "k2", "k3", "k4")) {
+                List<String> named = new ArrayList<>();
+                for (int shard = 0; shard < layout.shards(); shard++) {
+                    String id = redis.hget(layout.keys(shard).idempotency(), key);
+                    if (id != null && redis.exists(layout.keys(shard).job(id))) {
+                        named.add(id);
+                    }
+                }
+                assertThat(named).as("the jobs of idempotency key %s over the shards", key)
+                        .isEqualTo(idempotency.containsKey(key) ? List.of(idempotency.get(key)) : List.of());
+            }
         }
 
         private static void record(Map<String, String> where, String id, int shard, String structure) {
