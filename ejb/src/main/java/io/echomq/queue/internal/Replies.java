@@ -37,8 +37,7 @@ public final class Replies {
     }
 
     public static Enqueued enqueued(String queue, Object reply) {
-        List<Enqueued> one = enqueuedBatch(queue, reply);
-        return one.get(0);
+        return enqueuedJobs(queue, reply, "enqueue").get(0);
     }
 
     /** One job's reply of enqueue or enqueue-batch; null for the HOME and FENCED answers of a shard, put in {@code redirects}. */
@@ -64,12 +63,16 @@ public final class Replies {
     }
 
     /**
-     * The answers of enqueue-batch, or of enqueue (one job).
+     * The answers of enqueue-batch.
      *
-     * @throws KeyHomeRedirect when a shard of a sharded queue made some of the jobs not because of their keys' homes
+     * @throws KeyHomeRedirect when a shard of a sharded queue did not make some of the jobs because of their keys' homes
      */
     public static List<Enqueued> enqueuedBatch(String queue, Object reply) {
-        List<Object> r = list(reply, "enqueue");
+        return enqueuedJobs(queue, reply, "enqueue-batch");
+    }
+
+    private static List<Enqueued> enqueuedJobs(String queue, Object reply, String script) {
+        List<Object> r = list(reply, script);
         List<Enqueued> jobs = new ArrayList<>(r.size() / 3);
         Map<Integer, KeyHomeRedirect.Redirect> redirects = new HashMap<>();
         for (int i = 0; i + 2 < r.size(); i += 3) {
