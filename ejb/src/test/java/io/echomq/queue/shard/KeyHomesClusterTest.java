@@ -284,4 +284,73 @@ class KeyHomesClusterTest {
         assertThat(queue.submissions().enqueue(f.queue(), f.keyed(f.laneB())).created()).isTrue();
         assertThat(f.shardsHoldingTheKeysJob()).containsExactly(2);
     }
+
+    @Test
+    void submissionsRacingWithOneKeyFromLanesOnEveryShardMakeOneJob() throws Exception {
+        Fixture f = Fixture.make();
+        ShardedQueue queue = f.connect(KeyHomes.StepWatch.NONE);
+        List<String> lanes = List.of(f.laneA(), f.laneB(), first("lane-", i -> f.layout().shardOfLane("lane-" + i) == 0));
+        List<String> keys = IntStream.range(0, 30).mapToObj(i -> "race-" + i).toList();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(lanes.size());
+        try {
+            List<java.util.concurrent.Future<List<String>>> answers = new ArrayList<>();
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+            for (String lane : lanes) {
+                answers.add(pool.submit(() -> {
+                    start.await();
+                    List<String> ids = new ArrayList<>();
+                    for (String key : keys) {
+                        ids.add(untilAnswered(() -> queue.submissions().enqueue(f.queue(), NewJob.of("p").inLane(lane).withIdempotencyKey(key))).id());
+                    }
+                    return ids;
+                }));
+            }
+            start.countDown();
+            List<String> first = answers.get(0).get();
+            for (java.util.concurrent.Future<List<String>> other : answers) {
+                assertThat(other.get()).as("every lane's submissions are answered with the same job per key").isEqualTo(first);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (String key : keys) {
+            int jobs = 0;
+            for (int shard = 0; shard < f.layout().shards(); shard++) {
+                String id = redis.hget(f.layout().keys(shard).idempotency(), key);
+                jobs += id != null && redis.exists(f.layout().keys(shard).job(id)) ? 1 : 0;
+            }
+            assertThat(jobs).as("jobs of key %s over the shards", key).isEqualTo(1);
+        }
+    }
+
+    /** Sends a keyed submission again while its key is in flight on another shard, as a client answered 503 would. */
+    private static Enqueued untilAnswered(java.util.concurrent.Callable<Enqueued> send) throws Exception {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return send.call();
+            } catch (KeyInFlightException e) {
+                if (attempt > 1_000) {
+                    throw e;
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    @Test
+    void aReservationLeftUnusedBecauseAnotherKeyAnsweredIsReleased() {
+        Fixture f = Fixture.make();
+        ShardedQueue queue = f.connect(KeyHomes.StepWatch.NONE);
+        String windowKey = f.key() + "-w";
+        queue.submissions().enqueue(f.queue(), NewJob.of("w").inLane(f.laneB()).withDedupe(Dedupe.throttle(windowKey, Duration.ofMinutes(1))));
+        NewJob both = f.keyed(f.laneA()).withDedupe(Dedupe.throttle(windowKey, Duration.ofMinutes(1)));
+
+        Enqueued throttled = queue.submissions().enqueue(f.queue(), both);
+
+        assertThat(throttled.outcome()).isEqualTo(Enqueued.Outcome.THROTTLED);
+        assertThat(f.homeEntry()).as("the idempotency key's reservation, unused, is gone").isNull();
+        assertThat(f.shardsHoldingTheKeysJob()).isEmpty();
+        assertThat(queue.submissions().enqueue(f.queue(), f.keyed(f.laneB())).created())
+                .as("another lane may take the key at once: it is not left in flight").isTrue();
+    }
 }
