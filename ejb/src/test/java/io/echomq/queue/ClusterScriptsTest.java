@@ -176,6 +176,7 @@ class ClusterScriptsTest {
         keyHomes.run(Script.KEY_HOME_CONFIRM, keys, "idem", List.of("kh", "0:1", "confirm", ""));                   // key-home-confirm
         keyHomes.run(Script.KEY_HOME_RELEASE, keys, "idem", List.of(keys.prefix(), "idem", "kh", "1", ""));          // key-home-release
         keyHomes.run(Script.KEY_HOME_FLOOR, keys, "", List.of(keys.prefix(), "0", "1", "idem", "kh"));               // key-home-floor
+        keyHomes.run(Script.SCHEDULE_HOME, keys, "s", List.of("s", "0", "claim"));                                  // schedule-home
         assertThat(client.admin().pause(queue)).isTrue();                                                      // set-paused
         assertThat(client.reads().stats(queue).paused()).isTrue();                                             // stats
         assertThat(client.reads().jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs()).isNotNull();

@@ -50,7 +50,7 @@ class ScriptHeaderTest {
                 "reconcile", "enqueue-batch", "remove", "complete-claim", "schedule-put", "schedule-remove", "schedule-set-paused",
                 "schedules-due", "schedule-fire", "reschedule", "stop", "set-limits", "maintenance-lease", "flow-add", "flow-child-created",
                 "flow-child-settled", "flow-notice-ack", "flow-cancels-done", "set-events", "shard-layout", "key-home-reserve",
-                "key-home-confirm", "key-home-release", "key-home-floor");
+                "key-home-confirm", "key-home-release", "key-home-floor", "schedule-home");
     }
 
     @ParameterizedTest

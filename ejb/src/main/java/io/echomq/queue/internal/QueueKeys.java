@@ -176,6 +176,11 @@ public final class QueueKeys {
         return prefix + "fence-floor";
     }
 
+    /** Hash, on shard 0 of a sharded queue: schedule name -> the shard it lives on (see {@code schedule-home}). */
+    public String scheduleHomes() {
+        return prefix + "schedule-homes";
+    }
+
     /** Hash: queue-wide flags (paused) and limits (see {@code set-limits}). */
     public String meta() {
         return prefix + "meta";

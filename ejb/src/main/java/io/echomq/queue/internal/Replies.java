@@ -84,7 +84,7 @@ public final class Replies {
         return List.copyOf(jobs);
     }
 
-    /** A key-home script's reply (key-home-reserve, -confirm, -release, -floor): its values as text. */
+    /** A key-home or schedule-home script's reply (key-home-reserve, -confirm, -release, -floor, schedule-home): its values as text. */
     public static List<String> keyHome(Object reply, Script script) {
         return list(reply, script.fileName()).stream().map(Replies::text).toList();
     }

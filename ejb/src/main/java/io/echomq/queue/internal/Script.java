@@ -51,7 +51,9 @@ public enum Script {
     KEY_HOME_RESERVE("key-home-reserve-2.lua", (k, kind) -> List.of(k.homes(kind), k.homeSeq())),
     KEY_HOME_CONFIRM("key-home-confirm-1.lua", (k, kind) -> List.of(k.homes(kind))),
     KEY_HOME_RELEASE("key-home-release-1.lua", (k, kind) -> List.of(k.fence(kind))),
-    KEY_HOME_FLOOR("key-home-floor-1.lua", (k, kind) -> List.of(k.fenceFloor()));
+    KEY_HOME_FLOOR("key-home-floor-1.lua", (k, kind) -> List.of(k.fenceFloor())),
+    // The schedule directory of a sharded queue, on shard 0 (docs/SHARDING.md 3.3).
+    SCHEDULE_HOME("schedule-home-1.lua", (k, name) -> List.of(k.scheduleHomes()));
 
     /** Scripts whose reply acknowledges a submission: the ones a {@code WAIT} for replicas follows. */
     private static final Set<Script> SUBMISSIONS = EnumSet.of(ENQUEUE, ENQUEUE_BATCH, FLOW_ADD);
@@ -65,12 +67,13 @@ public enum Script {
      * again is unchanged, a firing sent again finds its slot moved: each slot's job also carries
      * the slot as its idempotency key), and the flow edges, each a set-once mark or a compare-and-delete
      * (docs/ARCHITECTURE.md, F2, F3), and a shard's layout recorded again (it answers SAME), and the key-home steps (a reservation sent again
-     * answers itself, a confirm or forget compares, a fence or floor only rises). Every other script is sent once; a submission is
+     * answers itself, a confirm or forget compares, a fence or floor only rises) and the schedule directory's
+     * steps (a claim answers the home, a release compares). Every other script is sent once; a submission is
      * resendable only when every job carries an idempotency key (the caller says so).
      */
     private static final Set<Script> RESENDABLE = EnumSet.of(STATS, SET_PAUSED, SET_EVENTS, SET_LIMITS, REAP, TRIM, EXTEND, SCHEDULE_PUT,
             SCHEDULE_SET_PAUSED, SCHEDULES_DUE, SCHEDULE_FIRE, MAINTENANCE_LEASE, FLOW_CHILD_CREATED, FLOW_CHILD_SETTLED, FLOW_NOTICE_ACK,
-            FLOW_CANCELS_DONE, SHARD_LAYOUT, KEY_HOME_RESERVE, KEY_HOME_CONFIRM, KEY_HOME_RELEASE, KEY_HOME_FLOOR);
+            FLOW_CANCELS_DONE, SHARD_LAYOUT, KEY_HOME_RESERVE, KEY_HOME_CONFIRM, KEY_HOME_RELEASE, KEY_HOME_FLOOR, SCHEDULE_HOME);
 
     /** Where the scripts live on the class path (the {@code echomq-lua} jar). */
     public static final String RESOURCE_FOLDER = "io/echomq/lua/";

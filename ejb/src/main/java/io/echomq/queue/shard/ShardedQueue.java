@@ -23,12 +23,14 @@ public final class ShardedQueue {
     private final ShardedAdmin admin;
 
     private final KeyHomeSweeper keyHomeSweeper;
+    private final ShardedSchedules schedules;
 
-    private ShardedQueue(ShardLayout layout, List<QueueClient> shards, ScriptRunner scripts, UnifiedJedis redis,
+    private ShardedQueue(ShardLayout layout, List<QueueClient> shards, ScriptRunner scripts, UnifiedJedis redis, QueueSettings settings,
             KeyHomes.StepWatch watch) {
         this.layout = layout;
         this.submissions = new ShardedSubmissions(layout, shards, new KeyHomes(layout, scripts, shards, watch));
         this.keyHomeSweeper = new KeyHomeSweeper(layout, scripts, redis);
+        this.schedules = new ShardedSchedules(layout, scripts, shards, settings);
         this.leases = new ShardedLeases(layout, shards);
         this.reads = new ShardedReads(layout, shards);
         this.admin = new ShardedAdmin(layout, shards);
@@ -51,7 +53,7 @@ public final class ShardedQueue {
         for (int shard = 0; shard < layout.shards(); shard++) {
             shards.add(QueueClient.connectShard(redis, settings, ReplicaWait.NONE, JobTelemetry.OFF, layout, shard));
         }
-        return new ShardedQueue(layout, List.copyOf(shards), scripts, redis, watch);
+        return new ShardedQueue(layout, List.copyOf(shards), scripts, redis, settings, watch);
     }
 
     public ShardLayout layout() {
@@ -71,6 +73,11 @@ public final class ShardedQueue {
     /** Operators' moves by id, and reap, trim, pause and resume over every shard. */
     public ShardedAdmin admin() {
         return admin;
+    }
+
+    /** The queue's schedules, each on its lane's shard, with their names unique over the shards. */
+    public ShardedSchedules schedules() {
+        return schedules;
     }
 
     /** The repair and trimming of key homes (docs/SHARDING.md, 3.1): a maintenance duty. */

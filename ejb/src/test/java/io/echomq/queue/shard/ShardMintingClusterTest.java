@@ -86,4 +86,37 @@ class ShardMintingClusterTest {
             assertThat(redis.exists(keys.job(id))).isTrue();
         });
     }
+
+    @Test
+    void aShardedQueuesSchedulesLiveOnTheirLanesShardsUnderNamesUniqueOverTheShards() {
+        ShardLayout layout = ShardLayout.of("smq-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet(), 3);
+        ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, layout);
+        String laneOn1 = laneOn(layout, 1);
+        String laneOn2 = laneOn(layout, 2);
+        queue.schedules().put(Schedule.every(layout.queue(), "tick", Duration.ofMillis(10), "{}").inLane(laneOn1), "api");
+        queue.schedules().put(Schedule.every(layout.queue(), "laneless", Duration.ofHours(1), "{}"), "api");
+
+        assertThat(redis.exists(layout.keys(1).schedule("tick"))).as("on its lane's shard").isTrue();
+        assertThat(redis.exists(layout.keys(0).schedule("laneless"))).as("a schedule of the default lane on shard 0").isTrue();
+        assertThat(queue.schedules().get(layout.queue(), "tick")).isPresent();
+        assertThat(queue.schedules().list(layout.queue())).extracting(view -> view.definition().name()).containsExactly("laneless", "tick");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> queue.schedules().put(
+                        Schedule.every(layout.queue(), "tick", Duration.ofMillis(10), "{}").inLane(laneOn2), "api"))
+                .as("the same name on another shard").isInstanceOf(io.echomq.queue.InvalidRequestException.class)
+                .hasMessageStartingWith("lane").hasMessageContaining("lives on shard 1");
+        Awaitility.await("a slot fired").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                .until(() -> queue.schedules().tick(layout.queue()).fired() > 0);
+        assertThat(redis.hvals(layout.keys(1).idempotency())).as("the fired jobs, on shard 1").isNotEmpty()
+                .allSatisfy(id -> assertThat(layout.shardOfJob(id)).isEqualTo(1));
+
+        assertThat(queue.schedules().remove(layout.queue(), "tick")).isTrue();
+        assertThat(queue.schedules().put(Schedule.every(layout.queue(), "tick", Duration.ofHours(1), "{}").inLane(laneOn2), "api"))
+                .as("removed, the name may go to another shard").isEqualTo(ScheduleClient.PutResult.CREATED);
+        assertThat(redis.exists(layout.keys(2).schedule("tick"))).isTrue();
+        assertThat(redis.exists(layout.keys(1).schedule("tick"))).isFalse();
+    }
+
+    private static String laneOn(ShardLayout layout, int shard) {
+        return "lane-" + java.util.stream.IntStream.range(0, 1_000).filter(i -> layout.shardOfLane("lane-" + i) == shard).findFirst().orElseThrow();
+    }
 }
