@@ -88,7 +88,13 @@ final class KeyHomes {
                 if (owner == laneShard && !followHome.contains(key.kind())) {
                     continue;
                 }
-                Settled settled = settle(queue, key, owner, laneShard);
+                Settled settled;
+                try {
+                    settled = settle(queue, key, owner, laneShard);
+                } catch (KeyInFlightException | InvalidRequestException e) {
+                    toConfirm.forEach(this::abandon);
+                    throw e;
+                }
                 if (settled.answer().isPresent()) {
                     answered = settled.answer();
                     break;
@@ -177,7 +183,8 @@ final class KeyHomes {
     }
 
     /**
-     * Gives up a reservation whose job this submission will not make (another key answered): its
+     * Gives up a reservation whose job this submission will not make (another key answered, or was
+     * in flight or refused), so that the key is not left in flight until the sweeper's grace: its
      * home is fenced, then the entry deleted; if a submission sharing the reservation made the job
      * meanwhile, it is confirmed instead.
      */

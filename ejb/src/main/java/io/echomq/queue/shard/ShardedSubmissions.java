@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -78,7 +79,7 @@ public final class ShardedSubmissions {
             byShard.computeIfAbsent(shardOfJob[i], s -> new ArrayList<>()).add(i);
         }
         // A job with a key another shard owns is sent alone through the key homes, after its shard's part.
-        List<Integer> alone = new ArrayList<>();
+        Set<Integer> alone = new java.util.LinkedHashSet<>();
         for (int i = 0; i < jobs.size(); i++) {
             if (!keyHomes.ownsEveryKey(jobs.get(i), shardOfJob[i])) {
                 alone.add(i);
@@ -90,7 +91,7 @@ public final class ShardedSubmissions {
         for (int i = 0; i < jobs.size(); i++) {
             if (jobs.get(i).idempotencyKey().isEmpty()) {
                 if (byShard.size() == 1) {
-                    int at = alone.get(0);
+                    int at = alone.iterator().next();
                     throw new InvalidRequestException("jobs[" + at + "].idempotencyKey", "is needed: jobs[" + at + "]'s key is owned by "
                             + "another shard of queue '" + queue + "' than its lane's, so it is sent apart from the batch, and a batch "
                             + "sent in parts must give every job an idempotency key (jobs[" + i + "] has none)");

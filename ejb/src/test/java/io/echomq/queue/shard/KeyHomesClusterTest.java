@@ -353,4 +353,23 @@ class KeyHomesClusterTest {
         assertThat(queue.submissions().enqueue(f.queue(), f.keyed(f.laneB())).created())
                 .as("another lane may take the key at once: it is not left in flight").isTrue();
     }
+
+    @Test
+    void aSubmissionAnsweredKeyInFlightForOneKeyLeavesItsOtherKeyFree() {
+        Fixture f = Fixture.make();
+        String windowKey = f.key() + "-w";
+        NewJob windowed = NewJob.of("w").withDedupe(Dedupe.throttle(windowKey, Duration.ofMinutes(1)));
+        String laneAway = first("lane-", i -> f.layout().shardOfLane("lane-" + i) != f.layout().ownerOfKey(windowKey)
+                && f.layout().shardOfLane("lane-" + i) != 1);
+        ShardedQueue stopping = f.connect(new StopAt(KeyHomes.Step.CREATE, 1));
+        assertThatThrownBy(() -> stopping.submissions().enqueue(f.queue(), windowed.inLane(laneAway))).isInstanceOf(Stopped.class);
+        ShardedQueue queue = f.connect(KeyHomes.StepWatch.NONE);
+        NewJob both = f.keyed(f.laneA()).withDedupe(Dedupe.throttle(windowKey, Duration.ofMinutes(1)));
+
+        assertThatThrownBy(() -> queue.submissions().enqueue(f.queue(), both)).isInstanceOf(KeyInFlightException.class)
+                .hasMessageContaining("dedupe key '" + windowKey + "'");
+
+        assertThat(f.homeEntry()).as("the idempotency key's reservation is given up").isNull();
+        assertThat(queue.submissions().enqueue(f.queue(), f.keyed(f.laneB())).created()).as("another lane takes the key at once").isTrue();
+    }
 }
