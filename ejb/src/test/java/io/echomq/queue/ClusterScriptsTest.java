@@ -3,6 +3,7 @@ package io.echomq.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.internal.Replies;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.queue.internal.ScriptSource;
@@ -170,6 +171,9 @@ class ClusterScriptsTest {
         assertThat(client.admin().setEventStream(queue, 1_000)).isPositive();                                  // set-events
         assertThat(client.reads().events(queue, "0", EventFilter.ALL, 10).events()).isNotEmpty();
         new ShardLayouts(redis, new ScriptRunner(redis, ReplicaWait.NONE)).record(ShardLayout.of(queue, 1));  // shard-layout (one shard: unchanged)
+        QueueKeys keys = new QueueKeys(queue);
+        assertThat(Replies.shardSettings(new ScriptRunner(redis, ReplicaWait.NONE).run(Script.SHARD_META, keys, null,    // shard-meta (shard 0's write)
+                List.of(keys.prefix(), "write", "", "0", "", "", ""))).version()).isPositive();
         assertThat(client.admin().pause(queue)).isTrue();                                                      // set-paused
         assertThat(client.reads().stats(queue).paused()).isTrue();                                             // stats
         assertThat(client.reads().jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs()).isNotNull();

@@ -49,7 +49,7 @@ class ScriptHeaderTest {
                 "enqueue", "claim", "extend", "complete", "retry", "reap", "cancel", "requeue", "stats", "trim", "set-paused",
                 "reconcile", "enqueue-batch", "remove", "complete-claim", "schedule-put", "schedule-remove", "schedule-set-paused",
                 "schedules-due", "schedule-fire", "reschedule", "stop", "set-limits", "maintenance-lease", "flow-add", "flow-child-created",
-                "flow-child-settled", "flow-notice-ack", "flow-cancels-done", "set-events", "shard-layout");
+                "flow-child-settled", "flow-notice-ack", "flow-cancels-done", "set-events", "shard-layout", "shard-meta");
     }
 
     @ParameterizedTest

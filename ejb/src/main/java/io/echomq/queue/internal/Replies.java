@@ -19,6 +19,7 @@ import io.echomq.queue.TrimResult;
 import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.queue.schedule.ScheduleFiring;
 import io.echomq.queue.shard.ShardLayoutRefusal;
+import io.echomq.queue.shard.ShardSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -325,6 +326,27 @@ public final class Replies {
             case "SET", "SAME" -> Optional.empty();
             case "HOLDS_JOBS" -> Optional.of(new ShardLayoutRefusal((int) number(r.get(1)), (int) number(r.get(2)), number(r.get(3))));
             default -> throw unexpected("shard-layout", reply);
+        };
+    }
+
+    /** shard-meta's write or read: shard 0's settings now, and whether configured limits were applied before (KEPT). */
+    public static ShardSettings shardSettings(Object reply) {
+        List<Object> r = list(reply, "shard-meta");
+        String status = text(r.get(0));
+        if (!"OK".equals(status) && !"KEPT".equals(status) || r.size() < 6) {
+            throw unexpected("shard-meta", reply);
+        }
+        return new ShardSettings(number(r.get(1)), "1".equals(text(r.get(2))), text(r.get(3)), text(r.get(4)), text(r.get(5)),
+                "KEPT".equals(status));
+    }
+
+    /** shard-meta's copy: true when the shard took the copy, false when it already had that version or a newer one. */
+    public static boolean shardSettingsCopied(Object reply) {
+        List<Object> r = list(reply, "shard-meta");
+        return switch (text(r.get(0))) {
+            case "COPIED" -> true;
+            case "CURRENT" -> false;
+            default -> throw unexpected("shard-meta", reply);
         };
     }
 

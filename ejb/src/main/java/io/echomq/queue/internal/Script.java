@@ -46,7 +46,9 @@ public enum Script {
     SCHEDULE_FIRE("schedule-fire-6.lua", (k, name) -> List.of(k.schedule(name), k.schedules(), k.seq(), k.ring(), k.delayed(),
             k.idempotency())),
     // A shard's id layout (docs/SHARDING.md): the keys given are the shard's own.
-    SHARD_LAYOUT("shard-layout-1.lua", (k, id) -> List.of(k.meta()));
+    SHARD_LAYOUT("shard-layout-1.lua", (k, id) -> List.of(k.meta())),
+    // A shard's settings, written on shard 0 and copied to the others by version (docs/SHARDING.md, 6).
+    SHARD_META("shard-meta-5.lua", (k, id) -> List.of(k.meta(), k.events(), k.active(), k.held(), k.ring()));
 
     /** Scripts whose reply acknowledges a submission: the ones a {@code WAIT} for replicas follows. */
     private static final Set<Script> SUBMISSIONS = EnumSet.of(ENQUEUE, ENQUEUE_BATCH, FLOW_ADD);
@@ -59,12 +61,13 @@ public enum Script {
      * schedule scripts that compare before they change (a definition put
      * again is unchanged, a firing sent again finds its slot moved: each slot's job also carries
      * the slot as its idempotency key), and the flow edges, each a set-once mark or a compare-and-delete
-     * (docs/ARCHITECTURE.md, F2, F3), and a shard's layout recorded again (it answers SAME). Every other script is sent once; a submission is
+     * (docs/ARCHITECTURE.md, F2, F3), a shard's layout recorded again (it answers SAME), and a shard's
+     * settings written again (a second version of the same settings) or copied again (the version compare refuses it). Every other script is sent once; a submission is
      * resendable only when every job carries an idempotency key (the caller says so).
      */
     private static final Set<Script> RESENDABLE = EnumSet.of(STATS, SET_PAUSED, SET_EVENTS, SET_LIMITS, REAP, TRIM, EXTEND, SCHEDULE_PUT,
             SCHEDULE_SET_PAUSED, SCHEDULES_DUE, SCHEDULE_FIRE, MAINTENANCE_LEASE, FLOW_CHILD_CREATED, FLOW_CHILD_SETTLED, FLOW_NOTICE_ACK,
-            FLOW_CANCELS_DONE, SHARD_LAYOUT);
+            FLOW_CANCELS_DONE, SHARD_LAYOUT, SHARD_META);
 
     /** Where the scripts live on the class path (the {@code echomq-lua} jar). */
     public static final String RESOURCE_FOLDER = "io/echomq/lua/";

@@ -21,13 +21,15 @@ public final class ShardedQueue {
     private final ShardedLeases leases;
     private final ShardedReads reads;
     private final ShardedAdmin admin;
+    private final ShardMeta meta;
 
-    private ShardedQueue(ShardLayout layout, List<QueueClient> shards) {
+    private ShardedQueue(ShardLayout layout, List<QueueClient> shards, ShardMeta meta) {
         this.layout = layout;
+        this.meta = meta;
         this.submissions = new ShardedSubmissions(layout, shards);
         this.leases = new ShardedLeases(layout, shards);
-        this.reads = new ShardedReads(layout, shards);
-        this.admin = new ShardedAdmin(layout, shards);
+        this.reads = new ShardedReads(layout, shards, meta);
+        this.admin = new ShardedAdmin(layout, shards, meta);
     }
 
     /**
@@ -36,12 +38,13 @@ public final class ShardedQueue {
      * @throws ShardCountRefusedException when the queue holds jobs minted under another shard count
      */
     public static ShardedQueue connect(UnifiedJedis redis, QueueSettings settings, ShardLayout layout) {
-        new ShardLayouts(redis, new ScriptRunner(redis, ReplicaWait.NONE)).record(layout);
+        ScriptRunner scripts = new ScriptRunner(redis, ReplicaWait.NONE);
+        new ShardLayouts(redis, scripts).record(layout);
         List<QueueClient> shards = new ArrayList<>(layout.shards());
         for (int shard = 0; shard < layout.shards(); shard++) {
             shards.add(QueueClient.connectShard(redis, settings, ReplicaWait.NONE, JobTelemetry.OFF, layout, shard));
         }
-        return new ShardedQueue(layout, List.copyOf(shards));
+        return new ShardedQueue(layout, List.copyOf(shards), new ShardMeta(layout, scripts));
     }
 
     public ShardLayout layout() {
@@ -58,12 +61,22 @@ public final class ShardedQueue {
         return leases;
     }
 
-    /** Operators' moves by id, and reap, trim, pause and resume over every shard. */
+    /** Operators' moves by id; reap and trim over every shard; settings and the maintenance lease through shard 0. */
     public ShardedAdmin admin() {
         return admin;
     }
 
-    /** Jobs by id and counts over the shards, as of one queue. */
+    /** The maintenance duty that brings shards left behind by a crash to shard 0's settings. */
+    public ShardMetaSync metaSync() {
+        return new ShardMetaSync(meta);
+    }
+
+    /** Settings of every shard, as shard 0 holds them (for tests in this package). */
+    ShardMeta meta() {
+        return meta;
+    }
+
+    /** Jobs by id and counts over the shards, pages and events merged, as of one queue. */
     public ShardedReads reads() {
         return reads;
     }

@@ -19,6 +19,7 @@ import io.echomq.queue.Rejected;
 import io.echomq.queue.RetryOutcome;
 import io.echomq.queue.Settlement;
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.limits.QueueLimits;
 import io.echomq.testkit.RealServices;
 import io.echomq.testkit.property.Draw;
 import io.echomq.testkit.property.SequenceProperty;
@@ -53,7 +54,11 @@ import redis.clients.jedis.RedisClusterClient;
  *       current and its job active (stale tokens never settle), also for each acknowledgement of a
  *       complete-claim, on whichever shard its job is;</li>
  *   <li>a claim takes each lane's jobs oldest first (a lane's order holds on its shard);</li>
- *   <li>an idempotency key names one job over all shards; a refused batch makes no job.</li>
+ *   <li>an idempotency key names one job over all shards; a refused batch makes no job;</li>
+ *   <li>a queue-wide cap set over the sharded client (section 4) is split into parts, one per shard,
+ *       that sum to it: a claim takes exactly what the parts leave room for (the pending jobs of each
+ *       shard, up to its part minus its active jobs, up to the budget), and never leaves a shard it
+ *       took from over its part, so the queue's active jobs never exceed the cap through a claim.</li>
  * </ul>
  * The summary line counts the sequences that broke an invariant; a failure prints its seed and its
  * shortest failing prefix.
@@ -98,7 +103,8 @@ class ShardedStateMachinePropertyTest {
                 weight(4, d -> new CompleteClaim(d.between(0, WORKERS - 1), d.between(0, 5), d.between(0, 4))),
                 weight(2, d -> new Extend(d.between(0, WORKERS - 1), d.between(0, 20))),
                 weight(3, d -> new Complete(d.between(0, WORKERS - 1), d.between(0, 20))),
-                weight(3, d -> new Fail(d.between(0, WORKERS - 1), d.between(0, 20), d.pick(FailureKind.RETRYABLE, FailureKind.PERMANENT))));
+                weight(3, d -> new Fail(d.between(0, WORKERS - 1), d.between(0, 20), d.pick(FailureKind.RETRYABLE, FailureKind.PERMANENT))),
+                weight(1, d -> new SetCap(d.pick(0, SHARDS, SHARDS + 1, SHARDS + 2, 7))));
     }
 
     static Enqueue enqueue(Draw draw) {
@@ -107,7 +113,7 @@ class ShardedStateMachinePropertyTest {
         return new Enqueue(lane, key, draw.between(1, 3));
     }
 
-    sealed interface Action permits Enqueue, EnqueueBatch, Claim, CompleteClaim, Extend, Complete, Fail {
+    sealed interface Action permits Enqueue, EnqueueBatch, Claim, CompleteClaim, Extend, Complete, Fail, SetCap {
         void applyTo(Run run);
     }
 
@@ -255,6 +261,16 @@ class ShardedStateMachinePropertyTest {
         }
     }
 
+    /** Sets the queue-wide cap ({@code 0}: none) through the sharded client. */
+    record SetCap(int cap) implements Action {
+        public void applyTo(Run run) {
+            run.queue.admin().setLimits(run.name, cap == 0 ? QueueLimits.NONE : QueueLimits.NONE.withMaxActive(cap));
+            run.cap = cap;
+            assertThat(run.queue.reads().limits(run.name).maxActive()).isEqualTo(cap == 0 ? java.util.Optional.empty()
+                    : java.util.Optional.of(cap));
+        }
+    }
+
     static final class ModelJob {
         final String lane;
         final int maxAttempts;
@@ -274,6 +290,8 @@ class ShardedStateMachinePropertyTest {
         final Map<String, ModelJob> jobs = new HashMap<>();
         final Map<String, String> idempotency = new HashMap<>();
         final List<List<Lease>> leases = new ArrayList<>();
+        /** The queue-wide cap, 0 for none. */
+        int cap;
 
         Run(String name) {
             this.name = name;
@@ -311,11 +329,28 @@ class ShardedStateMachinePropertyTest {
             return pending;
         }
 
+        /** Shard {@code shard}'s part of the queue-wide cap (section 4): the parts of all shards sum to it. */
+        int part(int shard) {
+            return cap == 0 ? Integer.MAX_VALUE : cap / SHARDS + (shard < cap % SHARDS ? 1 : 0);
+        }
+
+        int activeOn(int shard) {
+            return (int) jobs.entrySet().stream()
+                    .filter(job -> job.getValue().state == JobState.ACTIVE && layout.shardOfJob(job.getKey()) == shard).count();
+        }
+
         /** Holds a claim to the model: each lane gives its oldest jobs; each job's token is its attempts + 1. */
         void leased(int worker, List<ClaimedJob> claimed, Map<String, TreeSet<Long>> pendingBefore, int max) {
             assertThat(claimed.size()).isLessThanOrEqualTo(max);
-            long pendingCount = pendingBefore.values().stream().mapToLong(Set::size).sum();
-            assertThat(claimed.size()).as("a claim takes what it may while any shard has work").isEqualTo((int) Math.min(max, pendingCount));
+            long mayTake = 0;
+            for (int shard = 0; shard < SHARDS; shard++) {
+                String onShard = "@" + shard;
+                long pending = pendingBefore.entrySet().stream().filter(lane -> lane.getKey().endsWith(onShard))
+                        .mapToLong(lane -> lane.getValue().size()).sum();
+                mayTake += Math.min(pending, Math.max(0, part(shard) - activeOn(shard)));
+            }
+            assertThat(claimed.size()).as("a claim takes what the shards' parts of the cap %d leave room for", cap)
+                    .isEqualTo((int) Math.min(max, mayTake));
             for (ClaimedJob job : claimed) {
                 ModelJob model = jobs.get(job.id());
                 assertThat(model).as("claimed job %s is known", job.id()).isNotNull();
@@ -328,6 +363,9 @@ class ShardedStateMachinePropertyTest {
                 model.state = JobState.ACTIVE;
                 leases.get(worker).add(job.lease());
             }
+            claimed.stream().map(job -> layout.shardOfJob(job.id())).distinct().forEach(shard -> assertThat(activeOn(shard))
+                    .as("active jobs on shard %d after a claim took from it (its part of the cap %d)", shard, cap)
+                    .isLessThanOrEqualTo(part(shard)));
         }
 
         void checkInvariants() {
