@@ -31,6 +31,20 @@ final class ShardMeta {
         this.scripts = scripts;
     }
 
+    /**
+     * Checks that {@code queue} is the queue these settings belong to: a client of a sharded queue
+     * serves that one queue, and another name is the caller's mistake, named as such.
+     *
+     * @throws InvalidRequestException naming {@code queue}
+     */
+    ShardMeta of(String queue) {
+        if (!layout.queue().equals(RequestChecks.queueName(queue))) {
+            throw new InvalidRequestException("queue", "is '" + queue + "', but this client serves the sharded queue '"
+                    + layout.queue() + "'");
+        }
+        return this;
+    }
+
     /** Pauses ({@code true}) or resumes claims on every shard; the settings after. */
     ShardSettings setPaused(boolean paused) {
         return writeAndCopy(paused ? "1" : "0", "", "", "");

@@ -99,12 +99,12 @@ public final class ShardedAdmin {
      * hands out a job. Answers true (see {@link QueueAdmin#pause}).
      */
     public boolean pause(String queue) {
-        return meta(queue).setPaused(true).paused();
+        return meta.of(queue).setPaused(true).paused();
     }
 
     /** Lets every shard claim again, shard 0 first; when this returns every shard claims. Answers false. */
     public boolean resume(String queue) {
-        return meta(queue).setPaused(false).paused();
+        return meta.of(queue).setPaused(false).paused();
     }
 
     /**
@@ -116,18 +116,18 @@ public final class ShardedAdmin {
      *                                 {@code rate.starts} below the shard count
      */
     public QueueLimits setLimits(String queue, QueueLimits limits) {
-        meta(queue).setLimits(limits, LimitsSource.API);
+        meta.of(queue).setLimits(limits, LimitsSource.API);
         return limits;
     }
 
     /** As {@link QueueAdmin#applyConfiguredLimits}, over the shards; true when the limits were applied. */
     public boolean applyConfiguredLimits(String queue, QueueLimits limits) {
-        return !meta(queue).setLimits(limits, LimitsSource.CONFIG).kept();
+        return !meta.of(queue).setLimits(limits, LimitsSource.CONFIG).kept();
     }
 
     /** Caps every shard's job-event stream (see {@link QueueAdmin#setEventStream}); each shard keeps up to that many. */
     public void setEventStream(String queue, int maxLength) {
-        meta(queue).setEventStream(maxLength);
+        meta.of(queue).setEventStream(maxLength);
     }
 
     /**
@@ -135,26 +135,12 @@ public final class ShardedAdmin {
      * {@link QueueAdmin#holdMaintenance}): no shard has a lease of its own.
      */
     public MaintenanceLease holdMaintenance(String queue, String holder, Duration length) {
-        return shards.get(0).admin().holdMaintenance(checked(queue), holder, length);
+        return shards.get(0).admin().holdMaintenance(queue, holder, length);
     }
 
     /** Hands the queue's maintenance lease back (see {@link QueueAdmin#releaseMaintenance}). */
     public boolean releaseMaintenance(String queue, String holder) {
-        return shards.get(0).admin().releaseMaintenance(checked(queue), holder);
-    }
-
-    private ShardMeta meta(String queue) {
-        checked(queue);
-        return meta;
-    }
-
-    /** This client serves one queue: another name is a caller's mistake, named as such. */
-    private String checked(String queue) {
-        if (!layout.queue().equals(queue)) {
-            throw new InvalidRequestException("queue", "is '" + queue + "', but this client serves the sharded queue '"
-                    + layout.queue() + "'");
-        }
-        return queue;
+        return shards.get(0).admin().releaseMaintenance(queue, holder);
     }
 
     private QueueAdmin shardOf(String jobId) {

@@ -175,12 +175,7 @@ public final class ShardedReads {
 
     /** The queue's limits and their source, in one read of shard 0. */
     public LimitsInForce limitsInForce(String queue) {
-        RequestChecks.queueName(queue);
-        if (!layout.queue().equals(queue)) {
-            throw new InvalidRequestException("queue", "is '" + queue + "', but this client serves the sharded queue '"
-                    + layout.queue() + "'");
-        }
-        return meta.read().limitsInForce();
+        return meta.of(queue).read().limitsInForce();
     }
 
     /** One job as its shard holds it now (see {@link QueueReads#job}). */

@@ -242,6 +242,8 @@ class ShardedMetaClusterTest {
         assertThatThrownBy(() -> queue.admin().setLimits(name, QueueLimits.NONE.withRate(1, Duration.ofSeconds(1))))
                 .isInstanceOf(InvalidRequestException.class).extracting(e -> ((InvalidRequestException) e).field()).isEqualTo("rate.starts");
         assertThat(queue.reads().limits(name)).as("nothing changed").isEqualTo(QueueLimits.NONE);
+        assertThatThrownBy(() -> queue.admin().pause("another-queue")).as("settings of another queue through this client")
+                .isInstanceOf(InvalidRequestException.class).extracting(e -> ((InvalidRequestException) e).field()).isEqualTo("queue");
     }
 
     @Test
