@@ -20,7 +20,10 @@
     KEYS[5] ring      the shard's ring of lanes with work
     ARGV[1] prefix    the shard's prefix
     ARGV[2] 'write' (shard 0: apply the settings given, bump the version), 'copy' (another shard:
-            apply every setting, if ARGV[3] is newer than the shard's version) or 'read' (shard 0)
+            apply every setting, if ARGV[3] is newer than the shard's version), 'read' (shard 0), or
+            'adopt' (shard 0, once its layout is recorded: take the queue's limits from the fields
+            the claim reads when shard-meta never wrote them, i.e. as the queue had them on one shard,
+            set shard 0's part of them for the layout now recorded, bump the version; ARGV[3..7] '')
     ARGV[3] the version copied ('copy'), '' otherwise
     ARGV[4] paused: '1' or '0' ('' for write: unchanged)
     ARGV[5] the event stream's cap: entries, 0 for no stream ('' for write: unchanged; for copy:
@@ -31,7 +34,7 @@
             'config' limits that configuration applied before changes nothing (as set-limits)
 
   Output:
-    {'OK', version, paused, events_max, limits, source}    write, read: shard 0's settings now ('' for none)
+    {'OK', version, paused, events_max, limits, source}    write, read, adopt: shard 0's settings now ('' for none)
     {'KEPT', version, paused, events_max, limits, source}  write of configured limits applied before: nothing changed
     {'COPIED', version}                                    copy: the shard holds this version now
     {'CURRENT', version}                                   copy: the shard's version is this one or newer; nothing changed
@@ -80,6 +83,17 @@ local function apply_paused(flag)
 end
 
 if mode == 'read' then
+  return settings('OK')
+end
+
+if mode == 'adopt' then
+  local adopted = rcall('HGET', meta, 'queue_limits')
+  if not adopted then
+    local m = rcall('HMGET', meta, 'max_active', 'rate_max', 'rate_window_ms', 'lane_max_active', 'lane_rate_max', 'lane_rate_window_ms')
+    adopted = table.concat({m[1] or '', m[2] or '', m[3] or '', m[4] or '', m[5] or '', m[6] or ''}, ',')
+  end
+  apply_queue_limits(adopted)
+  rcall('HINCRBY', meta, 'meta_version', 1)
   return settings('OK')
 end
 

@@ -76,6 +76,20 @@ final class ShardMeta {
         return writeAndCopy("", "", text, source.wireName());
     }
 
+    /**
+     * Makes the settings shard 0 holds the sharded queue's, for the layout just recorded, and copies
+     * them to every other shard: a queue that had one shard keeps its pause, event cap and limits
+     * (its whole limits become the queue-wide ones, split into parts), and a queue whose shard count
+     * changed has its parts computed again for the new count. Run at connect, after the layout.
+     */
+    ShardSettings adopt() {
+        QueueKeys zero = layout.keys(0);
+        ShardSettings adopted = Replies.shardSettings(scripts.run(Script.SHARD_META, zero, null,
+                List.of(zero.prefix(), "adopt", "", "", "", "", "")));
+        copyToOtherShards(adopted);
+        return adopted;
+    }
+
     /** Shard 0's settings now: one read of one shard. */
     ShardSettings read() {
         QueueKeys zero = layout.keys(0);

@@ -33,7 +33,9 @@ public final class ShardedQueue {
     }
 
     /**
-     * Connects to {@code layout}'s queue after recording the layout on its shards.
+     * Connects to {@code layout}'s queue after recording the layout on its shards and bringing every
+     * shard to shard 0's settings (a queue that had one shard keeps its pause and limits, see
+     * {@link ShardMeta#adopt()}).
      *
      * @throws ShardCountRefusedException when the queue holds jobs minted under another shard count
      */
@@ -44,7 +46,11 @@ public final class ShardedQueue {
         for (int shard = 0; shard < layout.shards(); shard++) {
             shards.add(QueueClient.connectShard(redis, settings, ReplicaWait.NONE, JobTelemetry.OFF, layout, shard));
         }
-        return new ShardedQueue(layout, List.copyOf(shards), new ShardMeta(layout, scripts));
+        ShardMeta meta = new ShardMeta(layout, scripts);
+        if (layout.shards() > 1) {
+            meta.adopt();
+        }
+        return new ShardedQueue(layout, List.copyOf(shards), meta);
     }
 
     public ShardLayout layout() {

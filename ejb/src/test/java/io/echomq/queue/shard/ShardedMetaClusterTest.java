@@ -12,6 +12,7 @@ import io.echomq.queue.JobPage;
 import io.echomq.queue.JobState;
 import io.echomq.queue.MaintenanceLease;
 import io.echomq.queue.NewJob;
+import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueEvent;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.limits.LimitsSource;
@@ -97,6 +98,28 @@ class ShardedMetaClusterTest {
 
         assertThat(queue.meta().copyTo(1, before)).as("a late copy of an older version").isFalse();
         assertThat(queue.leases().claim(name, LEASE, 30, "w1")).as("claims after the late copy").isEmpty();
+    }
+
+    @Test
+    void aQueueThatHadOneShardKeepsItsPauseAndLimitsOnEveryShardOnceSharded() {
+        String name = "shmeta-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
+        QueueClient unsharded = QueueClient.connect(redis, QueueSettings.DEFAULT);
+        unsharded.admin().setLimits(name, QueueLimits.NONE.withMaxActive(6));
+        unsharded.admin().pause(name);
+
+        ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(name, 3));
+        enqueueLaneless(queue, 9);
+
+        assertThat(queue.leases().claim(name, LEASE, 9, "w1")).as("claims over every shard of a queue paused before").isEmpty();
+        assertThat(queue.reads().limits(name)).isEqualTo(QueueLimits.NONE.withMaxActive(6));
+        assertThat(IntStream.range(0, 3).mapToObj(s -> redis.hget(queue.layout().keys(s).meta(), "max_active")))
+                .as("each shard's part of the cap it had").containsExactly("2", "2", "2");
+        long version = queue.meta().read().version();
+        ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(name, 3));
+        assertThat(queue.meta().read().limitsInForce().limits()).as("connecting again").isEqualTo(QueueLimits.NONE.withMaxActive(6));
+        assertThat(queue.meta().read().version()).isGreaterThan(version);
+        queue.admin().resume(name);
+        assertThat(queue.leases().claim(name, LEASE, 9, "w1")).as("claims once resumed, under the cap").hasSize(6);
     }
 
     @Test
