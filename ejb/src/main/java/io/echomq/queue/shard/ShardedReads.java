@@ -18,10 +18,12 @@ import io.echomq.queue.limits.LimitsInForce;
 import io.echomq.queue.limits.QueueLimits;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -74,7 +76,7 @@ public final class ShardedReads {
         }
         Map<String, JobView> views = new HashMap<>();
         idsByShard.forEach((shard, ids) -> shards.get(shard).reads().jobs(queue, ids).forEach(view -> views.put(view.id(), view)));
-        List<JobView> jobs = page.stream().map(taken -> views.get(taken.position().jobId())).filter(java.util.Objects::nonNull).toList();
+        List<JobView> jobs = page.stream().map(taken -> views.get(taken.position().jobId())).filter(Objects::nonNull).toList();
         return new JobPage(queue, state, jobs, page.size() == limit ? Optional.of(joined(next)) : Optional.empty());
     }
 
@@ -83,7 +85,7 @@ public final class ShardedReads {
 
     private List<Optional<String>> positionsIn(String cursor) {
         if (cursor.isEmpty()) {
-            return new ArrayList<>(java.util.Collections.nCopies(shards.size(), Optional.empty()));
+            return new ArrayList<>(Collections.nCopies(shards.size(), Optional.empty()));
         }
         List<String> parts = Arrays.asList(cursor.split(CURSOR_SEPARATOR, -1));
         if (parts.size() != shards.size()) {
@@ -144,7 +146,7 @@ public final class ShardedReads {
     private List<String> eventPositionsIn(String after) {
         List<String> parts = Arrays.asList(String.valueOf(after).split(CURSOR_SEPARATOR, -1));
         if (parts.size() == 1) {
-            parts = java.util.Collections.nCopies(shards.size(), parts.get(0));
+            parts = Collections.nCopies(shards.size(), parts.get(0));
         }
         if (parts.size() != shards.size()) {
             throw new InvalidRequestException("from", "must be a resume point of this queue's " + shards.size()
