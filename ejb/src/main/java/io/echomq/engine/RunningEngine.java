@@ -12,6 +12,7 @@ import io.echomq.queue.Submissions;
 import io.echomq.queue.limits.LimitsSource;
 import io.echomq.queue.schedule.Schedule;
 import io.echomq.queue.schedule.ScheduleClient;
+import io.echomq.queue.shard.QueueShards;
 import io.echomq.runtime.ConfigurationException;
 import io.echomq.runtime.DependencyCheck;
 import io.echomq.runtime.EngineConfig;
@@ -19,7 +20,9 @@ import io.echomq.tracing.JobTelemetry;
 import io.echomq.worker.WorkerListener;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.logging.Logger;
@@ -68,6 +71,8 @@ public final class RunningEngine implements AutoCloseable {
         OutboxRelay relay = null;
         EngineAssembly assembly = null;
         try {
+            // Before anything runs: a queue whose shard count changed while it holds jobs refuses the start.
+            QueueShards shards = QueueShards.connect(connections.redis(), connections.queue(), config.replicaWait(), shardCounts(config, queues));
             Migrations.migrate(connections.dataSource());
             for (HandlerBinding binding : handlers) {
                 if (binding.handler() instanceof HandlerSchema tables) {
@@ -78,7 +83,7 @@ public final class RunningEngine implements AutoCloseable {
             Submissions submissions = connections.queue().submissions();
             relay = OutboxRelay.start(OUTBOX_NAME, connections.dataSource(), submissions, connections.queue().outboxAdmin(),
                     config.outboxPollInterval());
-            assembly = new EngineAssembly(connections.queue(), connections.effects(), Outbox.relayedBy(submissions, relay), threads,
+            assembly = new EngineAssembly(shards, connections.effects(), Outbox.relayedBy(submissions, relay), threads,
                     workerId, listener, maintenanceListener);
             for (HandlerBinding binding : handlers) {
                 assembly.startWorker(binding.queue(), binding.handler(), config.workerFor(binding.queue()));
@@ -181,6 +186,13 @@ public final class RunningEngine implements AutoCloseable {
             all.add(schedule.queue());
         }
         return Set.copyOf(all);
+    }
+
+    /** Each queue's {@code echomq.queues.<q>.shards}, read once at start. */
+    private static Map<String, Integer> shardCounts(EngineConfig config, Set<String> queues) {
+        Map<String, Integer> counts = new TreeMap<>();
+        queues.forEach(queue -> counts.put(queue, config.shardsFor(queue)));
+        return counts;
     }
 
     private static String checkedQueue(String name, String source) {

@@ -51,7 +51,9 @@ class ScriptCoverageTest {
                     + "a flow step, proven by the flow properties of StateMachinePropertyTest and flow-kill-9"),
             Map.entry("flow-notice-ack-2.lua", "it deletes a settlement notice the parent applied, no job"),
             Map.entry("flow-cancels-done-1.lua", "it clears a failed parent's list of children to cancel, no job"),
-            Map.entry("set-events-2.lua", "it sets the cap of the queue's job-event stream, no job"));
+            Map.entry("set-events-2.lua", "it sets the cap of the queue's job-event stream, no job"),
+            Map.entry("shard-layout-1.lua", "it records how a shard of a sharded queue mints ids, only while the shard holds no job; "
+                    + "no job changes state"));
 
     private static final Pattern SCRIPT_NAME = Pattern.compile("[a-z][a-z-]*-\\d+\\.lua");
 
