@@ -89,8 +89,11 @@ public final class RunningEngine implements AutoCloseable {
                 assembly.startWorker(binding.queue(), binding.handler(), config.workerFor(binding.queue()));
             }
             for (String queue : queues) {
-                connections.queue().admin().setEventStream(queue, config.eventStreamLengthFor(queue));
+                int length = config.eventStreamLengthFor(queue);
+                shards.partsOf(queue).forEach(shard -> shard.admin().setEventStream(queue, length));
                 config.limitsFor(queue).ifPresent(limits -> {
+                    refuseOnShards(shards, queue, "echomq.queues." + queue + ".max-active (and the other limits)",
+                            "its limits would hold on shard 0 alone until they are split over the shards");
                     if (connections.queue().admin().applyConfiguredLimits(queue, limits)) {
                         LOG.info("EchoMQ queue '" + queue + "': limits " + limits + " from configuration");
                     } else if (connections.queue().reads().limitsInForce(queue).source().orElse(LimitsSource.CONFIG) == LimitsSource.API) {
@@ -100,6 +103,8 @@ public final class RunningEngine implements AutoCloseable {
                 });
             }
             for (Schedule schedule : config.schedules()) {
+                refuseOnShards(shards, schedule.queue(), "echomq.schedules." + schedule.name() + ".queue",
+                        "a schedule's jobs would be made on shard 0 under ids that name no shard until schedules are routed over shards");
                 ScheduleClient.PutResult put = connections.queue().schedules().put(schedule, "config");
                 if (put == ScheduleClient.PutResult.KEPT) {
                     LOG.info("EchoMQ schedule '" + schedule.name() + "' on queue '" + schedule.queue() + "': changed or removed "
@@ -131,6 +136,11 @@ public final class RunningEngine implements AutoCloseable {
 
     public QueueClient queue() {
         return connections.queue();
+    }
+
+    /** Each queue's layout over shards: the API, console and metrics reach a sharded queue's jobs through it. */
+    public QueueShards shards() {
+        return assembly.shards();
     }
 
     public EffectStore effects() {
@@ -186,6 +196,15 @@ public final class RunningEngine implements AutoCloseable {
             all.add(schedule.queue());
         }
         return Set.copyOf(all);
+    }
+
+    /** A setting that is not built over shards yet, refused on a sharded queue rather than half applied. */
+    private static void refuseOnShards(QueueShards shards, String queue, String key, String why) {
+        int count = shards.shardsOf(queue);
+        if (count > 1) {
+            throw new ConfigurationException(key, "queue '" + queue + "' has " + count + " shards (echomq.queues." + queue
+                    + ".shards): " + why + " (docs/SHARDING.md, \"What is built, and what remains\")");
+        }
     }
 
     /** Each queue's {@code echomq.queues.<q>.shards}, read once at start. */

@@ -15,6 +15,7 @@ import io.echomq.queue.shard.ShardCountRefusedException;
 import io.echomq.queue.shard.ShardLayout;
 import io.echomq.queue.shard.ShardedQueue;
 import io.echomq.runtime.ConfigReader;
+import io.echomq.runtime.ConfigurationException;
 import io.echomq.runtime.EngineConfig;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.RealServices;
@@ -87,6 +88,18 @@ class ShardedRunningEngineTest {
                         + "its shard 0 holds 1 jobs minted for 1 shard");
         assertThat(QueueClient.connect(redis, QueueSettings.DEFAULT).reads().stats(queueName).pending())
                 .as("the job left where it was").isEqualTo(1);
+    }
+
+    @Test
+    void aScheduleConfiguredOnAShardedQueueRefusesTheStartNamingItsKey(PostgresService postgres) {
+        String queueName = newQueue();
+        EngineConfig config = configOf(postgres.createDatabase("shardedengine"), Map.of("echomq.queues." + queueName + ".shards", "3",
+                "echomq.schedules", "nightly", "echomq.schedules.nightly.queue", queueName, "echomq.schedules.nightly.interval-ms", "60000"));
+
+        assertThatThrownBy(() -> start(config, queueName).close())
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("echomq.schedules.nightly.queue")
+                .hasMessageContaining("queue '" + queueName + "' has 3 shards");
     }
 
     private static RunningEngine start(EngineConfig config, String queueName) {

@@ -1,8 +1,14 @@
 package io.echomq.queue.shard;
 
+import io.echomq.queue.Enqueued;
+import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.JobIdentity;
 import io.echomq.queue.JobState;
+import io.echomq.queue.NewJob;
+import io.echomq.queue.QueueAdmin;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueReads;
+import io.echomq.queue.QueueStats;
 import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.WorkerLeases;
 import io.echomq.queue.internal.ScriptRunner;
@@ -84,6 +90,59 @@ public final class QueueShards {
      */
     public List<QueueClient> partsOf(String name) {
         return sharded(name).map(ShardedQueue::shardClients).orElse(List.of(queue));
+    }
+
+    /** Submits one job: on its lane's shard of a sharded queue (see {@link ShardedSubmissions#enqueue}). */
+    public Enqueued enqueue(String name, NewJob job) {
+        return sharded(name).map(q -> q.submissions().enqueue(name, job)).orElseGet(() -> queue.submissions().enqueue(name, job));
+    }
+
+    /** Submits a batch: on a sharded queue, one shard's or keyed (see {@link ShardedSubmissions#enqueueBatch}). */
+    public List<Enqueued> enqueueBatch(String name, List<NewJob> jobs) {
+        return sharded(name).map(q -> q.submissions().enqueueBatch(name, jobs)).orElseGet(() -> queue.submissions().enqueueBatch(name, jobs));
+    }
+
+    /** The queue's counts, summed over its shards (see {@link ShardedReads#stats}). */
+    public QueueStats stats(String name) {
+        return sharded(name).map(q -> q.reads().stats(name)).orElseGet(() -> queue.reads().stats(name));
+    }
+
+    /** Stops the queue's claims, on every shard (see {@link ShardedAdmin#pause}). */
+    public boolean pause(String name) {
+        return sharded(name).map(q -> q.admin().pause(name)).orElseGet(() -> queue.admin().pause(name));
+    }
+
+    /** Lets the queue's claims go on, on every shard (see {@link ShardedAdmin#resume}). */
+    public boolean resume(String name) {
+        return sharded(name).map(q -> q.admin().resume(name)).orElseGet(() -> queue.admin().resume(name));
+    }
+
+    /** The reads of the shard that holds job {@code jobId} of {@code name}: its job, history and effect's state are there. */
+    public QueueReads readsOf(String name, String jobId) {
+        return clientOf(name, jobId).reads();
+    }
+
+    /** The operators' moves on the shard that holds job {@code jobId} of {@code name} (cancel, retry, reschedule, remove…). */
+    public QueueAdmin adminOf(String name, String jobId) {
+        return clientOf(name, jobId).admin();
+    }
+
+    /**
+     * Refuses a call that is not routed over shards yet on a sharded queue: it would reach shard 0
+     * alone (and a submission there would mint ids that name no shard).
+     *
+     * @throws InvalidRequestException naming {@code queue}
+     */
+    public void requireOneShard(String name, String what) {
+        int shards = shardsOf(name);
+        if (shards > 1) {
+            throw new InvalidRequestException("queue", "'" + name + "' has " + shards + " shards, and " + what
+                    + " is not built over shards yet (docs/SHARDING.md, \"What is built, and what remains\")");
+        }
+    }
+
+    private QueueClient clientOf(String name, String jobId) {
+        return sharded(name).map(q -> q.shardClients().get(q.layout().shardOfJob(jobId))).orElse(queue);
     }
 
     /** The states of the jobs {@code name} still holds among {@code jobs}, each asked of its shard (see {@code QueueReads#statesOf}). */
