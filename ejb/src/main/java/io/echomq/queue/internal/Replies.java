@@ -88,6 +88,12 @@ public final class Replies {
         return new CompletedAndClaimed(List.copyOf(settlements), claimed(queue, r.get(1)));
     }
 
+    /** The shard count a shard records when it refused a sharded client's complete-claim made under another one. */
+    public static Optional<Integer> shardCountRefused(Object reply) {
+        List<Object> r = list(reply, "complete-claim");
+        return !r.isEmpty() && "SHARD_COUNT".equals(text(r.get(0))) ? Optional.of((int) number(r.get(1))) : Optional.empty();
+    }
+
     /** A complete-claim's lanes with work after its claim, when the call asked for them (docs/SHARDING.md, 5). */
     public static int lanesWithWork(Object reply) {
         List<Object> r = list(reply, "complete-claim");

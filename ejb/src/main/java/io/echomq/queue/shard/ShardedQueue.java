@@ -17,6 +17,7 @@ import redis.clients.jedis.UnifiedJedis;
 public final class ShardedQueue {
 
     private final ShardLayout layout;
+    private final List<QueueClient> shards;
     private final ShardedSubmissions submissions;
     private final ShardedLeases leases;
     private final ShardedReads reads;
@@ -26,6 +27,7 @@ public final class ShardedQueue {
     private ShardedQueue(ShardLayout layout, List<QueueClient> shards, ShardMeta meta) {
         this.layout = layout;
         this.meta = meta;
+        this.shards = shards;
         this.submissions = new ShardedSubmissions(layout, shards);
         this.leases = new ShardedLeases(layout, shards);
         this.reads = new ShardedReads(layout, shards, meta);
@@ -40,17 +42,31 @@ public final class ShardedQueue {
      * @throws ShardCountRefusedException when the queue holds jobs minted under another shard count
      */
     public static ShardedQueue connect(UnifiedJedis redis, QueueSettings settings, ShardLayout layout) {
+        return connect(redis, settings, ReplicaWait.NONE, JobTelemetry.OFF, layout);
+    }
+
+    /**
+     * Like {@link #connect(UnifiedJedis, QueueSettings, ShardLayout)}, each shard's client acknowledging
+     * submissions as {@code replicaWait} says and traced by {@code telemetry}, as an engine's queue client is.
+     */
+    public static ShardedQueue connect(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait, JobTelemetry telemetry,
+            ShardLayout layout) {
         ScriptRunner scripts = new ScriptRunner(redis, ReplicaWait.NONE);
         new ShardLayouts(redis, scripts).record(layout);
         List<QueueClient> shards = new ArrayList<>(layout.shards());
         for (int shard = 0; shard < layout.shards(); shard++) {
-            shards.add(QueueClient.connectShard(redis, settings, ReplicaWait.NONE, JobTelemetry.OFF, layout, shard));
+            shards.add(QueueClient.connectShard(redis, settings, replicaWait, telemetry, layout, shard));
         }
         ShardMeta meta = new ShardMeta(layout, scripts);
         if (layout.shards() > 1) {
             meta.adopt();
         }
         return new ShardedQueue(layout, List.copyOf(shards), meta);
+    }
+
+    /** Each shard's client, in shard order: for the parts of this package that run a duty per shard. */
+    List<QueueClient> shardClients() {
+        return shards;
     }
 
     public ShardLayout layout() {
