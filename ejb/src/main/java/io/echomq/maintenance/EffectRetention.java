@@ -31,7 +31,8 @@ import java.util.stream.Collectors;
  */
 final class EffectRetention implements MaintenanceDuty {
 
-    private final QueueReads queue;
+    /** Which jobs each queue still holds unfinished: asked of each job's shard on a sharded queue. */
+    private final HeldJobs queue;
     private final EffectStore effects;
     private final Duration interval;
     private final Duration rewalkEvery;
@@ -58,6 +59,15 @@ final class EffectRetention implements MaintenanceDuty {
      * @param rewalkEvery how often the walk starts over from the oldest row
      */
     EffectRetention(QueueReads queue, EffectStore effects, Duration interval, Duration rewalkEvery, Duration age, int batch) {
+        this(queue::statesOf, effects, interval, rewalkEvery, age, batch);
+    }
+
+    /** Where a queue's jobs are asked for their states (see {@link QueueReads#statesOf}). */
+    interface HeldJobs {
+        Map<String, JobState> statesOf(String queue, List<JobIdentity> jobs);
+    }
+
+    EffectRetention(HeldJobs queue, EffectStore effects, Duration interval, Duration rewalkEvery, Duration age, int batch) {
         this.queue = queue;
         this.effects = effects;
         this.interval = interval;

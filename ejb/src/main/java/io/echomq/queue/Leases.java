@@ -5,6 +5,7 @@ import io.echomq.queue.internal.Replies;
 import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
+import io.echomq.queue.shard.ShardCountRefusedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +17,7 @@ import java.util.function.Function;
  * stale worker's call is {@link Rejected} and changes nothing (invariant 4). Thread-safe;
  * obtained from {@link QueueClient#leases()}.
  */
-public final class Leases {
+public final class Leases implements WorkerLeases {
 
     /** The most jobs one claim may lease, and one complete-claim may acknowledge. */
     public static final int MAX_CLAIM_JOBS = RequestChecks.MAX_CLAIM_BATCH;
@@ -50,6 +51,7 @@ public final class Leases {
      * The flow children of a job the caller holds, with their outcomes (a parent is leased only
      * once each settled); empty for a job that is no flow parent. See {@link Flows#children}.
      */
+    @Override
     public List<FlowChild> flowChildren(Lease lease) {
         return flows.children(lease.queue(), lease.jobId());
     }
@@ -75,9 +77,10 @@ public final class Leases {
      * {@code queue}. Completed jobs beyond the {@link QueueSettings#retention() retention} bounds
      * are deleted in the same call (at most two per job completed).
      */
+    @Override
     public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs,
             String workerId) {
-        return Replies.completedAndClaimed(queue, finished, runCompleteClaim(queue, finished, lease, maxJobs, workerId, false));
+        return Replies.completedAndClaimed(queue, finished, runCompleteClaim(queue, finished, lease, maxJobs, workerId, ""));
     }
 
     /** What a shard's {@code complete-claim} did, and its lanes with work after the claim. */
@@ -88,14 +91,25 @@ public final class Leases {
      * {@link #completeAndClaim} on one shard of a sharded queue, answering the shard's lanes with
      * work too (read in the same script), by which {@code io.echomq.queue.shard} splits the next
      * claims over the shards (docs/SHARDING.md, 5).
+     *
+     * @param shards the shard count the caller claims under
+     * @throws ShardCountRefusedException when the shard records another count (docs/SHARDING.md, 10):
+     *                                    nothing was acknowledged nor claimed
      */
-    public ShardTurn completeAndClaimOnShard(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId) {
-        Object reply = runCompleteClaim(queue, finished, lease, maxJobs, workerId, true);
+    public ShardTurn completeAndClaimOnShard(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId,
+            int shards) {
+        Object reply = runCompleteClaim(queue, finished, lease, maxJobs, workerId, Integer.toString(shards));
+        Replies.shardCountRefused(reply).ifPresent(recorded -> {
+            throw new ShardCountRefusedException("echomq.queues." + queue + ".shards: this engine claims queue '" + queue + "' as "
+                    + shards + " shards, but the queue's layout was changed to " + recorded + " since it started "
+                    + "(docs/SHARDING.md, \"Changing N\"); it claims nothing: stop it and start it with the new count");
+        });
         return new ShardTurn(Replies.completedAndClaimed(queue, finished, reply), Replies.lanesWithWork(reply));
     }
 
+    /** @param shards a sharded queue's shard count, checked and answered with the lanes; {@code ""} for neither */
     private Object runCompleteClaim(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId,
-            boolean countLanes) {
+            String shards) {
         QueueKeys keys = keysOf.apply(queue);
         RequestChecks.lease(lease);
         RequestChecks.range("maxJobs", maxJobs, 0, MAX_CLAIM_JOBS);
@@ -113,8 +127,8 @@ public final class Leases {
             args.add(Long.toString(done.token()));
             args.add(Long.toString(done.jobCreatedMs()));
         }
-        if (countLanes) {
-            args.add("1");
+        if (!shards.isEmpty()) {
+            args.add(shards);
         }
         return scripts.run(Script.COMPLETE_CLAIM, keys, null, args);
     }
@@ -132,6 +146,7 @@ public final class Leases {
      * since the last beat). The progress is recorded only if the lease is current, with the
      * lease's attempt (a stale lease's report changes nothing).
      */
+    @Override
     public LeaseExtension extend(Lease lease, Duration length, Progress progress) {
         QueueKeys keys = keysOf(lease);
         RequestChecks.lease(length);
@@ -148,6 +163,7 @@ public final class Leases {
      * jobs beyond the {@link QueueSettings#retention() retention} bounds are deleted in the same
      * call (at most two).
      */
+    @Override
     public Settlement complete(Lease lease) {
         QueueKeys keys = keysOf(lease);
         Object reply = scripts.run(Script.COMPLETE, keys, lease.jobId(),
@@ -162,6 +178,7 @@ public final class Leases {
      * a {@link FailureKind#CONTENDED} attempt does not spend one. The error is kept cut to
      * {@value RequestChecks#MAX_ERROR_CHARS} characters. Fenced as {@link #complete} is.
      */
+    @Override
     public RetryOutcome retry(Lease lease, String error, Backoff backoff, FailureKind kind) {
         QueueKeys keys = keysOf(lease);
         Object reply = scripts.run(Script.RETRY, keys, lease.jobId(), List.of(keys.prefix(), lease.jobId(),
@@ -175,6 +192,7 @@ public final class Leases {
      * after its attempt ended without committing its effect. Fenced as {@link #complete} is; a
      * job whose cancel nobody requested is left active ({@link StopOutcome.NotRequested}).
      */
+    @Override
     public StopOutcome stop(Lease lease, String reason) {
         QueueKeys keys = keysOf(lease);
         Object reply = scripts.run(Script.STOP, keys, lease.jobId(), List.of(keys.prefix(), lease.jobId(),

@@ -62,6 +62,28 @@ public final class QueueReads {
     }
 
     /**
+     * The places of the next {@code limit} jobs in {@code state} after {@code cursor}, in the order
+     * {@link #jobs} lists them, without the jobs: for a reader that merges the pages of several
+     * shards of one queue by place (docs/SHARDING.md, section 8). Each place's
+     * {@link JobPosition#cursor()} is the cursor of a page that ends with that job.
+     */
+    public List<JobPosition> positions(String queue, JobState state, Optional<String> cursor, int limit) {
+        QueueKeys keys = keysOf.apply(queue);
+        RequestChecks.range("limit", limit, 1, MAX_PAGE);
+        if (state == null) {
+            throw new InvalidRequestException("state", "is required");
+        }
+        return read(() -> new JobPages(redis, keys).positions(state, cursor, limit));
+    }
+
+    /** These jobs as the queue holds them now, in the order given; a job that is gone is left out. */
+    public List<JobView> jobs(String queue, List<String> jobIds) {
+        QueueKeys keys = keysOf.apply(queue);
+        jobIds.forEach(RequestChecks::jobId);
+        return jobIds.isEmpty() ? List.of() : read(() -> new JobPages(redis, keys).views(jobIds));
+    }
+
+    /**
      * A job's history, oldest first: each claim (attempt, worker, lease deadline), heartbeat,
      * settlement, refusal of a stale worker, reap and operator action, as the scripts recorded
      * them on the server clock. Empty when there is no such job.

@@ -3,6 +3,7 @@ package io.echomq.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.internal.Replies;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.queue.internal.ScriptSource;
@@ -170,8 +171,10 @@ class ClusterScriptsTest {
         assertThat(client.admin().setEventStream(queue, 1_000)).isPositive();                                  // set-events
         assertThat(client.reads().events(queue, "0", EventFilter.ALL, 10).events()).isNotEmpty();
         new ShardLayouts(redis, new ScriptRunner(redis, ReplicaWait.NONE)).record(ShardLayout.of(queue, 1));  // shard-layout (one shard: unchanged)
-        ScriptRunner keyHomes = new ScriptRunner(redis, ReplicaWait.NONE);
         QueueKeys keys = new QueueKeys(queue);
+        assertThat(Replies.shardSettings(new ScriptRunner(redis, ReplicaWait.NONE).run(Script.SHARD_META, keys, null,    // shard-meta (shard 0's write)
+                List.of(keys.prefix(), "write", "", "0", "", "", ""))).version()).isPositive();
+        ScriptRunner keyHomes = new ScriptRunner(redis, ReplicaWait.NONE);
         keyHomes.run(Script.KEY_HOME_RESERVE, keys, "idem", List.of(keys.prefix(), "idem", "kh", "0", "", ""));      // key-home-reserve
         keyHomes.run(Script.KEY_HOME_CONFIRM, keys, "idem", List.of("kh", "0:1", "confirm", ""));                   // key-home-confirm
         keyHomes.run(Script.KEY_HOME_RELEASE, keys, "idem", List.of(keys.prefix(), "idem", "kh", "1", ""));          // key-home-release

@@ -25,9 +25,11 @@
     ARGV[7] keep completed jobs at most this many ms (>= 0)
     ARGV[8] number of acknowledgements n (>= 0)
     ARGV[9] and on  three values per acknowledgement: job id, token, the job's creation time (ms)
-    ARGV[9 + 3n]    '1' = answer the lanes with work after the claim too ('' or absent = not: a
-                    queue of one shard never pays for it); a sharded queue's client splits its
-                    next claims over the shards by it (docs/SHARDING.md, 5)
+    ARGV[9 + 3n]    a sharded queue's client: the shard count N it claims under; the claim is
+                    refused unless the shard's recorded 'id_stride' (absent = 1) is N, and the
+                    lanes with work after the claim are answered too, by which the client splits
+                    its next claims over the shards (docs/SHARDING.md, 5 and 10). '' or absent:
+                    neither (a queue of one shard never pays for them)
 
   Output:
     {{settlement1, settlement2, ...}, claim}
@@ -37,6 +39,8 @@
     claim:      {} or {deadline, id1, payload1, token1, lane1, created1, idem1, ...} as claim returns it
     {{settlements...}, claim, lanes}  when asked: lanes is the ring's length after the claim (lanes
                 with pending work that are not held)
+    {'SHARD_COUNT', recorded}  the shard records another shard count than the client's N: nothing
+                was acknowledged nor claimed (an engine left running over a changed layout stops)
 ]]
 local active, completed, ring, delayed, meta, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local prefix = ARGV[1]
@@ -58,10 +62,18 @@ local acks = tonumber(ARGV[8])
 -- #include limits
 -- #include claim_jobs
 
+local shards = ARGV[9 + acks * 3]
+if shards and shards ~= '' then
+  local recorded = redis.call('HGET', meta, 'id_stride') or '1'
+  if recorded ~= shards then
+    return {'SHARD_COUNT', recorded}
+  end
+end
+
 local now = now_ms()
 local settlements = complete_jobs(prefix, active, completed, idem, now, {unpack(ARGV, 9, 8 + acks * 3)}, keep_count, max_age)
 local claimed = claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, max_jobs, worker, promote_limit)
-if ARGV[9 + acks * 3] == '1' then
+if shards and shards ~= '' then
   return {settlements, claimed, redis.call('LLEN', ring)}
 end
 return {settlements, claimed}

@@ -19,6 +19,7 @@ import io.echomq.queue.TrimResult;
 import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.queue.schedule.ScheduleFiring;
 import io.echomq.queue.shard.ShardLayoutRefusal;
+import io.echomq.queue.shard.ShardSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -117,6 +118,12 @@ public final class Replies {
             settlements.add(completed(acknowledged.get(i), replies.get(i)));
         }
         return new CompletedAndClaimed(List.copyOf(settlements), claimed(queue, r.get(1)));
+    }
+
+    /** The shard count a shard records when it refused a sharded client's complete-claim made under another one. */
+    public static Optional<Integer> shardCountRefused(Object reply) {
+        List<Object> r = list(reply, "complete-claim");
+        return !r.isEmpty() && "SHARD_COUNT".equals(text(r.get(0))) ? Optional.of((int) number(r.get(1))) : Optional.empty();
     }
 
     /** A complete-claim's lanes with work after its claim, when the call asked for them (docs/SHARDING.md, 5). */
@@ -357,6 +364,27 @@ public final class Replies {
             case "SET", "SAME" -> Optional.empty();
             case "HOLDS_JOBS" -> Optional.of(new ShardLayoutRefusal((int) number(r.get(1)), (int) number(r.get(2)), number(r.get(3))));
             default -> throw unexpected("shard-layout", reply);
+        };
+    }
+
+    /** shard-meta's write or read: shard 0's settings now, and whether configured limits were applied before (KEPT). */
+    public static ShardSettings shardSettings(Object reply) {
+        List<Object> r = list(reply, "shard-meta");
+        String status = text(r.get(0));
+        if (!"OK".equals(status) && !"KEPT".equals(status) || r.size() < 6) {
+            throw unexpected("shard-meta", reply);
+        }
+        return new ShardSettings(number(r.get(1)), "1".equals(text(r.get(2))), text(r.get(3)), text(r.get(4)), text(r.get(5)),
+                "KEPT".equals(status));
+    }
+
+    /** shard-meta's copy: true when the shard took the copy, false when it already had that version or a newer one. */
+    public static boolean shardSettingsCopied(Object reply) {
+        List<Object> r = list(reply, "shard-meta");
+        return switch (text(r.get(0))) {
+            case "COPIED" -> true;
+            case "CURRENT" -> false;
+            default -> throw unexpected("shard-meta", reply);
         };
     }
 

@@ -8,7 +8,7 @@ public final class ShardCountRefusedException extends IllegalStateException {
 
     private static final long serialVersionUID = 1L;
 
-    ShardCountRefusedException(String message) {
+    public ShardCountRefusedException(String message) {
         super(message);
     }
 }

@@ -4,6 +4,7 @@ import io.echomq.queue.Backoff;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.CompletedAndClaimed;
 import io.echomq.queue.FailureKind;
+import io.echomq.queue.FlowChild;
 import io.echomq.queue.Lease;
 import io.echomq.queue.LeaseExtension;
 import io.echomq.queue.Leases;
@@ -12,6 +13,7 @@ import io.echomq.queue.QueueClient;
 import io.echomq.queue.RetryOutcome;
 import io.echomq.queue.Settlement;
 import io.echomq.queue.StopOutcome;
+import io.echomq.queue.WorkerLeases;
 import io.echomq.queue.internal.RequestChecks;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,9 +27,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * shards still get equal shares; the shards are asked in turn, starting one shard further at each
  * call, and what one shard could not fill of its part goes to the next, so an empty shard never
  * makes a claim come back empty while another has work. A settlement goes to the shard its job's id names. Every call on a
- * shard is today's script there, so leases, tokens and fencing are exactly today's. Thread-safe.
+ * shard is today's script there, so leases, tokens and fencing are exactly today's. A shard that
+ * records another shard count than this client's refuses the claim ({@link ShardCountRefusedException}:
+ * the layout was changed while this client ran). Thread-safe.
  */
-public final class ShardedLeases {
+public final class ShardedLeases implements WorkerLeases {
 
     private final ShardLayout layout;
     private final List<QueueClient> shards;
@@ -52,6 +56,7 @@ public final class ShardedLeases {
      * acknowledgements and what the claim still wants. The settlements come back in the order of
      * {@code finished} (see {@link Leases#completeAndClaim}).
      */
+    @Override
     public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId) {
         RequestChecks.range("maxJobs", maxJobs, 0, Leases.MAX_CLAIM_JOBS);
         RequestChecks.range("finished", finished.size(), 0, Leases.MAX_CLAIM_JOBS);
@@ -77,7 +82,7 @@ public final class ShardedLeases {
                 continue;
             }
             Leases.ShardTurn asked = shards.get(shard).leases().completeAndClaimOnShard(queue,
-                    acks.stream().map(finished::get).toList(), lease, wanted, workerId);
+                    acks.stream().map(finished::get).toList(), lease, wanted, workerId, layout.shards());
             split.lanesWithWork(shard, asked.lanesWithWork());
             CompletedAndClaimed done = asked.done();
             for (int a = 0; a < acks.size(); a++) {
@@ -91,23 +96,33 @@ public final class ShardedLeases {
     }
 
     /** The heartbeat, on the job's shard (see {@link Leases#extend(Lease, Duration, Progress)}). */
+    @Override
     public LeaseExtension extend(Lease lease, Duration length, Progress progress) {
         return shardOf(lease).extend(lease, length, progress);
     }
 
     /** The acknowledgement, on the job's shard (see {@link Leases#complete}). */
+    @Override
     public Settlement complete(Lease lease) {
         return shardOf(lease).complete(lease);
     }
 
     /** A failed attempt, on the job's shard (see {@link Leases#retry}). */
+    @Override
     public RetryOutcome retry(Lease lease, String error, Backoff backoff, FailureKind kind) {
         return shardOf(lease).retry(lease, error, backoff, kind);
     }
 
     /** A cancelled attempt's end, on the job's shard (see {@link Leases#stop}). */
+    @Override
     public StopOutcome stop(Lease lease, String reason) {
         return shardOf(lease).stop(lease, reason);
+    }
+
+    /** A flow parent's children, read where its job's shard reads them (see {@link Leases#flowChildren}). */
+    @Override
+    public List<FlowChild> flowChildren(Lease lease) {
+        return shardOf(lease).flowChildren(lease);
     }
 
     private Leases shardOf(Lease lease) {

@@ -21,6 +21,7 @@ import io.echomq.queue.Rejected;
 import io.echomq.queue.RetryOutcome;
 import io.echomq.queue.Settlement;
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.limits.QueueLimits;
 import io.echomq.testkit.RealServices;
 import io.echomq.testkit.property.Draw;
 import io.echomq.testkit.property.SequenceProperty;
@@ -60,6 +61,10 @@ import redis.clients.jedis.RedisClusterClient;
  *   <li>an idempotency key names at most one job over all shards, the model's; a dedupe window's
  *       job is the model's; a refused batch makes no job;</li>
  *   <li>a reap moves exactly the lapsed leases, each to pending or, on its last attempt, to dead.</li>
+ *   <li>a queue-wide cap set over the sharded client (section 4) is split into parts, one per shard,
+ *       that sum to it: a claim takes exactly what the parts leave room for (the pending jobs of each
+ *       shard, up to its part minus its active jobs, up to the budget), and never leaves a shard it
+ *       took from over its part, so the queue's active jobs never exceed the cap through a claim.</li>
  * </ul>
  * Flows are not in it: they are not routed over the shards yet (docs/SHARDING.md, what remains).
  * The summary line counts the sequences that broke an invariant; a failure prints its seed and its
@@ -119,7 +124,8 @@ class ShardedStateMachinePropertyTest {
                 weight(1, d -> new Sweep()),
                 weight(3, d -> new DedupeSubmit(d.pick(LANES), d.pick(Dedupe.Mode.THROTTLE, Dedupe.Mode.DEBOUNCE), d.pick("w1", "w2", "w3"))),
                 weight(3, d -> new Operator(d.pick(Operator.Move.values()), d.between(0, 40))),
-                weight(1, d -> new LapseAndReap(d.between(0, WORKERS - 1), d.between(1, 3))));
+                weight(1, d -> new LapseAndReap(d.between(0, WORKERS - 1), d.between(1, 3))),
+                weight(1, d -> new SetCap(d.pick(0, SHARDS, SHARDS + 1, SHARDS + 2, 7))));
     }
 
     static Enqueue enqueue(Draw draw) {
@@ -127,7 +133,7 @@ class ShardedStateMachinePropertyTest {
         return new Enqueue(lane, draw.pick("", "", "k1", "k2", "k3", "k4"), draw.between(1, 3), draw.between(0, 3) == 0);
     }
 
-    sealed interface Action permits Enqueue, EnqueueBatch, Claim, CompleteClaim, Extend, Complete, Fail, StoppedEnqueue, Sweep,
+    sealed interface Action permits Enqueue, EnqueueBatch, Claim, CompleteClaim, Extend, Complete, Fail, SetCap, StoppedEnqueue, Sweep,
             DedupeSubmit, Operator, LapseAndReap {
         void applyTo(Run run);
     }
@@ -495,6 +501,16 @@ class ShardedStateMachinePropertyTest {
         }
     }
 
+    /** Sets the queue-wide cap ({@code 0}: none) through the sharded client. */
+    record SetCap(int cap) implements Action {
+        public void applyTo(Run run) {
+            run.queue.admin().setLimits(run.name, cap == 0 ? QueueLimits.NONE : QueueLimits.NONE.withMaxActive(cap));
+            run.cap = cap;
+            assertThat(run.queue.reads().limits(run.name).maxActive()).isEqualTo(cap == 0 ? java.util.Optional.empty()
+                    : java.util.Optional.of(cap));
+        }
+    }
+
     static final class ModelJob {
         String lane;
         int maxAttempts;
@@ -520,6 +536,8 @@ class ShardedStateMachinePropertyTest {
         /** Dedupe key -> the job its window was opened (or last replaced) on. */
         final Map<String, String> windows = new HashMap<>();
         final List<List<Lease>> leases = new ArrayList<>();
+        /** The queue-wide cap, 0 for none. */
+        int cap;
 
         Run(String name) {
             this.name = name;
@@ -557,11 +575,28 @@ class ShardedStateMachinePropertyTest {
             return pending;
         }
 
+        /** Shard {@code shard}'s part of the queue-wide cap (section 4): the parts of all shards sum to it. */
+        int part(int shard) {
+            return cap == 0 ? Integer.MAX_VALUE : cap / SHARDS + (shard < cap % SHARDS ? 1 : 0);
+        }
+
+        int activeOn(int shard) {
+            return (int) jobs.entrySet().stream()
+                    .filter(job -> job.getValue().state == JobState.ACTIVE && layout.shardOfJob(job.getKey()) == shard).count();
+        }
+
         /** Holds a claim to the model: each lane gives its oldest jobs; each job's token is its attempts + 1. */
         void leased(int worker, List<ClaimedJob> claimed, Map<String, TreeSet<Long>> pendingBefore, int max) {
             assertThat(claimed.size()).isLessThanOrEqualTo(max);
-            long pendingCount = pendingBefore.values().stream().mapToLong(Set::size).sum();
-            assertThat(claimed.size()).as("a claim takes what it may while any shard has work").isEqualTo((int) Math.min(max, pendingCount));
+            long mayTake = 0;
+            for (int shard = 0; shard < SHARDS; shard++) {
+                String onShard = "@" + shard;
+                long pending = pendingBefore.entrySet().stream().filter(lane -> lane.getKey().endsWith(onShard))
+                        .mapToLong(lane -> lane.getValue().size()).sum();
+                mayTake += Math.min(pending, Math.max(0, part(shard) - activeOn(shard)));
+            }
+            assertThat(claimed.size()).as("a claim takes what the shards' parts of the cap %d leave room for", cap)
+                    .isEqualTo((int) Math.min(max, mayTake));
             for (ClaimedJob job : claimed) {
                 ModelJob model = jobs.get(job.id());
                 assertThat(model).as("claimed job %s is known", job.id()).isNotNull();
@@ -574,6 +609,9 @@ class ShardedStateMachinePropertyTest {
                 model.state = JobState.ACTIVE;
                 leases.get(worker).add(job.lease());
             }
+            claimed.stream().map(job -> layout.shardOfJob(job.id())).distinct().forEach(shard -> assertThat(activeOn(shard))
+                    .as("active jobs on shard %d after a claim took from it (its part of the cap %d)", shard, cap)
+                    .isLessThanOrEqualTo(part(shard)));
         }
 
         void checkInvariants() {
