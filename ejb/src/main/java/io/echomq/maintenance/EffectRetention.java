@@ -53,6 +53,10 @@ final class EffectRetention implements MaintenanceDuty {
      * @param rewalkEvery how often the walk starts over from the oldest row
      */
     EffectRetention(QueueReads queue, EffectStore effects, Duration interval, Duration rewalkEvery, Duration age, int batch) {
+        this(queue::statesOf, effects, interval, rewalkEvery, age, batch);
+    }
+
+    EffectRetention(GoneForGood.HeldJobs queue, EffectStore effects, Duration interval, Duration rewalkEvery, Duration age, int batch) {
         this.effects = effects;
         this.goneForGood = new GoneForGood(queue, effects);
         this.interval = interval;

@@ -25,10 +25,19 @@ import java.util.stream.Collectors;
  */
 final class GoneForGood {
 
-    private final QueueReads queue;
+    /** Where a queue's jobs are asked for their states (see {@link QueueReads#statesOf}): each job's shard on a sharded queue. */
+    interface HeldJobs {
+        Map<String, JobState> statesOf(String queue, List<JobIdentity> jobs);
+    }
+
+    private final HeldJobs queue;
     private final EffectStore effects;
 
     GoneForGood(QueueReads queue, EffectStore effects) {
+        this(queue::statesOf, effects);
+    }
+
+    GoneForGood(HeldJobs queue, EffectStore effects) {
         this.queue = queue;
         this.effects = effects;
     }

@@ -3,6 +3,7 @@ package io.echomq.maintenance;
 import io.echomq.effect.EffectStore;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.Retention;
+import io.echomq.queue.shard.QueueShards;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -114,18 +115,32 @@ public final class Maintenance {
      */
     public Maintenance(QueueClient queue, EffectStore effects, List<String> queues, Settings settings, String holder,
             MaintenanceListener listener) {
+        this(QueueShards.none(queue), effects, queues, settings, holder, listener);
+    }
+
+    /**
+     * Maintenance over queues laid out by {@code shards}: on a sharded queue, the reaper, the
+     * retention trimmer and the reconciler run on every shard, and the effect retention asks each
+     * job's shard, all under the queue's one maintenance lease, held on shard 0 (docs/SHARDING.md, 7).
+     * Flows and schedules of a sharded queue live on its shard 0 until they are routed over shards.
+     */
+    public Maintenance(QueueShards shards, EffectStore effects, List<String> queues, Settings settings, String holder,
+            MaintenanceListener listener) {
+        QueueClient queue = shards.unsharded();
         this.queues = List.copyOf(queues);
+        // Shard 0's keys are the queue's own: the unsharded client's lease is the queue's one lease.
         this.stewardship = new QueueStewardship(queue.admin(), holder, settings.interval());
         this.listener = listener;
         this.timeout = settings.timeout();
         EffectStore bounded = effects.withQueryTimeout(settings.timeout());
         this.duties = List.of(
-                new Reaper(queue.admin(), settings.interval(), settings.reapBatch()),
-                new RetentionTrimmer(queue.admin(), settings.trimEvery(), settings.retention()),
-                new Reconciler(queue.reads(), queue.admin(), bounded, settings.interval(), settings.reconcileBatch()),
-                new EffectRetention(queue.reads(), bounded, settings.interval(), settings.effectRewalkEvery(), settings.effectRetention(),
+                OnEveryShard.of(shards, queues, shard -> new Reaper(shard.admin(), settings.interval(), settings.reapBatch())),
+                OnEveryShard.of(shards, queues, shard -> new RetentionTrimmer(shard.admin(), settings.trimEvery(), settings.retention())),
+                OnEveryShard.of(shards, queues,
+                        shard -> new Reconciler(shard.reads(), shard.admin(), bounded, settings.interval(), settings.reconcileBatch())),
+                new EffectRetention(shards::statesOf, bounded, settings.interval(), settings.effectRewalkEvery(), settings.effectRetention(),
                         EFFECT_RETENTION_BATCH),
-                new EffectPartitionRetirement(bounded.partitions(), new GoneForGood(queue.reads(), bounded), queues.isEmpty() ? "" : queues.get(0),
+                new EffectPartitionRetirement(bounded.partitions(), new GoneForGood(shards::statesOf, bounded), queues.isEmpty() ? "" : queues.get(0),
                         settings.interval(), settings.effectRetention(), EFFECT_RETENTION_BATCH),
                 new ScheduleTicker(queue.schedules(), settings.interval()),
                 new FlowRelay(queue.flows(), settings.interval(), FLOW_BATCH),

@@ -82,6 +82,7 @@ public class QueueEventsResource {
             @QueryParam("lane") String lane, @QueryParam("event") List<String> events, @Context SseEventSink sink,
             @Context Sse sse) {
         KnownQueues.require(engine, queue);
+        engine.shards().requireOneShard(queue, "its job-event stream");
         EventFilter filter = EventFilter.of(Optional.ofNullable(job), Optional.ofNullable(lane), eventTypes(events));
         String after = startingPoint(queue, from, lastEventId);
         if (!readers().tryAcquire()) {

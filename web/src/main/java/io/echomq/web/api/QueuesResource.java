@@ -50,7 +50,7 @@ public class QueuesResource {
     @Path("{queue}/pause")
     @RolesAllowed(Roles.ADMIN)
     public Views.QueueView pause(@PathParam("queue") String queue) {
-        engine.queue().admin().pause(KnownQueues.require(engine, queue));
+        engine.shards().pause(KnownQueues.require(engine, queue));
         return one(queue);
     }
 
@@ -58,14 +58,15 @@ public class QueuesResource {
     @Path("{queue}/resume")
     @RolesAllowed(Roles.ADMIN)
     public Views.QueueView resume(@PathParam("queue") String queue) {
-        engine.queue().admin().resume(KnownQueues.require(engine, queue));
+        engine.shards().resume(KnownQueues.require(engine, queue));
         return one(queue);
     }
 
     @GET
     @Path("{queue}/limits")
     public LimitsBody limits(@PathParam("queue") String queue) {
-        return LimitsBody.of(engine.queue().reads().limits(KnownQueues.require(engine, queue)));
+        engine.shards().requireOneShard(KnownQueues.require(engine, queue), "its limits");
+        return LimitsBody.of(engine.queue().reads().limits(queue));
     }
 
     @PUT
@@ -73,7 +74,7 @@ public class QueuesResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.ADMIN)
     public LimitsBody setLimits(@PathParam("queue") String queue, LimitsBody body) {
-        KnownQueues.require(engine, queue);
+        engine.shards().requireOneShard(KnownQueues.require(engine, queue), "its limits");
         if (body == null) {
             throw new InvalidRequestException("body", "must be a JSON object of limits ({} clears every limit)");
         }
@@ -89,7 +90,7 @@ public class QueuesResource {
             throw new InvalidRequestException("jobs", "the body must be a JSON array of jobs");
         }
         List<NewJob> jobs = body.stream().map(job -> job.toNewJob(Optional.empty())).toList();
-        List<Enqueued> accepted = engine.queue().submissions().enqueueBatch(queue, jobs);
+        List<Enqueued> accepted = engine.shards().enqueueBatch(queue, jobs);
         metrics.enqueued(queue, accepted.stream().filter(Enqueued::created).count());
         return Response.status(Response.Status.CREATED).entity(accepted.stream().map(Views.JobCreated::of).toList()).build();
     }

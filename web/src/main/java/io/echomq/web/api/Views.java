@@ -87,7 +87,7 @@ final class Views {
 
         static QueueView of(io.echomq.runtime.EchoMqEngine engine, String queue) {
             LimitsInForce limits = engine.queue().reads().limitsInForce(queue);
-            return of(engine.queue().reads().stats(queue), limits.limits(), limits.source().map(LimitsSource::wireName).orElse(null));
+            return of(engine.shards().stats(queue), limits.limits(), limits.source().map(LimitsSource::wireName).orElse(null));
         }
 
         static QueueView of(QueueStats s, QueueLimits limits, String limitsSource) {
