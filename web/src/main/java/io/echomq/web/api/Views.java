@@ -86,7 +86,7 @@ final class Views {
         }
 
         static QueueView of(io.echomq.runtime.EchoMqEngine engine, String queue) {
-            LimitsInForce limits = engine.queue().reads().limitsInForce(queue);
+            LimitsInForce limits = engine.shards().limitsInForce(queue);
             return of(engine.shards().stats(queue), limits.limits(), limits.source().map(LimitsSource::wireName).orElse(null));
         }
 
