@@ -87,6 +87,7 @@ class ShardedQueueApiTest {
         assertThat(queues.limits(queue)).isEqualTo(new LimitsBody(7, new LimitsBody.RateBody(10, 1_000), 2, null));
         assertThat(queues.one(queue).limits().maxActive()).as("the queue's view").isEqualTo(7);
         assertThat(queues.one(queue).limitsSource()).isEqualTo("api");
+        assertThat(queues.one(queue).shards()).as("the queue's view says its shards").isEqualTo(3);
         assertThat(shards.partsOf(queue).stream().map(shard -> shard.reads().limits(queue).maxActive().orElseThrow()).toList())
                 .as("each shard's part").containsExactly(3, 2, 2);
         assertThatThrownBy(() -> queues.setLimits(queue, new LimitsBody(2, null, null, null)))
