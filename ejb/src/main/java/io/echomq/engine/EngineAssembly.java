@@ -59,14 +59,15 @@ public final class EngineAssembly {
 
     /**
      * @param shards the queues' layouts: a worker of a sharded queue claims over its shards, and
-     *               maintenance keeps house on every shard of it (docs/SHARDING.md, 5 and 7)
+     *               maintenance keeps house on every shard of it (docs/SHARDING.md, 5 and 7); a
+     *               follow-up into a sharded queue is refused until the outbox is routed over shards
      */
     public EngineAssembly(QueueShards shards, EffectStore effects, Outbox outbox, EngineThreads threads, String workerId,
             WorkerListener listener, MaintenanceListener maintenanceListener) {
         this.queue = shards.unsharded();
         this.shards = shards;
         this.effects = effects;
-        this.outbox = outbox;
+        this.outbox = outbox.over(shards);
         this.threads = threads;
         this.workerId = workerId;
         this.listener = SafeListener.of(listener);

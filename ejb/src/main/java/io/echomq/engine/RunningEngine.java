@@ -10,6 +10,7 @@ import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.Submissions;
 import io.echomq.queue.limits.LimitsSource;
+import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.schedule.Schedule;
 import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.queue.shard.QueueShards;
@@ -43,6 +44,11 @@ public final class RunningEngine implements AutoCloseable {
 
     /** The engine's own outbox in the console and the gauges: the handlers' follow-up jobs wait there for the relay. */
     public static final String OUTBOX_NAME = "echomq-engine";
+
+    /** The configuration key of each limit field a refusal names. */
+    private static final Map<String, String> LIMIT_KEYS = Map.of("maxActive", "max-active", "rate.starts", "rate-starts",
+            "rate.window", "rate-window-ms", "laneMaxActive", "lane-max-active", "laneRate.starts", "lane-rate-starts",
+            "laneRate.window", "lane-rate-window-ms");
 
     private final EngineConfig config;
     private final EngineConnections connections;
@@ -92,11 +98,9 @@ public final class RunningEngine implements AutoCloseable {
                 int length = config.eventStreamLengthFor(queue);
                 shards.partsOf(queue).forEach(shard -> shard.admin().setEventStream(queue, length));
                 config.limitsFor(queue).ifPresent(limits -> {
-                    refuseOnShards(shards, queue, "echomq.queues." + queue + ".max-active (and the other limits)",
-                            "its limits would hold on shard 0 alone until they are split over the shards");
-                    if (connections.queue().admin().applyConfiguredLimits(queue, limits)) {
+                    if (applyConfiguredLimits(shards, queue, limits)) {
                         LOG.info("EchoMQ queue '" + queue + "': limits " + limits + " from configuration");
-                    } else if (connections.queue().reads().limitsInForce(queue).source().orElse(LimitsSource.CONFIG) == LimitsSource.API) {
+                    } else if (shards.limitsInForce(queue).source().orElse(LimitsSource.CONFIG) == LimitsSource.API) {
                         LOG.info("EchoMQ queue '" + queue + "': limits set over the API stand (the configured limits " + limits
                                 + " were applied before; they apply again when the configuration changes)");
                     }
@@ -196,6 +200,19 @@ public final class RunningEngine implements AutoCloseable {
             all.add(schedule.queue());
         }
         return Set.copyOf(all);
+    }
+
+    /**
+     * Applies a queue's configured limits, on a sharded queue as parts per shard (docs/SHARDING.md,
+     * 4); a queue-wide cap or rate below its shard count fails the start naming its key.
+     */
+    private static boolean applyConfiguredLimits(QueueShards shards, String queue, QueueLimits limits) {
+        try {
+            return shards.applyConfiguredLimits(queue, limits);
+        } catch (InvalidRequestException e) {
+            String key = "echomq.queues." + queue + "." + LIMIT_KEYS.getOrDefault(e.field(), "max-active");
+            throw new ConfigurationException(key, e.getMessage() + " (echomq.queues." + queue + ".shards is " + shards.shardsOf(queue) + ")");
+        }
     }
 
     /** A setting that is not built over shards yet, refused on a sharded queue rather than half applied. */

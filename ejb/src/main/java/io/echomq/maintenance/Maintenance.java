@@ -123,6 +123,8 @@ public final class Maintenance {
      * retention trimmer and the reconciler run on every shard, and the effect retention asks each
      * job's shard, all under the queue's one maintenance lease, held on shard 0 (docs/SHARDING.md, 7).
      * Flows and schedules of a sharded queue live on its shard 0 until they are routed over shards.
+     * A sharded queue's shards left behind on its settings by a crash are brought to shard 0's
+     * ({@link ShardSettingsSync}).
      */
     public Maintenance(QueueShards shards, EffectStore effects, List<String> queues, Settings settings, String holder,
             MaintenanceListener listener) {
@@ -133,7 +135,7 @@ public final class Maintenance {
         this.listener = listener;
         this.timeout = settings.timeout();
         EffectStore bounded = effects.withQueryTimeout(settings.timeout());
-        this.duties = List.of(
+        List<MaintenanceDuty> all = new ArrayList<>(List.of(
                 OnEveryShard.of(shards, queues, shard -> new Reaper(shard.admin(), settings.interval(), settings.reapBatch())),
                 OnEveryShard.of(shards, queues, shard -> new RetentionTrimmer(shard.admin(), settings.trimEvery(), settings.retention())),
                 OnEveryShard.of(shards, queues,
@@ -144,7 +146,9 @@ public final class Maintenance {
                         settings.interval(), settings.effectRetention(), EFFECT_RETENTION_BATCH),
                 new ScheduleTicker(queue.schedules(), settings.interval()),
                 new FlowRelay(queue.flows(), settings.interval(), FLOW_BATCH),
-                new FlowRepair(queue.flows(), settings.interval(), FlowRepair.GRACE, FLOW_BATCH, java.time.Clock.systemUTC()));
+                new FlowRepair(queue.flows(), settings.interval(), FlowRepair.GRACE, FLOW_BATCH, java.time.Clock.systemUTC())));
+        all.addAll(ShardSettingsSync.of(shards, queues, settings.interval()));
+        this.duties = List.copyOf(all);
         duties.forEach(duty -> tallies.put(duty, new ChangeTally()));
         tallies.put(stewardship, new ChangeTally());
     }

@@ -163,6 +163,38 @@ class ShardedEngineTest {
         assertThat(newEngine.leases().claim(queueName, Duration.ofSeconds(30), 10, "new")).hasSize(6);
     }
 
+    @Test
+    void aShardWhoseCopyOfTheSettingsLaggedCatchesUpInTheEnginesMaintenance(PostgresService postgres) throws Exception {
+        String queueName = newQueue();
+        PostgresService.Database database = postgres.createDatabase("sharded");
+        Migrations.migrate(database.dataSource());
+        QueueShards shards = QueueShards.connect(redis, QueueClient.connect(redis, QueueSettings.DEFAULT), ReplicaWait.NONE,
+                Map.of(queueName, 3));
+        ShardLayout layout = shards.sharded(queueName).orElseThrow().layout();
+        shards.pause(queueName);
+        // Shard 1 as a writer that died between shard 0 and the copies leaves it: unpaused, one version behind.
+        String lagging = layout.keys(1).meta();
+        redis.hset(lagging, "meta_version", Long.toString(Long.parseLong(redis.hget(lagging, "meta_version")) - 1));
+        redis.hdel(lagging, "paused");
+        assertThat(shards.partsOf(queueName).get(1).reads().stats(queueName).paused()).as("shard 1 before maintenance").isFalse();
+
+        ExecutorService loops = Executors.newCachedThreadPool();
+        EngineThreads threads = EngineThreads.from(loops, EngineThreads.daemonThreads("sharded-timers"));
+        EngineAssembly engine = new EngineAssembly(shards, new EffectStore(Jdbi.create(database.dataSource()), EffectSettings.DEFAULT),
+                Outbox.NONE, threads, "sharded", WorkerListener.NONE, MaintenanceListener.NONE);
+        try {
+            engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT).runOnce();
+
+            assertThat(shards.partsOf(queueName)).as("every shard after one maintenance pass")
+                    .allSatisfy(shard -> assertThat(shard.reads().stats(queueName).paused()).isTrue());
+        } finally {
+            engine.stop(Duration.ofSeconds(5));
+            loops.shutdownNow();
+            threads.close();
+            loops.awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
     private static String newQueue() {
         return "shengine-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
     }

@@ -11,6 +11,9 @@ import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.QueueStats;
+import io.echomq.queue.limits.LimitsInForce;
+import io.echomq.queue.limits.LimitsSource;
+import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.shard.ShardCountRefusedException;
 import io.echomq.queue.shard.ShardLayout;
 import io.echomq.queue.shard.ShardedQueue;
@@ -100,6 +103,50 @@ class ShardedRunningEngineTest {
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("echomq.schedules.nightly.queue")
                 .hasMessageContaining("queue '" + queueName + "' has 3 shards");
+    }
+
+    @Test
+    void configuredLimitsOfAShardedQueueAreItsWholeLimitsWithAPartOnEachShard(PostgresService postgres) {
+        String queueName = newQueue();
+        EngineConfig config = configOf(postgres.createDatabase("shardedengine"), Map.of("echomq.queues." + queueName + ".shards", "3",
+                "echomq.queues." + queueName + ".max-active", "7"));
+
+        try (RunningEngine engine = start(config, queueName)) {
+            LimitsInForce limits = engine.shards().limitsInForce(queueName);
+            assertThat(limits.limits().maxActive()).contains(7);
+            assertThat(limits.source()).contains(LimitsSource.CONFIG);
+            assertThat(engine.shards().partsOf(queueName).stream().map(shard -> shard.reads().limits(queueName).maxActive().orElseThrow()))
+                    .as("each shard's part").containsExactly(3, 2, 2);
+        }
+    }
+
+    @Test
+    void aConfiguredCapBelowTheShardCountRefusesTheStartNamingItsKey(PostgresService postgres) {
+        String queueName = newQueue();
+        EngineConfig config = configOf(postgres.createDatabase("shardedengine"), Map.of("echomq.queues." + queueName + ".shards", "3",
+                "echomq.queues." + queueName + ".max-active", "2"));
+
+        assertThatThrownBy(() -> start(config, queueName).close())
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("echomq.queues." + queueName + ".max-active")
+                .hasMessageContaining("is 2, below the queue's 3 shards");
+    }
+
+    @Test
+    void aQueueOfOneShardWhoseCapIsBelowTheNewShardCountRefusesTheStartNamingTheShardsKey(PostgresService postgres) {
+        String queueName = newQueue();
+        QueueClient unsharded = QueueClient.connect(redis, QueueSettings.DEFAULT);
+        unsharded.admin().setLimits(queueName, QueueLimits.NONE.withMaxActive(2));
+        EngineConfig threeShards = configOf(postgres.createDatabase("shardedengine"), Map.of("echomq.queues." + queueName + ".shards", "3"));
+
+        assertThatThrownBy(() -> start(threeShards, queueName).close())
+                .isInstanceOf(ShardCountRefusedException.class)
+                .hasMessageStartingWith("echomq.queues." + queueName + ".shards: queue '" + queueName + "' cannot have 3 shards while its "
+                        + "queue-wide cap (maxActive) is 2");
+        assertThat(unsharded.reads().limits(queueName).maxActive()).as("the cap the queue had").contains(2);
+        try (RunningEngine oneShard = start(configOf(postgres.createDatabase("shardedengine"), Map.of()), queueName)) {
+            assertThat(oneShard.shards().limitsInForce(queueName).limits().maxActive()).as("started again with one shard").contains(2);
+        }
     }
 
     private static RunningEngine start(EngineConfig config, String queueName) {

@@ -1,10 +1,14 @@
 package io.echomq.queue.shard;
 
 import io.echomq.queue.Enqueued;
+import io.echomq.queue.EventFilter;
+import io.echomq.queue.EventPage;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.JobIdentity;
+import io.echomq.queue.JobPage;
 import io.echomq.queue.JobState;
 import io.echomq.queue.NewJob;
+import io.echomq.queue.QueueEvent;
 import io.echomq.queue.QueueAdmin;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueReads;
@@ -12,12 +16,15 @@ import io.echomq.queue.QueueStats;
 import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.WorkerLeases;
 import io.echomq.queue.internal.ScriptRunner;
+import io.echomq.queue.limits.LimitsInForce;
+import io.echomq.queue.limits.QueueLimits;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -92,14 +99,41 @@ public final class QueueShards {
         return sharded(name).map(ShardedQueue::shardClients).orElse(List.of(queue));
     }
 
-    /** Submits one job: on its lane's shard of a sharded queue (see {@link ShardedSubmissions#enqueue}). */
+    /**
+     * Submits one job: on its lane's shard of a sharded queue (see {@link ShardedSubmissions#enqueue}).
+     *
+     * @throws InvalidRequestException naming {@code lane} for a job of a named lane whose key another shard owns (see {@link #keyOwnedElsewhere})
+     */
     public Enqueued enqueue(String name, NewJob job) {
-        return sharded(name).map(q -> q.submissions().enqueue(name, job)).orElseGet(() -> queue.submissions().enqueue(name, job));
+        return sharded(name).map(q -> keyOwnedElsewhere("lane", () -> q.submissions().enqueue(name, job)))
+                .orElseGet(() -> queue.submissions().enqueue(name, job));
     }
 
-    /** Submits a batch: on a sharded queue, one shard's or keyed (see {@link ShardedSubmissions#enqueueBatch}). */
+    /**
+     * Submits a batch: on a sharded queue, one shard's or keyed (see {@link ShardedSubmissions#enqueueBatch}).
+     *
+     * @throws InvalidRequestException naming {@code jobs} for a job of a named lane whose key another shard owns (see {@link #keyOwnedElsewhere})
+     */
     public List<Enqueued> enqueueBatch(String name, List<NewJob> jobs) {
-        return sharded(name).map(q -> q.submissions().enqueueBatch(name, jobs)).orElseGet(() -> queue.submissions().enqueueBatch(name, jobs));
+        return sharded(name).map(q -> keyOwnedElsewhere("jobs", () -> q.submissions().enqueueBatch(name, jobs)))
+                .orElseGet(() -> queue.submissions().enqueueBatch(name, jobs));
+    }
+
+    /**
+     * Until key homes are built (docs/SHARDING.md, 3.1), {@link ShardedSubmissions} refuses a job of
+     * a named lane whose idempotency or dedupe key another shard owns with an {@code IllegalStateException},
+     * before anything is sent: the submitter's to change (drop the lane or the key), so it is
+     * answered as a bad request naming {@code field}. Other failures pass as they are.
+     */
+    private static <T> T keyOwnedElsewhere(String field, Supplier<T> submission) {
+        try {
+            return submission.get();
+        } catch (IllegalStateException e) {
+            if (e.getClass() != IllegalStateException.class) {
+                throw e;
+            }
+            throw new InvalidRequestException(field, e.getMessage());
+        }
     }
 
     /** The queue's counts, summed over its shards (see {@link ShardedReads#stats}). */
@@ -115,6 +149,62 @@ public final class QueueShards {
     /** Lets the queue's claims go on, on every shard (see {@link ShardedAdmin#resume}). */
     public boolean resume(String name) {
         return sharded(name).map(q -> q.admin().resume(name)).orElseGet(() -> queue.admin().resume(name));
+    }
+
+    /** A page of the queue's jobs in {@code state}: on a sharded queue merged over its shards, the cursor joining a position per shard (see {@link ShardedReads#jobs}). */
+    public JobPage jobs(String name, JobState state, Optional<String> cursor, int limit) {
+        return sharded(name).map(q -> q.reads().jobs(name, state, cursor, limit))
+                .orElseGet(() -> queue.reads().jobs(name, state, cursor, limit));
+    }
+
+    /**
+     * The queue's job events after {@code after} (see {@link ShardedReads#events}): on a sharded
+     * queue {@code after} and the page's {@code lastRead} are resume points of one entry id per shard.
+     */
+    public EventPage events(String name, String after, EventFilter filter, int limit) {
+        return sharded(name).map(q -> q.reads().events(name, after, filter, limit))
+                .orElseGet(() -> queue.reads().events(name, after, filter, limit));
+    }
+
+    /**
+     * Where a reader of {@code page} resumes after each of its events, in order: the event's own id
+     * on a queue of one shard, the resume point of every shard after it on a sharded queue (see
+     * {@link ShardedReads#resumePoints}).
+     */
+    public List<String> resumePoints(String name, String after, EventPage page) {
+        return sharded(name).map(q -> q.reads().resumePoints(after, page))
+                .orElseGet(() -> page.events().stream().map(QueueEvent::id).toList());
+    }
+
+    /** Where "from now on" starts in the queue's job-event stream: a resume point of every shard on a sharded queue. */
+    public String lastEventId(String name) {
+        return sharded(name).map(q -> q.reads().lastEventId(name)).orElseGet(() -> queue.reads().lastEventId(name));
+    }
+
+    /**
+     * Checks a point to resume the queue's job-event stream after: one entry id, or on a sharded
+     * queue also a resume point this queue's reads returned.
+     *
+     * @throws InvalidRequestException naming {@code field}
+     */
+    public String checkedResumePoint(String name, String field, String point) {
+        return sharded(name).map(q -> q.reads().checkedResumePoint(field, point)).orElseGet(() -> QueueClient.checkEventId(field, point));
+    }
+
+    /** The queue's limits and their source: the queue-wide ones of a sharded queue, as shard 0 keeps them (see {@link ShardedReads#limitsInForce}). */
+    public LimitsInForce limitsInForce(String name) {
+        return sharded(name).map(q -> q.reads().limitsInForce(name)).orElseGet(() -> queue.reads().limitsInForce(name));
+    }
+
+    /** Sets the queue's limits over the API: on a sharded queue each shard enforces its part (see {@link ShardedAdmin#setLimits}). */
+    public QueueLimits setLimits(String name, QueueLimits limits) {
+        return sharded(name).map(q -> q.admin().setLimits(name, limits)).orElseGet(() -> queue.admin().setLimits(name, limits));
+    }
+
+    /** Applies the configured limits unless the same were applied before (see {@code QueueAdmin#applyConfiguredLimits}); true when applied. */
+    public boolean applyConfiguredLimits(String name, QueueLimits limits) {
+        return sharded(name).map(q -> q.admin().applyConfiguredLimits(name, limits))
+                .orElseGet(() -> queue.admin().applyConfiguredLimits(name, limits));
     }
 
     /** The reads of the shard that holds job {@code jobId} of {@code name}: its job, history and effect's state are there. */

@@ -81,8 +81,15 @@ final class ShardMeta {
      * them to every other shard: a queue that had one shard keeps its pause, event cap and limits
      * (its whole limits become the queue-wide ones, split into parts), and a queue whose shard count
      * changed has its parts computed again for the new count. Run at connect, after the layout.
+     *
+     * @param claimedByShardZero the limits shard 0's claim reads now: the queue's whole limits when it
+     *                           had one shard (shard 0 holds no queue-wide limits then)
+     * @throws ShardCountRefusedException naming {@code echomq.queues.<q>.shards} when a queue-wide cap
+     *                                    or rate is below the shard count (a shard would get a part of 0), before anything is written
      */
-    ShardSettings adopt() {
+    ShardSettings adopt(QueueLimits claimedByShardZero) {
+        ShardSettings now = read();
+        refuseBelowShardCount(now.limits().isEmpty() ? claimedByShardZero : now.limitsInForce().limits());
         QueueKeys zero = layout.keys(0);
         ShardSettings adopted = Replies.shardSettings(scripts.run(Script.SHARD_META, zero, null,
                 List.of(zero.prefix(), "adopt", "", "", "", "", "")));
@@ -130,6 +137,19 @@ final class ShardMeta {
             copied += copyTo(shard, settings) ? 1 : 0;
         }
         return copied;
+    }
+
+    private void refuseBelowShardCount(QueueLimits limits) {
+        limits.maxActive().filter(cap -> cap < layout.shards()).ifPresent(cap -> refuseShardCount("cap (maxActive)", cap));
+        limits.rate().filter(rate -> rate.starts() < layout.shards()).ifPresent(rate -> refuseShardCount("rate (rate.starts)", rate.starts()));
+    }
+
+    private void refuseShardCount(String limit, int value) {
+        String queue = layout.queue();
+        throw new ShardCountRefusedException("echomq.queues." + queue + ".shards: queue '" + queue + "' cannot have " + layout.shards()
+                + " shards while its queue-wide " + limit + " is " + value + ": each shard enforces its part of it, and a part of 0 "
+                + "would stop that shard's lanes (docs/SHARDING.md, section 4); raise the limit to at least " + layout.shards()
+                + " first, or use at most " + value + " shards");
     }
 
     /** A queue-wide count below N would leave some shards a part of 0, whose lanes would never run. */

@@ -42,9 +42,10 @@ public final class ShardedQueue {
     /**
      * Connects to {@code layout}'s queue after recording the layout on its shards and bringing every
      * shard to shard 0's settings (a queue that had one shard keeps its pause and limits, see
-     * {@link ShardMeta#adopt()}).
+     * {@link ShardMeta#adopt}).
      *
-     * @throws ShardCountRefusedException when the queue holds jobs minted under another shard count
+     * @throws ShardCountRefusedException when the queue holds jobs minted under another shard count, or
+     *                                    has a queue-wide cap or rate below it
      */
     public static ShardedQueue connect(UnifiedJedis redis, QueueSettings settings, ShardLayout layout) {
         return connect(redis, settings, ReplicaWait.NONE, JobTelemetry.OFF, layout);
@@ -74,7 +75,7 @@ public final class ShardedQueue {
         }
         ShardMeta meta = new ShardMeta(layout, scripts);
         if (layout.shards() > 1) {
-            meta.adopt();
+            meta.adopt(shards.get(0).reads().limitsInForce(layout.queue()).limits());
         }
         return new ShardedQueue(layout, List.copyOf(shards), meta, scripts, redis, settings, watch);
     }

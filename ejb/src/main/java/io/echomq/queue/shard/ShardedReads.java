@@ -110,7 +110,7 @@ public final class ShardedReads {
      * @throws InvalidRequestException naming {@code from} for a resume point that is not one, or {@code limit}
      */
     public EventPage events(String queue, String after, EventFilter filter, int limit) {
-        List<String> from = eventPositionsIn(after);
+        List<String> from = eventPositionsIn("from", after);
         List<List<QueueEvent>> read = new ArrayList<>();
         StreamId end = null;
         for (int shard = 0; shard < shards.size(); shard++) {
@@ -143,16 +143,46 @@ public final class ShardedReads {
         return String.join(CURSOR_SEPARATOR, shards.stream().map(shard -> shard.reads().lastEventId(queue)).toList());
     }
 
-    private List<String> eventPositionsIn(String after) {
+    /**
+     * Where a reader of {@code page} (read after {@code after}) resumes after each of its events, in
+     * order: {@code after}'s position of every shard, moved to the event's own entry on its job's
+     * shard and to the last earlier event of the page on each other shard. The merged page is in
+     * entry-id order and each shard's entries are in order within it, so resuming there gives every
+     * matching entry not yet given exactly once (entries that did not match are read again and
+     * filtered out again). The last event's point may be behind {@link EventPage#lastRead()}, which
+     * also passes the entries after it that did not match.
+     */
+    public List<String> resumePoints(String after, EventPage page) {
+        List<String> position = new ArrayList<>(eventPositionsIn("from", after));
+        List<String> points = new ArrayList<>(page.events().size());
+        for (QueueEvent event : page.events()) {
+            position.set(layout.shardOfJob(event.jobId()), event.id());
+            points.add(String.join(CURSOR_SEPARATOR, position));
+        }
+        return List.copyOf(points);
+    }
+
+    /**
+     * Checks a resume point of the job-event stream: one entry id (for every shard), or one per
+     * shard joined by ',' as {@link #events} and {@link #resumePoints} return them.
+     *
+     * @throws InvalidRequestException naming {@code field}
+     */
+    public String checkedResumePoint(String field, String point) {
+        eventPositionsIn(field, point);
+        return point;
+    }
+
+    private List<String> eventPositionsIn(String field, String after) {
         List<String> parts = Arrays.asList(String.valueOf(after).split(CURSOR_SEPARATOR, -1));
         if (parts.size() == 1) {
             parts = Collections.nCopies(shards.size(), parts.get(0));
         }
         if (parts.size() != shards.size()) {
-            throw new InvalidRequestException("from", "must be a resume point of this queue's " + shards.size()
+            throw new InvalidRequestException(field, "must be a resume point of this queue's " + shards.size()
                     + " shards (entry ids joined by ','), or one entry id, was '" + after + "'");
         }
-        parts.forEach(part -> RequestChecks.eventId("from", part));
+        parts.forEach(part -> RequestChecks.eventId(field, part));
         return parts.stream().map(part -> part.contains("-") ? part : part + "-0").toList();
     }
 

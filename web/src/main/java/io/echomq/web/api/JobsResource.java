@@ -69,8 +69,7 @@ public class JobsResource {
     public Views.JobList list(@QueryParam("state") @DefaultValue("pending") String state, @QueryParam("cursor") String cursor,
             @QueryParam("limit") @DefaultValue("50") int limit) {
         KnownQueues.require(engine, queue);
-        engine.shards().requireOneShard(queue, "listing its jobs by state");
-        JobPage page = engine.queue().reads().jobs(queue, parseState(state), Optional.ofNullable(cursor).filter(c -> !c.isEmpty()), limit);
+        JobPage page = engine.shards().jobs(queue, parseState(state), Optional.ofNullable(cursor).filter(c -> !c.isEmpty()), limit);
         return new Views.JobList(queue, page.state().wireName(), page.jobs().stream().map(Views.JobSummary::of).toList(),
                 page.next().orElse(null));
     }

@@ -65,8 +65,7 @@ public class QueuesResource {
     @GET
     @Path("{queue}/limits")
     public LimitsBody limits(@PathParam("queue") String queue) {
-        engine.shards().requireOneShard(KnownQueues.require(engine, queue), "its limits");
-        return LimitsBody.of(engine.queue().reads().limits(queue));
+        return LimitsBody.of(engine.shards().limitsInForce(KnownQueues.require(engine, queue)).limits());
     }
 
     @PUT
@@ -74,11 +73,11 @@ public class QueuesResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.ADMIN)
     public LimitsBody setLimits(@PathParam("queue") String queue, LimitsBody body) {
-        engine.shards().requireOneShard(KnownQueues.require(engine, queue), "its limits");
+        KnownQueues.require(engine, queue);
         if (body == null) {
             throw new InvalidRequestException("body", "must be a JSON object of limits ({} clears every limit)");
         }
-        return LimitsBody.of(engine.queue().admin().setLimits(queue, body.toLimits()));
+        return LimitsBody.of(engine.shards().setLimits(queue, body.toLimits()));
     }
 
     @POST
