@@ -118,13 +118,21 @@ public final class Maintenance {
         this(QueueShards.none(queue), effects, queues, settings, holder, listener);
     }
 
+    /** How often a sharded queue's key homes are swept, at least (the maintenance interval when longer). */
+    static final Duration KEY_HOME_SWEEP_EVERY = Duration.ofSeconds(10);
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
     /**
      * Maintenance over queues laid out by {@code shards}: on a sharded queue, the reaper, the
      * retention trimmer and the reconciler run on every shard, and the effect retention asks each
      * job's shard, all under the queue's one maintenance lease, held on shard 0 (docs/SHARDING.md, 7).
      * Flows and schedules of a sharded queue live on its shard 0 until they are routed over shards.
      * A sharded queue's shards left behind on its settings by a crash are brought to shard 0's
-     * ({@link ShardSettingsSync}).
+     * and the key reservations a stopped submitter left are completed or forgotten
+     * ({@link ShardedQueueDuty}).
      */
     public Maintenance(QueueShards shards, EffectStore effects, List<String> queues, Settings settings, String holder,
             MaintenanceListener listener) {
@@ -147,7 +155,9 @@ public final class Maintenance {
                 new ScheduleTicker(queue.schedules(), settings.interval()),
                 new FlowRelay(queue.flows(), settings.interval(), FLOW_BATCH),
                 new FlowRepair(queue.flows(), settings.interval(), FlowRepair.GRACE, FLOW_BATCH, java.time.Clock.systemUTC())));
-        all.addAll(ShardSettingsSync.of(shards, queues, settings.interval()));
+        all.addAll(ShardedQueueDuty.settingsSync(shards, queues, settings.interval()));
+        // A reservation is swept only once older than KeyHomeSweeper.GRACE: a sweep every few seconds is plenty.
+        all.addAll(ShardedQueueDuty.keyHomeSweep(shards, queues, max(settings.interval(), KEY_HOME_SWEEP_EVERY)));
         this.duties = List.copyOf(all);
         duties.forEach(duty -> tallies.put(duty, new ChangeTally()));
         tallies.put(stewardship, new ChangeTally());

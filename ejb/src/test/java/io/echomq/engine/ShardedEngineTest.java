@@ -10,6 +10,7 @@ import io.echomq.effect.EffectStore;
 import io.echomq.effect.Migrations;
 import io.echomq.maintenance.Maintenance;
 import io.echomq.maintenance.MaintenanceListener;
+import io.echomq.maintenance.Pass;
 import io.echomq.outbox.Outbox;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.NewJob;
@@ -32,6 +33,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -187,6 +190,40 @@ class ShardedEngineTest {
 
             assertThat(shards.partsOf(queueName)).as("every shard after one maintenance pass")
                     .allSatisfy(shard -> assertThat(shard.reads().stats(queueName).paused()).isTrue());
+        } finally {
+            engine.stop(Duration.ofSeconds(5));
+            loops.shutdownNow();
+            threads.close();
+            loops.awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void theEnginesMaintenanceSweepsTheKeyHomesOfAShardedQueueAndSyncsItsSettings(PostgresService postgres) throws Exception {
+        String queueName = newQueue();
+        PostgresService.Database database = postgres.createDatabase("sharded");
+        Migrations.migrate(database.dataSource());
+        QueueShards shards = QueueShards.connect(redis, QueueClient.connect(redis, QueueSettings.DEFAULT), ReplicaWait.NONE,
+                Map.of(queueName, 3));
+        Set<String> ran = ConcurrentHashMap.newKeySet();
+        MaintenanceListener duties = new MaintenanceListener() {
+            @Override
+            public void ran(String duty, String queue, Pass pass, Duration took) {
+                if (queue.equals(queueName)) {
+                    ran.add(duty);
+                }
+            }
+        };
+        ExecutorService loops = Executors.newCachedThreadPool();
+        EngineThreads threads = EngineThreads.from(loops, EngineThreads.daemonThreads("sharded-timers"));
+        EngineAssembly engine = new EngineAssembly(shards, new EffectStore(Jdbi.create(database.dataSource()), EffectSettings.DEFAULT),
+                Outbox.NONE, threads, "sharded", WorkerListener.NONE, duties);
+        try {
+            engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT).runOnce();
+
+            // Without the sweep, a submitter stopped between reserving a key's home and making its
+            // job would leave the key in flight for every other shard's lanes for good.
+            assertThat(ran).as("the sharded queue's duties in one maintenance pass").contains("key-homes", "shard-settings");
         } finally {
             engine.stop(Duration.ofSeconds(5));
             loops.shutdownNow();

@@ -24,7 +24,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -99,41 +98,16 @@ public final class QueueShards {
         return sharded(name).map(ShardedQueue::shardClients).orElse(List.of(queue));
     }
 
-    /**
-     * Submits one job: on its lane's shard of a sharded queue (see {@link ShardedSubmissions#enqueue}).
-     *
-     * @throws InvalidRequestException naming {@code lane} for a job of a named lane whose key another shard owns (see {@link #keyOwnedElsewhere})
-     */
+    /** Submits one job: on its lane's shard of a sharded queue, its keys through their homes (see {@link ShardedSubmissions#enqueue}). */
     public Enqueued enqueue(String name, NewJob job) {
-        return sharded(name).map(q -> keyOwnedElsewhere("lane", () -> q.submissions().enqueue(name, job)))
+        return sharded(name).map(q -> q.submissions().enqueue(name, job))
                 .orElseGet(() -> queue.submissions().enqueue(name, job));
     }
 
-    /**
-     * Submits a batch: on a sharded queue, one shard's or keyed (see {@link ShardedSubmissions#enqueueBatch}).
-     *
-     * @throws InvalidRequestException naming {@code jobs} for a job of a named lane whose key another shard owns (see {@link #keyOwnedElsewhere})
-     */
+    /** Submits a batch: on a sharded queue, one shard's or keyed (see {@link ShardedSubmissions#enqueueBatch}). */
     public List<Enqueued> enqueueBatch(String name, List<NewJob> jobs) {
-        return sharded(name).map(q -> keyOwnedElsewhere("jobs", () -> q.submissions().enqueueBatch(name, jobs)))
+        return sharded(name).map(q -> q.submissions().enqueueBatch(name, jobs))
                 .orElseGet(() -> queue.submissions().enqueueBatch(name, jobs));
-    }
-
-    /**
-     * Until key homes are built (docs/SHARDING.md, 3.1), {@link ShardedSubmissions} refuses a job of
-     * a named lane whose idempotency or dedupe key another shard owns with an {@code IllegalStateException},
-     * before anything is sent: the submitter's to change (drop the lane or the key), so it is
-     * answered as a bad request naming {@code field}. Other failures pass as they are.
-     */
-    private static <T> T keyOwnedElsewhere(String field, Supplier<T> submission) {
-        try {
-            return submission.get();
-        } catch (IllegalStateException e) {
-            if (e.getClass() != IllegalStateException.class) {
-                throw e;
-            }
-            throw new InvalidRequestException(field, e.getMessage());
-        }
     }
 
     /** The queue's counts, summed over its shards (see {@link ShardedReads#stats}). */

@@ -3,6 +3,7 @@ package io.echomq.web.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.echomq.queue.Enqueued;
 import io.echomq.queue.EventFilter;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.NewJob;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.IntStream;
@@ -118,16 +120,22 @@ class ShardedQueueApiTest {
     }
 
     @Test
-    void aJobOfANamedLaneWhoseKeyAnotherShardOwnsIsABadRequestNamingItsLane() {
+    void aJobOfANamedLaneWhoseKeyAnotherShardOwnsIsMadeOnceAndItsKeyAnswersItFromAnotherLane() {
         int shardOfLane = layout.shardOfLane("lane-a");
         String key = IntStream.range(0, 100).mapToObj(i -> "order-" + i).filter(k -> layout.ownerOfKey(k) != shardOfLane)
                 .findFirst().orElseThrow();
-        JobBody body = new JobBody(JsonValue.EMPTY_JSON_OBJECT, "lane-a", null, null, null, null, null, null);
+        String otherLane = IntStream.range(0, 100).mapToObj(i -> "lane-" + i).filter(l -> layout.shardOfLane(l) != shardOfLane)
+                .findFirst().orElseThrow();
 
-        assertThatThrownBy(() -> jobs().submit(key, body, null))
-                .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("lane"))
-                .hasMessageContaining("key-home protocol");
-        assertThat(shards.stats(queue).total()).as("jobs made").isZero();
+        Enqueued first = shards.enqueue(queue, new JobBody(JsonValue.EMPTY_JSON_OBJECT, "lane-a", null, null, null, null, null, null)
+                .toNewJob(Optional.of(key)));
+        Enqueued again = shards.enqueue(queue, new JobBody(JsonValue.EMPTY_JSON_OBJECT, otherLane, null, null, null, null, null, null)
+                .toNewJob(Optional.of(key)));
+
+        assertThat(first.created()).as("the first submission makes the job").isTrue();
+        assertThat(again.created()).as("the key's second submission, from a lane of another shard").isFalse();
+        assertThat(again.id()).isEqualTo(first.id());
+        assertThat(shards.stats(queue).total()).as("jobs made over the shards").isEqualTo(1);
     }
 
     private JobsResource jobs() {
