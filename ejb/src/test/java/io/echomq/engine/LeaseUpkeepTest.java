@@ -95,6 +95,9 @@ class LeaseUpkeepTest {
 
         pool.exhaust();
         serverA.startMaintenance(List.of(queue), quickMaintenance());
+        // Server A must hold the queue's maintenance lease, or its duties never reach the pool: both
+        // servers take the lease on a timer thread at once, and under load server B's came first.
+        await("server A's maintenance waiting for a connection").atMost(PATIENCE).until(() -> pool.mostWaiting() >= 1);
         engine.startMaintenance(OFTEN);
         await("job " + job + " completed, or reaped").atMost(PATIENCE)
                 .until(() -> state(job) == JobState.COMPLETED || events(job).contains("reaped"));
