@@ -220,7 +220,9 @@ final class Soak {
             Percentiles latency) throws InterruptedException {
         long effectRows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM echomq.effect WHERE queue = :q")
                 .bind("q", queueName).mapTo(Long.class).one());
-        long effectBytes = jdbi.withHandle(h -> h.createQuery("SELECT pg_total_relation_size('echomq.effect')").mapTo(Long.class).one());
+        // Summed over the partitions: a partitioned table's own size is 0.
+        long effectBytes = jdbi.withHandle(h -> h.createQuery(
+                "SELECT coalesce(sum(pg_total_relation_size(relid)), 0)::bigint FROM pg_partition_tree('echomq.effect')").mapTo(Long.class).one());
         // The key layout is the README's published one; the bench reads it as an operator would.
         Long streamBytes = redis.memoryUsage("echomq:{" + queueName + "}:events");
         return new Sample(minute, ValkeyMemory.of(redis), queue.reads().stats(queueName).completed(),

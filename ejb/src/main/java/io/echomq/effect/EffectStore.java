@@ -16,10 +16,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -92,6 +94,23 @@ public final class EffectStore {
             WHERE e.queue = ? AND e.idempotency_key = job.idempotency_key
               AND e.job_created_ms <= job.created - ?""";
 
+    /**
+     * Takes the transaction-scoped advisory lock of each idempotency key (parameters: queue, keys),
+     * in one order so that two batches wait on each other instead of deadlocking. The key's
+     * uniqueness among a queue's rows rests on it: the effect table is partitioned by job creation
+     * time and no unique index can span its partitions (V12), so a transaction holds the key's lock
+     * while it looks for a row carrying the key and records its own, and a second one with the
+     * same key waits until the first commits or rolls back, then sees its row, or none. The look
+     * must be a later statement than the lock: a statement sees only what committed before it began.
+     */
+    private static final String LOCK_KEYS = """
+            SELECT count(pg_advisory_xact_lock(hashtext(?), key.lock))
+            FROM limits, (SELECT DISTINCT hashtext(k) AS lock FROM unnest(?::text[]) AS k ORDER BY 1) AS key""";
+
+    /** Which of these idempotency keys (parameters: queue, keys) a row of the queue carries. */
+    private static final String TAKEN_KEYS = """
+            SELECT DISTINCT idempotency_key FROM echomq.effect WHERE queue = ? AND idempotency_key = ANY (?::text[])""";
+
     /** The handlers' results into their jobs' rows (parameters: ids, creation times, results as JSON text, queue). */
     private static final String RECORD_RESULTS = """
             UPDATE echomq.effect e SET result = job.result::jsonb
@@ -118,6 +137,8 @@ public final class EffectStore {
     private final String recordMany;
     /** {@link #FREE_EXPIRED_KEYS} after the limits. */
     private final String freeExpiredKeys;
+    /** {@link #LOCK_KEYS} after the limits. */
+    private final String lockKeys;
 
     /** A store whose effect transactions are local ones on {@code jdbi}'s data source. */
     public EffectStore(Jdbi jdbi, EffectSettings settings) {
@@ -131,6 +152,7 @@ public final class EffectStore {
         this.recordOne = limits + RECORD.formatted(ONE_JOB);
         this.recordMany = limits + RECORD.formatted(JOBS);
         this.freeExpiredKeys = limits + FREE_EXPIRED_KEYS;
+        this.lockKeys = limits + LOCK_KEYS;
     }
 
     /**
@@ -143,13 +165,18 @@ public final class EffectStore {
         return new EffectStore(transactions.withQueryTimeout(limit), settings);
     }
 
+    /** The effect table's time partitions, through this store's transactions (and their query timeout). */
+    public EffectPartitions partitions() {
+        return new EffectPartitions(transactions);
+    }
+
     /**
      * The age bound is {@code now()}, the statement's start in autocommit: stable within the
      * statement, so the index scan stops at it. With {@code clock_timestamp()}, volatile, it was a
      * filter: a batch that found fewer rows than its limit read on through every younger row.
      */
     private static final String APPLIED_BEFORE = """
-            SELECT job_id, job_created_ms, attempt, applied_at FROM echomq.effect
+            SELECT job_id, job_created_ms, attempt, applied_at FROM echomq.effect_default
             WHERE queue = :queue AND applied_at <= now() - make_interval(secs => :ageMs / 1000.0)
               AND (applied_at, job_id) > (:afterAt, :afterId)
             ORDER BY applied_at, job_id LIMIT :limit""";
@@ -362,9 +389,11 @@ public final class EffectStore {
     }
 
     /**
-     * Up to {@code limit} effect rows of {@code queue} applied at least {@code age} ago (on the
-     * database's clock), in the order (applied at, job id), after the row {@code after} (null:
-     * from the oldest): candidates for retention, which must first ask Valkey about their jobs.
+     * Up to {@code limit} effect rows of {@code queue} in the DEFAULT partition applied at least
+     * {@code age} ago (on the database's clock), in the order (applied at, job id), after the row
+     * {@code after} (null: from the oldest): candidates for retention, which must first ask Valkey
+     * about their jobs. The rows of the time partitions go with their partition
+     * ({@link EffectPartitions#retire}); only the DEFAULT partition's are deleted one by one.
      */
     public List<EffectRecord> appliedBefore(String queue, Duration age, EffectRecord after, int limit) {
         return transactions.withHandle(handle -> handle.createQuery(APPLIED_BEFORE)
@@ -414,12 +443,17 @@ public final class EffectStore {
     }
 
     private List<EffectOutcome> applyIn(Handle handle, String queue, List<Lease> leases, BatchEffect effect) {
-        Map<String, Instant> recordedNow = record(handle, queue, leases);
+        List<Lease> keyed = leases.stream().filter(l -> l.idempotencyKey() != null).toList();
+        // Jobs without a key (the hot path) pay no extra round trip.
+        if (!keyed.isEmpty()) {
+            lockKeys(handle, queue, keyed);
+        }
+        Map<String, Instant> recordedNow = record(handle, queue, withFreeKeys(handle, queue, leases));
         // Rare: a job whose idempotency key a row already holds. Only when that row's job is a
-        // whole window older is the key freed and taken; the hot path pays no extra round trip.
-        List<Lease> keyTaken = leases.stream().filter(l -> l.idempotencyKey() != null && !recordedNow.containsKey(l.jobId())).toList();
+        // whole window older is the key freed and taken.
+        List<Lease> keyTaken = keyed.stream().filter(l -> !recordedNow.containsKey(l.jobId())).toList();
         if (!keyTaken.isEmpty() && freeExpiredKeys(handle, queue, keyTaken) > 0) {
-            recordedNow.putAll(record(handle, queue, keyTaken));
+            recordedNow.putAll(record(handle, queue, withFreeKeys(handle, queue, keyTaken)));
         }
         List<Lease> recorded = leases.stream()
                 .filter(l -> recordedNow.containsKey(l.jobId()))
@@ -458,14 +492,16 @@ public final class EffectStore {
      * on a key another transaction holds. synchronous_commit is forced on: with it off, a crash
      * could lose an effect whose job Valkey already marked completed, and nothing would ever
      * apply it again. Keys are taken in job-id order, so two batches that overlap (a zombie's
-     * and its successor's) wait on each other instead of deadlocking. Idempotency keys are not
-     * taken in an order of their own: two batches that each hold a resubmission of a job in the
-     * other could deadlock, and PostgreSQL then aborts one, whose jobs run one transaction each
-     * (as after any failed batch). A job whose id has a row
+     * and its successor's) wait on each other instead of deadlocking. Idempotency keys were
+     * locked before, in an order of their own ({@link #LOCK_KEYS}), and a lease gets here with
+     * its key only when no row carries the key. A job whose id has a row
      * from before keys held the creation time is not recorded again: that row is its effect
      * (no such row is written any more, so reading it races with nothing).
      */
     private Map<String, Instant> record(Handle handle, String queue, List<Lease> leases) {
+        if (leases.isEmpty()) {
+            return new HashMap<>();
+        }
         Connection connection = handle.getConnection();
         try (PreparedStatement insert = connection.prepareStatement(leases.size() == 1 ? recordOne : recordMany)) {
             insert.setString(1, queue);
@@ -491,6 +527,52 @@ public final class EffectStore {
             return recorded;
         } catch (SQLException e) {
             // No statement context: the driver's message names what failed.
+            throw new UnableToExecuteStatementException(e, null);
+        }
+    }
+
+    /** Takes the advisory locks of these jobs' idempotency keys ({@link #LOCK_KEYS}), waiting at most lock_timeout. */
+    private void lockKeys(Handle handle, String queue, List<Lease> keyed) {
+        Connection connection = handle.getConnection();
+        try (PreparedStatement lock = connection.prepareStatement(lockKeys)) {
+            lock.setString(1, queue);
+            lock.setArray(2, connection.createArrayOf("text", keyed.stream().map(Lease::idempotencyKey).toArray()));
+            lock.executeQuery().close();
+        } catch (SQLException e) {
+            throw new UnableToExecuteStatementException(e, null);
+        }
+    }
+
+    /**
+     * The leases whose job may record its row: those without an idempotency key, and of those with
+     * one, the lowest job id per key that no row of the queue carries yet (the caller holds the
+     * keys' locks). The others are left to the key's row, as the unique index did before V12.
+     */
+    private List<Lease> withFreeKeys(Handle handle, String queue, List<Lease> leases) {
+        List<Lease> keyed = leases.stream().filter(l -> l.idempotencyKey() != null).toList();
+        if (keyed.isEmpty()) {
+            return leases;
+        }
+        Set<String> taken = new HashSet<>(takenKeys(handle, queue, keyed));
+        return leases.stream()
+                .sorted(Comparator.comparingLong(l -> Long.parseLong(l.jobId())))
+                .filter(l -> l.idempotencyKey() == null || taken.add(l.idempotencyKey()))
+                .toList();
+    }
+
+    private List<String> takenKeys(Handle handle, String queue, List<Lease> keyed) {
+        Connection connection = handle.getConnection();
+        try (PreparedStatement read = connection.prepareStatement(TAKEN_KEYS)) {
+            read.setString(1, queue);
+            read.setArray(2, connection.createArrayOf("text", keyed.stream().map(Lease::idempotencyKey).toArray()));
+            List<String> taken = new ArrayList<>();
+            try (ResultSet rows = read.executeQuery()) {
+                while (rows.next()) {
+                    taken.add(rows.getString(1));
+                }
+            }
+            return taken;
+        } catch (SQLException e) {
             throw new UnableToExecuteStatementException(e, null);
         }
     }

@@ -6,6 +6,7 @@ import io.echomq.maintenance.Maintenance;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.outbox.Outbox;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.shard.QueueShards;
 import io.echomq.worker.FaultInjector;
 import io.echomq.worker.QueueWorker;
 import io.echomq.worker.SafeListener;
@@ -27,6 +28,8 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class EngineAssembly {
 
     private final QueueClient queue;
+    /** Which client's parts reach each queue's jobs: {@link #queue}'s, or a sharded queue's. */
+    private final QueueShards shards;
     private final EffectStore effects;
     private final Outbox outbox;
     private final EngineThreads threads;
@@ -51,9 +54,20 @@ public final class EngineAssembly {
      */
     public EngineAssembly(QueueClient queue, EffectStore effects, Outbox outbox, EngineThreads threads, String workerId,
             WorkerListener listener, MaintenanceListener maintenanceListener) {
-        this.queue = queue;
+        this(QueueShards.none(queue), effects, outbox, threads, workerId, listener, maintenanceListener);
+    }
+
+    /**
+     * @param shards the queues' layouts: a worker of a sharded queue claims over its shards, and
+     *               maintenance keeps house on every shard of it (docs/SHARDING.md, 5 and 7); a
+     *               follow-up into a sharded queue is refused until the outbox is routed over shards
+     */
+    public EngineAssembly(QueueShards shards, EffectStore effects, Outbox outbox, EngineThreads threads, String workerId,
+            WorkerListener listener, MaintenanceListener maintenanceListener) {
+        this.queue = shards.unsharded();
+        this.shards = shards;
         this.effects = effects;
-        this.outbox = outbox;
+        this.outbox = outbox.over(shards);
         this.threads = threads;
         this.workerId = workerId;
         this.listener = SafeListener.of(listener);
@@ -62,6 +76,11 @@ public final class EngineAssembly {
 
     public QueueClient queue() {
         return queue;
+    }
+
+    /** The queues' layouts over shards. */
+    public QueueShards shards() {
+        return shards;
     }
 
     public EffectStore effects() {
@@ -82,8 +101,9 @@ public final class EngineAssembly {
      * this way.
      */
     public QueueWorker startWorker(String queueName, JobHandler handler, WorkerSettings settings, String id, FaultInjector faults) {
-        QueueWorker worker = new QueueWorker(queueName, handler, queue.leases(), effects, outbox, settings, id, threads.leaseUpkeep(), faults,
-                listener, queue.telemetry().deliveries(queueName, settings.lease(), ids -> queue.reads().creationContexts(queueName, ids)));
+        QueueWorker worker = new QueueWorker(queueName, handler, shards.leases(queueName), effects, outbox, settings, id,
+                threads.leaseUpkeep(), faults, listener,
+                queue.telemetry().deliveries(queueName, settings.lease(), ids -> shards.creationContexts(queueName, ids)));
         workers.add(worker);
         worker.start(threads.runners());
         return worker;
@@ -91,7 +111,7 @@ public final class EngineAssembly {
 
     /** The maintenance duties over {@code queues}, not started: for runs on the caller's thread. */
     public Maintenance maintenance(List<String> queues, Maintenance.Settings settings) {
-        Maintenance duties = new Maintenance(queue, effects, queues, settings, workerId + "#" + Long.toHexString(ThreadLocalRandom.current().nextLong()), maintenanceListener);
+        Maintenance duties = new Maintenance(shards, effects, queues, settings, workerId + "#" + Long.toHexString(ThreadLocalRandom.current().nextLong()), maintenanceListener);
         maintenance.add(duties);
         return duties;
     }

@@ -10,8 +10,10 @@ import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.Submissions;
 import io.echomq.queue.limits.LimitsSource;
+import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.schedule.Schedule;
 import io.echomq.queue.schedule.ScheduleClient;
+import io.echomq.queue.shard.QueueShards;
 import io.echomq.runtime.ConfigurationException;
 import io.echomq.runtime.DependencyCheck;
 import io.echomq.runtime.EngineConfig;
@@ -19,7 +21,9 @@ import io.echomq.tracing.JobTelemetry;
 import io.echomq.worker.WorkerListener;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.logging.Logger;
@@ -40,6 +44,11 @@ public final class RunningEngine implements AutoCloseable {
 
     /** The engine's own outbox in the console and the gauges: the handlers' follow-up jobs wait there for the relay. */
     public static final String OUTBOX_NAME = "echomq-engine";
+
+    /** The configuration key of each limit field a refusal names. */
+    private static final Map<String, String> LIMIT_KEYS = Map.of("maxActive", "max-active", "rate.starts", "rate-starts",
+            "rate.window", "rate-window-ms", "laneMaxActive", "lane-max-active", "laneRate.starts", "lane-rate-starts",
+            "laneRate.window", "lane-rate-window-ms");
 
     private final EngineConfig config;
     private final EngineConnections connections;
@@ -68,6 +77,8 @@ public final class RunningEngine implements AutoCloseable {
         OutboxRelay relay = null;
         EngineAssembly assembly = null;
         try {
+            // Before anything runs: a queue whose shard count changed while it holds jobs refuses the start.
+            QueueShards shards = QueueShards.connect(connections.redis(), connections.queue(), config.replicaWait(), shardCounts(config, queues));
             Migrations.migrate(connections.dataSource());
             for (HandlerBinding binding : handlers) {
                 if (binding.handler() instanceof HandlerSchema tables) {
@@ -78,23 +89,26 @@ public final class RunningEngine implements AutoCloseable {
             Submissions submissions = connections.queue().submissions();
             relay = OutboxRelay.start(OUTBOX_NAME, connections.dataSource(), submissions, connections.queue().outboxAdmin(),
                     config.outboxPollInterval());
-            assembly = new EngineAssembly(connections.queue(), connections.effects(), Outbox.relayedBy(submissions, relay), threads,
+            assembly = new EngineAssembly(shards, connections.effects(), Outbox.relayedBy(submissions, relay), threads,
                     workerId, listener, maintenanceListener);
             for (HandlerBinding binding : handlers) {
                 assembly.startWorker(binding.queue(), binding.handler(), config.workerFor(binding.queue()));
             }
             for (String queue : queues) {
-                connections.queue().admin().setEventStream(queue, config.eventStreamLengthFor(queue));
+                int length = config.eventStreamLengthFor(queue);
+                shards.partsOf(queue).forEach(shard -> shard.admin().setEventStream(queue, length));
                 config.limitsFor(queue).ifPresent(limits -> {
-                    if (connections.queue().admin().applyConfiguredLimits(queue, limits)) {
+                    if (applyConfiguredLimits(shards, queue, limits)) {
                         LOG.info("EchoMQ queue '" + queue + "': limits " + limits + " from configuration");
-                    } else if (connections.queue().reads().limitsInForce(queue).source().orElse(LimitsSource.CONFIG) == LimitsSource.API) {
+                    } else if (shards.limitsInForce(queue).source().orElse(LimitsSource.CONFIG) == LimitsSource.API) {
                         LOG.info("EchoMQ queue '" + queue + "': limits set over the API stand (the configured limits " + limits
                                 + " were applied before; they apply again when the configuration changes)");
                     }
                 });
             }
             for (Schedule schedule : config.schedules()) {
+                refuseOnShards(shards, schedule.queue(), "echomq.schedules." + schedule.name() + ".queue",
+                        "a schedule's jobs would be made on shard 0 under ids that name no shard until schedules are routed over shards");
                 ScheduleClient.PutResult put = connections.queue().schedules().put(schedule, "config");
                 if (put == ScheduleClient.PutResult.KEPT) {
                     LOG.info("EchoMQ schedule '" + schedule.name() + "' on queue '" + schedule.queue() + "': changed or removed "
@@ -126,6 +140,11 @@ public final class RunningEngine implements AutoCloseable {
 
     public QueueClient queue() {
         return connections.queue();
+    }
+
+    /** Each queue's layout over shards: the API, console and metrics reach a sharded queue's jobs through it. */
+    public QueueShards shards() {
+        return assembly.shards();
     }
 
     public EffectStore effects() {
@@ -181,6 +200,35 @@ public final class RunningEngine implements AutoCloseable {
             all.add(schedule.queue());
         }
         return Set.copyOf(all);
+    }
+
+    /**
+     * Applies a queue's configured limits, on a sharded queue as parts per shard (docs/SHARDING.md,
+     * 4); a queue-wide cap or rate below its shard count fails the start naming its key.
+     */
+    private static boolean applyConfiguredLimits(QueueShards shards, String queue, QueueLimits limits) {
+        try {
+            return shards.applyConfiguredLimits(queue, limits);
+        } catch (InvalidRequestException e) {
+            String key = "echomq.queues." + queue + "." + LIMIT_KEYS.getOrDefault(e.field(), "max-active");
+            throw new ConfigurationException(key, e.getMessage() + " (echomq.queues." + queue + ".shards is " + shards.shardsOf(queue) + ")");
+        }
+    }
+
+    /** A setting that is not built over shards yet, refused on a sharded queue rather than half applied. */
+    private static void refuseOnShards(QueueShards shards, String queue, String key, String why) {
+        int count = shards.shardsOf(queue);
+        if (count > 1) {
+            throw new ConfigurationException(key, "queue '" + queue + "' has " + count + " shards (echomq.queues." + queue
+                    + ".shards): " + why + " (docs/SHARDING.md, \"What is built, and what remains\")");
+        }
+    }
+
+    /** Each queue's {@code echomq.queues.<q>.shards}, read once at start. */
+    private static Map<String, Integer> shardCounts(EngineConfig config, Set<String> queues) {
+        Map<String, Integer> counts = new TreeMap<>();
+        queues.forEach(queue -> counts.put(queue, config.shardsFor(queue)));
+        return counts;
     }
 
     private static String checkedQueue(String name, String source) {

@@ -2,28 +2,23 @@ package io.echomq.maintenance;
 
 import io.echomq.effect.EffectRecord;
 import io.echomq.effect.EffectStore;
-import io.echomq.queue.JobIdentity;
-import io.echomq.queue.JobState;
 import io.echomq.queue.QueueReads;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Collectors;
 
 /**
- * Deletes effect rows older than the retention age, in bounded batches, so the effect table
- * stays bounded at any sustained rate (invariant 9).
+ * Deletes the DEFAULT partition's effect rows older than the retention age, in bounded batches, so
+ * that partition stays bounded at any sustained rate (invariant 9). The time partitions, which
+ * hold nearly every row, are retired whole ({@link EffectPartitionRetirement}); the DEFAULT
+ * partition holds the rows no time partition takes (jobs created before the first partition was
+ * made, or while none was, and the rows a retirement kept), and only there are rows deleted one
+ * by one, with the vacuum that costs.
  *
- * <p>Invariant: a row goes only when its job can never be delivered again: Valkey no longer
- * holds the job, or holds it completed. The row of a job Valkey still holds in any other state
- * stays, whatever its age: a job whose acknowledgement was lost (dead, delayed, cancelled,
- * paused in pending, leased) must still find its row, or its next attempt would apply the
- * effect again. The age is never shorter than the idempotency window (checked where it is
- * configured), so a row still names its idempotency key for as long as the key names one effect.
- * A flow child's row also stays while Valkey holds its parent unfinished (F7 in
- * docs/ARCHITECTURE.md): the parent's handler reads the child's result from it.
+ * <p>Invariant: a row goes only when {@link GoneForGood} lets it. The age is never shorter than the
+ * idempotency window (checked where it is configured), so a row still names its idempotency key
+ * for as long as the key names one effect.
  *
  * <p>It runs often, in small batches, so the work is spread evenly beside the workers': deleting a
  * long period's rows in one burst (at 8,000 jobs a second, 280,000 rows in 4 to 5 s every 35 s)
@@ -31,8 +26,8 @@ import java.util.stream.Collectors;
  */
 final class EffectRetention implements MaintenanceDuty {
 
-    private final QueueReads queue;
     private final EffectStore effects;
+    private final GoneForGood goneForGood;
     private final Duration interval;
     private final Duration rewalkEvery;
     private final Duration age;
@@ -58,8 +53,12 @@ final class EffectRetention implements MaintenanceDuty {
      * @param rewalkEvery how often the walk starts over from the oldest row
      */
     EffectRetention(QueueReads queue, EffectStore effects, Duration interval, Duration rewalkEvery, Duration age, int batch) {
-        this.queue = queue;
+        this(queue::statesOf, effects, interval, rewalkEvery, age, batch);
+    }
+
+    EffectRetention(GoneForGood.HeldJobs queue, EffectStore effects, Duration interval, Duration rewalkEvery, Duration age, int batch) {
         this.effects = effects;
+        this.goneForGood = new GoneForGood(queue, effects);
         this.interval = interval;
         this.rewalkEvery = rewalkEvery;
         this.age = age;
@@ -93,28 +92,6 @@ final class EffectRetention implements MaintenanceDuty {
      * goes on across runs, and starts over every {@code rewalkEvery} to look again at the rows it
      * kept: their jobs may have finished since.
      */
-    /**
-     * {@code rows} less those of flow children whose parent Valkey still holds unfinished: the
-     * parent's handler reads its children's results from these rows when it runs, so a child's
-     * row stays while its parent waits, runs, or may run again (dead or cancelled, until trimmed).
-     * The parent may live on another queue; the read is one per parent queue, and only over rows
-     * already found deletable.
-     */
-    private List<EffectRecord> withoutChildrenOfUnfinishedParents(String queueName, List<EffectRecord> rows) {
-        Map<String, JobIdentity> parents = effects.flowParentsOf(queueName, rows);
-        if (parents.isEmpty()) {
-            return rows;
-        }
-        Map<String, Map<String, JobState>> parentStates = new HashMap<>();
-        parents.values().stream().collect(Collectors.groupingBy(JobIdentity::queue))
-                .forEach((parentQueue, ofQueue) -> parentStates.put(parentQueue, queue.statesOf(parentQueue, ofQueue)));
-        return rows.stream().filter(row -> {
-            JobIdentity parent = parents.get(row.jobId());
-            return parent == null
-                    || parentStates.get(parent.queue()).getOrDefault(parent.jobId(), JobState.COMPLETED) == JobState.COMPLETED;
-        }).toList();
-    }
-
     @Override
     public Pass runOnce(String queueName) {
         long now = System.nanoTime();
@@ -126,11 +103,7 @@ final class EffectRetention implements MaintenanceDuty {
         long deadline = now + interval.toNanos() / 2;
         while (System.nanoTime() < deadline) {
             List<EffectRecord> old = effects.appliedBefore(queueName, age, walk.readUpTo(), batch);
-            Map<String, JobState> held = queue.statesOf(queueName,
-                    old.stream().map(r -> new JobIdentity(queueName, r.jobId(), r.jobCreatedMs(), null)).toList());
-            Map<Boolean, List<EffectRecord>> byFinished = old.stream().collect(Collectors.partitioningBy(
-                    r -> held.getOrDefault(r.jobId(), JobState.COMPLETED) == JobState.COMPLETED));
-            deleted += effects.forget(queueName, withoutChildrenOfUnfinishedParents(queueName, byFinished.get(true)));
+            deleted += effects.forget(queueName, goneForGood.of(queueName, old));
             walk = walk.past(old);
             if (old.size() < batch) {
                 break;

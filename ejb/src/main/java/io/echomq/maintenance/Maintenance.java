@@ -3,6 +3,7 @@ package io.echomq.maintenance;
 import io.echomq.effect.EffectStore;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.Retention;
+import io.echomq.queue.shard.QueueShards;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -18,7 +19,7 @@ import java.util.logging.Logger;
 
 /**
  * The queues' housekeeping: the {@link Reaper}, the {@link RetentionTrimmer}, the
- * {@link Reconciler}, the {@link EffectRetention} and the {@link ScheduleTicker}, each on its own
+ * {@link Reconciler}, the {@link EffectRetention}, the {@link EffectPartitionRetirement} and the {@link ScheduleTicker}, each on its own
  * interval at a fixed delay, over the queues this engine keeps house for: one engine at a time
  * per queue, the holder of the queue's maintenance lease ({@link QueueStewardship}). Each run of a duty over a queue is bounded and fails alone: a queue
  * whose run failed (or PostgreSQL being down for the reconciler) never keeps the other queues or
@@ -78,9 +79,14 @@ public final class Maintenance {
             return new Settings(interval, reapBatch, retention, trimEvery, effectRewalkEvery, reconcileBatch, effectRetention, newTimeout);
         }
 
-        /** The longest an effect row of a finished job lives: its retention age, and until the effect retention reaches it. */
+        /**
+         * The longest an effect row of a finished job lives: its retention age, and until the effect retention reaches it,
+         * in the DEFAULT partition, or until its time partition is retired (a partition width later, and a run).
+         */
         public Duration effectRowLifetime() {
-            return effectRetention.plus(EffectRetention.longestOverAge(interval, effectRewalkEvery));
+            Duration inDefault = EffectRetention.longestOverAge(interval, effectRewalkEvery);
+            Duration inPartition = EffectPartitionRetirement.widthFor(effectRetention).plus(interval);
+            return effectRetention.plus(inDefault.compareTo(inPartition) > 0 ? inDefault : inPartition);
         }
     }
 
@@ -109,20 +115,50 @@ public final class Maintenance {
      */
     public Maintenance(QueueClient queue, EffectStore effects, List<String> queues, Settings settings, String holder,
             MaintenanceListener listener) {
+        this(QueueShards.none(queue), effects, queues, settings, holder, listener);
+    }
+
+    /** How often a sharded queue's key homes are swept, at least (the maintenance interval when longer). */
+    static final Duration KEY_HOME_SWEEP_EVERY = Duration.ofSeconds(10);
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    /**
+     * Maintenance over queues laid out by {@code shards}: on a sharded queue, the reaper, the
+     * retention trimmer and the reconciler run on every shard, and the effect retention asks each
+     * job's shard, all under the queue's one maintenance lease, held on shard 0 (docs/SHARDING.md, 7).
+     * Flows and schedules of a sharded queue live on its shard 0 until they are routed over shards.
+     * A sharded queue's shards left behind on its settings by a crash are brought to shard 0's
+     * and the key reservations a stopped submitter left are completed or forgotten
+     * ({@link ShardedQueueDuty}).
+     */
+    public Maintenance(QueueShards shards, EffectStore effects, List<String> queues, Settings settings, String holder,
+            MaintenanceListener listener) {
+        QueueClient queue = shards.unsharded();
         this.queues = List.copyOf(queues);
+        // Shard 0's keys are the queue's own: the unsharded client's lease is the queue's one lease.
         this.stewardship = new QueueStewardship(queue.admin(), holder, settings.interval());
         this.listener = listener;
         this.timeout = settings.timeout();
         EffectStore bounded = effects.withQueryTimeout(settings.timeout());
-        this.duties = List.of(
-                new Reaper(queue.admin(), settings.interval(), settings.reapBatch()),
-                new RetentionTrimmer(queue.admin(), settings.trimEvery(), settings.retention()),
-                new Reconciler(queue.reads(), queue.admin(), bounded, settings.interval(), settings.reconcileBatch()),
-                new EffectRetention(queue.reads(), bounded, settings.interval(), settings.effectRewalkEvery(), settings.effectRetention(),
+        List<MaintenanceDuty> all = new ArrayList<>(List.of(
+                OnEveryShard.of(shards, queues, shard -> new Reaper(shard.admin(), settings.interval(), settings.reapBatch())),
+                OnEveryShard.of(shards, queues, shard -> new RetentionTrimmer(shard.admin(), settings.trimEvery(), settings.retention())),
+                OnEveryShard.of(shards, queues,
+                        shard -> new Reconciler(shard.reads(), shard.admin(), bounded, settings.interval(), settings.reconcileBatch())),
+                new EffectRetention(shards::statesOf, bounded, settings.interval(), settings.effectRewalkEvery(), settings.effectRetention(),
                         EFFECT_RETENTION_BATCH),
+                new EffectPartitionRetirement(bounded.partitions(), new GoneForGood(shards::statesOf, bounded), queues.isEmpty() ? "" : queues.get(0),
+                        settings.interval(), settings.effectRetention(), EFFECT_RETENTION_BATCH),
                 new ScheduleTicker(queue.schedules(), settings.interval()),
                 new FlowRelay(queue.flows(), settings.interval(), FLOW_BATCH),
-                new FlowRepair(queue.flows(), settings.interval(), FlowRepair.GRACE, FLOW_BATCH, java.time.Clock.systemUTC()));
+                new FlowRepair(queue.flows(), settings.interval(), FlowRepair.GRACE, FLOW_BATCH, java.time.Clock.systemUTC())));
+        all.addAll(ShardedQueueDuty.settingsSync(shards, queues, settings.interval()));
+        // A reservation is swept only once older than KeyHomeSweeper.GRACE: a sweep every few seconds is plenty.
+        all.addAll(ShardedQueueDuty.keyHomeSweep(shards, queues, max(settings.interval(), KEY_HOME_SWEEP_EVERY)));
+        this.duties = List.copyOf(all);
         duties.forEach(duty -> tallies.put(duty, new ChangeTally()));
         tallies.put(stewardship, new ChangeTally());
     }

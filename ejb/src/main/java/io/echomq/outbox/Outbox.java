@@ -2,6 +2,7 @@ package io.echomq.outbox;
 
 import io.echomq.api.JobRequest;
 import io.echomq.queue.Submissions;
+import io.echomq.queue.shard.QueueShards;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -16,14 +17,17 @@ import java.util.List;
 public final class Outbox {
 
     /** An engine assembled without a relay: a follow-up would never leave the table, so it is refused. */
-    public static final Outbox NONE = new Outbox(null, null);
+    public static final Outbox NONE = new Outbox(null, null, null);
 
     private final Submissions submissions;
     private final OutboxRelay relay;
+    /** The layouts of the queues its engine serves, null when it knows none (every queue of one shard). */
+    private final QueueShards shards;
 
-    private Outbox(Submissions submissions, OutboxRelay relay) {
+    private Outbox(Submissions submissions, OutboxRelay relay, QueueShards shards) {
         this.submissions = submissions;
         this.relay = relay;
+        this.shards = shards;
     }
 
     /**
@@ -31,7 +35,17 @@ public final class Outbox {
      * @param relay       the relay of the very data source the effect transactions use
      */
     public static Outbox relayedBy(Submissions submissions, OutboxRelay relay) {
-        return new Outbox(submissions, relay);
+        return new Outbox(submissions, relay, null);
+    }
+
+    /**
+     * This outbox, refusing follow-ups into the queues {@code shards} lays out over several shards:
+     * its relay submits through the unsharded client, which would make such a job on shard 0 under
+     * an id that names no shard, until the relay is routed over shards (docs/SHARDING.md, "What is
+     * built, and what remains", item 6).
+     */
+    public Outbox over(QueueShards shards) {
+        return new Outbox(submissions, relay, shards);
     }
 
     /**
@@ -46,6 +60,7 @@ public final class Outbox {
             throw new IllegalStateException("follow-up jobs need the engine's outbox relay, and this engine was assembled without one "
                     + "(EngineAssembly with an Outbox); nothing was written");
         }
+        refuseShardedQueue(request);
         // The request is a follow-up (JobRequests.followUp keyed it), so its key is one only the outbox's door admits.
         JobRequests.checked(submissions.outboxDoor(), request);
         OutboxWriter.checkStorable(List.of(request), false);
@@ -53,6 +68,15 @@ public final class Outbox {
             OutboxWriter.insert(transaction, List.of(request));
         } catch (SQLException e) {
             throw new IllegalStateException("the follow-up could not be written to the outbox: " + e.getMessage(), e);
+        }
+    }
+
+    private void refuseShardedQueue(JobRequest request) {
+        int count = shards == null || request == null || request.queue() == null ? 1 : shards.shardsOf(request.queue());
+        if (count > 1) {
+            throw new IllegalArgumentException("queue: '" + request.queue() + "' has " + count + " shards, and follow-up jobs "
+                    + "into a sharded queue are not routed over its shards yet (docs/SHARDING.md, \"What is built, and what "
+                    + "remains\", item 6); nothing was written");
         }
     }
 

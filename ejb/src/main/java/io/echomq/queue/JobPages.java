@@ -32,15 +32,17 @@ final class JobPages {
     }
 
     JobPage page(JobState state, Optional<String> cursor, int limit) {
+        List<JobPosition> members = positions(state, cursor, limit);
+        List<String> ids = members.stream().map(JobPosition::jobId).toList();
+        Optional<String> next = members.size() == limit ? Optional.of(members.get(members.size() - 1).cursor()) : Optional.empty();
+        return new JobPage(keys.queue(), state, views(ids), next);
+    }
+
+    /** The places of the next {@code limit} jobs in {@code state} after the cursor, in the listing's order. */
+    List<JobPosition> positions(JobState state, Optional<String> cursor, int limit) {
         Optional<ScoreCursor> after = cursor.map(ScoreCursor::parse);
         List<Tuple> members = state == JobState.PENDING ? pendingAfter(after, limit) : scoredAfter(setOf(keys, state), after, limit);
-        List<String> ids = members.stream().map(Tuple::getElement).toList();
-        Optional<String> next = Optional.empty();
-        if (members.size() == limit) {
-            Tuple last = members.get(members.size() - 1);
-            next = Optional.of(new ScoreCursor((long) last.getScore(), last.getElement()).toString());
-        }
-        return new JobPage(keys.queue(), state, views(ids), next);
+        return members.stream().map(t -> new JobPosition(t.getElement(), (long) t.getScore())).toList();
     }
 
     static String setOf(QueueKeys keys, JobState state) {
@@ -96,7 +98,7 @@ final class JobPages {
         return out;
     }
 
-    private List<JobView> views(List<String> ids) {
+    List<JobView> views(List<String> ids) {
         List<Map<String, String>> hashes = perJob(ids, (p, key) -> p.hgetAll(key));
         List<JobView> views = new ArrayList<>(ids.size());
         for (int i = 0; i < ids.size(); i++) {

@@ -5,9 +5,11 @@ import io.echomq.queue.internal.Replies;
 import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
+import io.echomq.queue.shard.ShardCountRefusedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * A worker's part of the queue: leasing jobs on the server clock, keeping the leases alive, and
@@ -15,7 +17,7 @@ import java.util.List;
  * stale worker's call is {@link Rejected} and changes nothing (invariant 4). Thread-safe;
  * obtained from {@link QueueClient#leases()}.
  */
-public final class Leases {
+public final class Leases implements WorkerLeases {
 
     /** The most jobs one claim may lease, and one complete-claim may acknowledge. */
     public static final int MAX_CLAIM_JOBS = RequestChecks.MAX_CLAIM_BATCH;
@@ -28,18 +30,28 @@ public final class Leases {
 
     /** Where a leased flow parent's children are read. */
     private final Flows flows;
+    /** A queue's keys after checking its name: the queue's own, or one shard's for a shard's client (docs/SHARDING.md). */
+    private final Function<String, QueueKeys> keysOf;
 
-    Leases(ScriptRunner scripts, int promoteBatch, Retention retention, Flows flows) {
+    Leases(ScriptRunner scripts, int promoteBatch, Retention retention, Flows flows, Function<String, QueueKeys> keysOf) {
         this.flows = flows;
+        this.keysOf = keysOf;
         this.scripts = scripts;
         this.promoteBatch = promoteBatch;
         this.retention = retention;
+    }
+
+    /** The keys of a lease's queue, after checking every field the fencing compares. */
+    private QueueKeys keysOf(Lease lease) {
+        RequestChecks.leaseKeys(lease);
+        return keysOf.apply(lease.queue());
     }
 
     /**
      * The flow children of a job the caller holds, with their outcomes (a parent is leased only
      * once each settled); empty for a job that is no flow parent. See {@link Flows#children}.
      */
+    @Override
     public List<FlowChild> flowChildren(Lease lease) {
         return flows.children(lease.queue(), lease.jobId());
     }
@@ -49,7 +61,7 @@ public final class Leases {
      * clock. Returns an empty list when nothing is claimable or the queue is paused.
      */
     public List<ClaimedJob> claim(String queue, Duration lease, int maxJobs, String workerId) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         RequestChecks.lease(lease);
         RequestChecks.range("maxJobs", maxJobs, 1, MAX_CLAIM_JOBS);
         RequestChecks.workerId(workerId);
@@ -65,6 +77,7 @@ public final class Leases {
      * {@code queue}. Completed jobs beyond the {@link QueueSettings#retention() retention} bounds
      * are deleted in the same call (at most two per job completed).
      */
+    @Override
     public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs,
             String workerId) {
         return completeAndClaim(queue, finished, lease, maxJobs, workerId, Duration.ZERO);
@@ -79,9 +92,41 @@ public final class Leases {
      * the queue once per idle poll between them, and a job that arrives waits at most one idle
      * poll for a claim while none of them stops.
      */
+    @Override
     public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs,
             String workerId, Duration idlePoll) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        return Replies.completedAndClaimed(queue, finished, runCompleteClaim(queue, finished, lease, maxJobs, workerId, idlePoll, ""));
+    }
+
+    /** What a shard's {@code complete-claim} did, and its lanes with work after the claim. */
+    public record ShardTurn(CompletedAndClaimed done, int lanesWithWork) {
+    }
+
+    /**
+     * {@link #completeAndClaim} on one shard of a sharded queue, answering the shard's lanes with
+     * work too (read in the same script), by which {@code io.echomq.queue.shard} splits the next
+     * claims over the shards (docs/SHARDING.md, 5). It books no idle turn: a sharded queue's idle
+     * workers back off each on its own.
+     *
+     * @param shards the shard count the caller claims under
+     * @throws ShardCountRefusedException when the shard records another count (docs/SHARDING.md, 10):
+     *                                    nothing was acknowledged nor claimed
+     */
+    public ShardTurn completeAndClaimOnShard(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId,
+            int shards) {
+        Object reply = runCompleteClaim(queue, finished, lease, maxJobs, workerId, Duration.ZERO, Integer.toString(shards));
+        Replies.shardCountRefused(reply).ifPresent(recorded -> {
+            throw new ShardCountRefusedException("echomq.queues." + queue + ".shards: this engine claims queue '" + queue + "' as "
+                    + shards + " shards, but the queue's layout was changed to " + recorded + " since it started "
+                    + "(docs/SHARDING.md, \"Changing N\"); it claims nothing: stop it and start it with the new count");
+        });
+        return new ShardTurn(Replies.completedAndClaimed(queue, finished, reply), Replies.lanesWithWork(reply));
+    }
+
+    /** @param shards a sharded queue's shard count, checked and answered with the lanes; {@code ""} for neither */
+    private Object runCompleteClaim(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId,
+            Duration idlePoll, String shards) {
+        QueueKeys keys = keysOf.apply(queue);
         RequestChecks.lease(lease);
         RequestChecks.range("maxJobs", maxJobs, 0, MAX_CLAIM_JOBS);
         RequestChecks.range("finished", finished.size(), 0, MAX_CLAIM_JOBS);
@@ -102,7 +147,10 @@ public final class Leases {
             args.add(Long.toString(done.token()));
             args.add(Long.toString(done.jobCreatedMs()));
         }
-        return Replies.completedAndClaimed(queue, finished, scripts.run(Script.COMPLETE_CLAIM, keys, null, args));
+        if (!shards.isEmpty()) {
+            args.add(shards);
+        }
+        return scripts.run(Script.COMPLETE_CLAIM, keys, null, args);
     }
 
     /**
@@ -118,8 +166,9 @@ public final class Leases {
      * since the last beat). The progress is recorded only if the lease is current, with the
      * lease's attempt (a stale lease's report changes nothing).
      */
+    @Override
     public LeaseExtension extend(Lease lease, Duration length, Progress progress) {
-        QueueKeys keys = RequestChecks.leaseKeys(lease);
+        QueueKeys keys = keysOf(lease);
         RequestChecks.lease(length);
         Object reply = scripts.run(Script.EXTEND, keys, lease.jobId(),
                 List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()),
@@ -134,8 +183,9 @@ public final class Leases {
      * jobs beyond the {@link QueueSettings#retention() retention} bounds are deleted in the same
      * call (at most two).
      */
+    @Override
     public Settlement complete(Lease lease) {
-        QueueKeys keys = RequestChecks.leaseKeys(lease);
+        QueueKeys keys = keysOf(lease);
         Object reply = scripts.run(Script.COMPLETE, keys, lease.jobId(),
                 List.of(keys.prefix(), lease.jobId(), Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()),
                         Integer.toString(retention.completedKeepCount()), Long.toString(retention.completedMaxAge().toMillis())));
@@ -148,8 +198,9 @@ public final class Leases {
      * a {@link FailureKind#CONTENDED} attempt does not spend one. The error is kept cut to
      * {@value RequestChecks#MAX_ERROR_CHARS} characters. Fenced as {@link #complete} is.
      */
+    @Override
     public RetryOutcome retry(Lease lease, String error, Backoff backoff, FailureKind kind) {
-        QueueKeys keys = RequestChecks.leaseKeys(lease);
+        QueueKeys keys = keysOf(lease);
         Object reply = scripts.run(Script.RETRY, keys, lease.jobId(), List.of(keys.prefix(), lease.jobId(),
                 Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()), RequestChecks.errorText(error),
                 Long.toString(backoff.base().toMillis()), Long.toString(backoff.cap().toMillis()), kind.wireName()));
@@ -161,8 +212,9 @@ public final class Leases {
      * after its attempt ended without committing its effect. Fenced as {@link #complete} is; a
      * job whose cancel nobody requested is left active ({@link StopOutcome.NotRequested}).
      */
+    @Override
     public StopOutcome stop(Lease lease, String reason) {
-        QueueKeys keys = RequestChecks.leaseKeys(lease);
+        QueueKeys keys = keysOf(lease);
         Object reply = scripts.run(Script.STOP, keys, lease.jobId(), List.of(keys.prefix(), lease.jobId(),
                 Long.toString(lease.token()), Long.toString(lease.jobCreatedMs()), RequestChecks.errorText(reason)));
         return Replies.stopped(lease, reply);

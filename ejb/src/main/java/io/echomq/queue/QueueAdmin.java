@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * The moves no worker makes: an operator's (cancel, promote, reschedule, remove, requeue, pause,
@@ -27,14 +28,18 @@ public final class QueueAdmin {
     /** The latest a rescheduled job may be due, counted from the server's now. */
     private final Duration maxDelay;
 
-    QueueAdmin(ScriptRunner scripts, Duration maxDelay) {
+    /** A queue's keys after checking its name: the queue's own, or one shard's for a shard's client (docs/SHARDING.md). */
+    private final Function<String, QueueKeys> keysOf;
+
+    QueueAdmin(ScriptRunner scripts, Duration maxDelay, Function<String, QueueKeys> keysOf) {
         this.scripts = scripts;
         this.maxDelay = maxDelay;
+        this.keysOf = keysOf;
     }
 
     /** Returns up to {@code batch} jobs whose lease expired to pending (or dead). */
     public ReapResult reap(String queue, int batch) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         RequestChecks.range("batch", batch, 1, 100_000);
         return Replies.reaped(queue, scripts.run(Script.REAP, keys, null, List.of(keys.prefix(), Integer.toString(batch))));
     }
@@ -101,7 +106,7 @@ public final class QueueAdmin {
 
     /** Runs a move of one job: its arguments are the queue's key prefix, the job's id, then {@code more}. */
     private Object runOnJob(Script script, String queue, String jobId, String... more) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         RequestChecks.jobId(jobId);
         List<String> args = new ArrayList<>(2 + more.length);
         args.add(keys.prefix());
@@ -121,7 +126,7 @@ public final class QueueAdmin {
      * cancelled and dead jobs and the age bounds in check.
      */
     public TrimResult trim(String queue, Retention retention) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         List<String> args = List.of(keys.prefix(),
                 Integer.toString(retention.completedKeepCount()), Long.toString(retention.completedMaxAge().toMillis()),
                 Integer.toString(retention.deadKeepCount()), Long.toString(retention.deadMaxAge().toMillis()),
@@ -160,13 +165,13 @@ public final class QueueAdmin {
      * @throws InvalidRequestException naming {@code maxLength}
      */
     public long setEventStream(String queue, int maxLength) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         RequestChecks.range("maxLength", maxLength, 0, MAX_EVENT_STREAM_LENGTH);
         return Replies.eventsSet(scripts.run(Script.SET_EVENTS, keys, null, List.of(Integer.toString(maxLength))));
     }
 
     private boolean setPaused(String queue, boolean paused) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         return Replies.paused(scripts.run(Script.SET_PAUSED, keys, null, List.of(paused ? "1" : "0")));
     }
 
@@ -201,7 +206,7 @@ public final class QueueAdmin {
      * @param holder names the engine, unique per engine: its holding is renewed only under the same name
      */
     public MaintenanceLease holdMaintenance(String queue, String holder, Duration length) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         RequestChecks.workerId(holder);
         RequestChecks.lease(length);
         return Replies.maintenanceLease(scripts.run(Script.MAINTENANCE_LEASE, keys, null,
@@ -210,14 +215,14 @@ public final class QueueAdmin {
 
     /** Hands the maintenance lease back, so another engine takes it at once; true when {@code holder} held it. */
     public boolean releaseMaintenance(String queue, String holder) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         RequestChecks.workerId(holder);
         return Replies.maintenanceLeaseReleased(scripts.run(Script.MAINTENANCE_LEASE, keys, null, List.of(holder, "release", "0")));
     }
 
     /** Runs set-limits; answers its status (OK, or KEPT for configured limits applied before). */
     private String setLimits(String queue, QueueLimits limits, LimitsSource source) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         Objects.requireNonNull(limits, "limits").check();
         List<String> args = List.of(keys.prefix(),
                 limits.maxActive().map(String::valueOf).orElse(""),

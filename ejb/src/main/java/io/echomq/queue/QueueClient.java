@@ -1,13 +1,16 @@
 package io.echomq.queue;
 
+import io.echomq.queue.internal.QueueKeys;
 import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.tracing.JobTelemetry;
 import io.echomq.queue.outbox.OutboxAdmin;
 import io.echomq.queue.schedule.ScheduleClient;
+import io.echomq.queue.shard.ShardLayout;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -31,16 +34,17 @@ public final class QueueClient {
 
     private final JobTelemetry telemetry;
 
-    private QueueClient(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait, JobTelemetry telemetry) {
+    private QueueClient(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait, JobTelemetry telemetry,
+            Function<String, QueueKeys> keysOf, List<String> idLayout) {
         ScriptRunner scripts = new ScriptRunner(redis, replicaWait);
         this.settings = settings;
         this.telemetry = telemetry;
-        this.admin = new QueueAdmin(scripts, settings.maxDelay());
+        this.admin = new QueueAdmin(scripts, settings.maxDelay(), keysOf);
         this.flows = new Flows(redis, scripts, settings, admin);
-        this.submissions = new Submissions(scripts, settings, telemetry, flows);
-        this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention(), flows);
-        this.reads = new QueueReads(redis, scripts);
-        this.schedules = new ScheduleClient(redis, scripts, settings, telemetry);
+        this.submissions = new Submissions(scripts, settings, telemetry, flows, keysOf, idLayout);
+        this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention(), flows, keysOf);
+        this.reads = new QueueReads(redis, scripts, keysOf);
+        this.schedules = new ScheduleClient(redis, scripts, settings, telemetry, keysOf, idLayout);
         this.outboxAdmin = new OutboxAdmin(redis);
     }
 
@@ -67,7 +71,25 @@ public final class QueueClient {
      */
     public static QueueClient connect(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait, JobTelemetry telemetry) {
         new EvictionPolicyGuard(redis, settings.evictionPolicyCheck()).verify();
-        return new QueueClient(redis, settings, replicaWait, telemetry);
+        return new QueueClient(redis, settings, replicaWait, telemetry, RequestChecks::queueKeys, List.of());
+    }
+
+    /**
+     * A client whose {@link #submissions()}, {@link #leases()}, {@link #reads()} and {@link #admin()} work on shard {@code shard} of
+     * {@code layout}'s queue, with today's scripts on that shard's keys (docs/SHARDING.md); they
+     * refuse every other queue. For {@code io.echomq.queue.shard}, which routes over the shards;
+     * the other parts are not routed yet and must not be used on a sharded queue.
+     */
+    public static QueueClient connectShard(UnifiedJedis redis, QueueSettings settings, ReplicaWait replicaWait, JobTelemetry telemetry,
+            ShardLayout layout, int shard) {
+        QueueKeys keys = layout.keys(shard);
+        return new QueueClient(redis, settings, replicaWait, telemetry, queue -> {
+            if (!RequestChecks.queueName(queue).equals(layout.queue())) {
+                throw new InvalidRequestException("queue", "must be '" + layout.queue() + "' on this client of its shard " + shard
+                        + ", was '" + queue + "'");
+            }
+            return keys;
+        }, List.of(Integer.toString(layout.shards()), Integer.toString(shard)));
     }
 
     /** The file names of the Lua scripts the queue runs, one per state change (for the about page). */

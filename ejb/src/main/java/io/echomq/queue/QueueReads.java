@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -28,15 +29,18 @@ public final class QueueReads {
 
     private final UnifiedJedis redis;
     private final ScriptRunner scripts;
+    /** A queue's keys after checking its name: the queue's own, or one shard's for a shard's client (docs/SHARDING.md). */
+    private final Function<String, QueueKeys> keysOf;
 
-    QueueReads(UnifiedJedis redis, ScriptRunner scripts) {
+    QueueReads(UnifiedJedis redis, ScriptRunner scripts, Function<String, QueueKeys> keysOf) {
         this.redis = redis;
         this.scripts = scripts;
+        this.keysOf = keysOf;
     }
 
     /** One job as the queue holds it now, or empty when there is no such job. */
     public Optional<JobView> job(String queue, String jobId) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         RequestChecks.jobId(jobId);
         return read(() -> JobPages.view(queue, jobId, redis.hgetAll(keys.job(jobId))));
     }
@@ -49,7 +53,7 @@ public final class QueueReads {
      * the first page). A job that changes state meanwhile may show on no page.
      */
     public JobPage jobs(String queue, JobState state, Optional<String> cursor, int limit) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         RequestChecks.range("limit", limit, 1, MAX_PAGE);
         if (state == null) {
             throw new InvalidRequestException("state", "is required");
@@ -58,19 +62,41 @@ public final class QueueReads {
     }
 
     /**
+     * The places of the next {@code limit} jobs in {@code state} after {@code cursor}, in the order
+     * {@link #jobs} lists them, without the jobs: for a reader that merges the pages of several
+     * shards of one queue by place (docs/SHARDING.md, section 8). Each place's
+     * {@link JobPosition#cursor()} is the cursor of a page that ends with that job.
+     */
+    public List<JobPosition> positions(String queue, JobState state, Optional<String> cursor, int limit) {
+        QueueKeys keys = keysOf.apply(queue);
+        RequestChecks.range("limit", limit, 1, MAX_PAGE);
+        if (state == null) {
+            throw new InvalidRequestException("state", "is required");
+        }
+        return read(() -> new JobPages(redis, keys).positions(state, cursor, limit));
+    }
+
+    /** These jobs as the queue holds them now, in the order given; a job that is gone is left out. */
+    public List<JobView> jobs(String queue, List<String> jobIds) {
+        QueueKeys keys = keysOf.apply(queue);
+        jobIds.forEach(RequestChecks::jobId);
+        return jobIds.isEmpty() ? List.of() : read(() -> new JobPages(redis, keys).views(jobIds));
+    }
+
+    /**
      * A job's history, oldest first: each claim (attempt, worker, lease deadline), heartbeat,
      * settlement, refusal of a stale worker, reap and operator action, as the scripts recorded
      * them on the server clock. Empty when there is no such job.
      */
     public List<JobEvent> history(String queue, String jobId) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         RequestChecks.jobId(jobId);
         return read(() -> redis.lrange(keys.history(jobId), 0, -1).stream().map(JobEvent::parse).toList());
     }
 
     /** The queue's counts by state, in one script call so that they add up. */
     public QueueStats stats(String queue) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         return Replies.stats(queue, scripts.run(Script.STATS, keys, null, List.of(keys.prefix())));
     }
 
@@ -80,7 +106,7 @@ public final class QueueReads {
      * for maintenance passes that walk a whole set a batch at a time.
      */
     public List<Map.Entry<String, Long>> idsInState(String queue, JobState state, long afterScore, int limit) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         return read(() -> redis.zrangeByScoreWithScores(JobPages.setOf(keys, state), "(" + afterScore, "+inf", 0, limit).stream()
                 .map(t -> Map.entry(t.getElement(), (long) t.getScore()))
                 .toList());
@@ -91,7 +117,7 @@ public final class QueueReads {
      * time), and in which state: for the effect store's retention.
      */
     public Map<String, JobState> statesOf(String queue, List<JobIdentity> jobs) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         return jobs.isEmpty() ? Map.of() : read(() -> new JobPages(redis, keys).statesOf(jobs));
     }
 
@@ -107,7 +133,7 @@ public final class QueueReads {
      *                                 or {@code limit}
      */
     public EventPage events(String queue, String after, EventFilter filter, int limit) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         String start = entryId(after);
         RequestChecks.range("limit", limit, 1, MAX_EVENTS_PAGE);
         List<StreamEntry> entries = read(() -> redis.xrange(keys.events(), "(" + start, "+", limit));
@@ -124,21 +150,21 @@ public final class QueueReads {
      * @throws InvalidRequestException naming {@code from} for an id that is not a stream entry id
      */
     public EventIterator follow(String queue, Optional<String> after, EventFilter filter) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         String start = after.isPresent() ? entryId(after.get()) : lastEventId(queue);
         return new EventIterator(redis, keys, start, filter);
     }
 
     /** The id of the newest entry of the queue's job-event stream, or "0-0" when it has none: "from now on". */
     public String lastEventId(String queue) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         List<StreamEntry> newest = read(() -> redis.xrevrange(keys.events(), "+", "-", 1));
         return newest.isEmpty() ? "0-0" : newest.get(0).getID().toString();
     }
 
     /** How many entries the queue's job-event stream holds now (its cap bounds it, see {@link QueueAdmin#setEventStream}). */
     public long eventStreamLength(String queue) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         return read(() -> redis.xlen(keys.events()));
     }
 
@@ -153,7 +179,7 @@ public final class QueueReads {
      * scripts when the submission was traced), one per id in order: null for a job without one.
      */
     public List<String> creationContexts(String queue, List<String> jobIds) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         if (jobIds.size() == 1) {
             return Collections.singletonList(read(() -> redis.hget(keys.job(jobIds.get(0)), "trace")));
         }
@@ -173,7 +199,7 @@ public final class QueueReads {
 
     /** The limits and their source, in one read. */
     public LimitsInForce limitsInForce(String queue) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         return LimitsInForce.of(read(() -> redis.hmget(keys.meta(), LimitsInForce.META_FIELDS.toArray(String[]::new))));
     }
 }

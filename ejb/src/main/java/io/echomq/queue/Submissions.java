@@ -9,6 +9,7 @@ import io.echomq.tracing.JobTelemetry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
@@ -27,9 +28,19 @@ public final class Submissions {
     private final JobTelemetry telemetry;
     private final UnaryOperator<String> keyRule;
     private final OutboxDoor outboxDoor;
+    /** A queue's keys after checking its name: the queue's own, or one shard's for a shard's client (docs/SHARDING.md). */
+    private final Function<String, QueueKeys> keysOf;
+    /**
+     * Appended to every enqueue: none on a queue of one shard; the id stride N and offset s for
+     * shard s of N, so the script mints n × N + s without reading the shard's meta (docs/SHARDING.md 1).
+     */
+    private final List<String> idLayout;
 
-    Submissions(ScriptRunner scripts, QueueSettings settings, JobTelemetry telemetry, Flows flows) {
+    Submissions(ScriptRunner scripts, QueueSettings settings, JobTelemetry telemetry, Flows flows,
+            Function<String, QueueKeys> keysOf, List<String> idLayout) {
         this.scripts = scripts;
+        this.keysOf = keysOf;
+        this.idLayout = idLayout;
         this.settings = settings;
         this.telemetry = telemetry;
         this.keyRule = RequestChecks::idempotencyKey;
@@ -41,6 +52,8 @@ public final class Submissions {
         this.scripts = submitters.scripts;
         this.settings = submitters.settings;
         this.telemetry = submitters.telemetry;
+        this.keysOf = submitters.keysOf;
+        this.idLayout = submitters.idLayout;
         this.keyRule = RequestChecks::outboxIdempotencyKey;
         this.outboxDoor = null;
     }
@@ -66,11 +79,31 @@ public final class Submissions {
      * debounced submission sent again replaces again, with the same payload.
      */
     public Enqueued enqueue(String queue, NewJob job) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        return enqueue(queue, job, List.of());
+    }
+
+    /**
+     * Submits one job on this shard of a sharded queue with the claims its keys' homes were
+     * settled by (docs/SHARDING.md, 3.1: {@code own} when this shard owns the key, {@code
+     * <owner>:<token>} when it is the key's home by a reservation); for the sharded client only.
+     *
+     * @throws io.echomq.queue.internal.KeyHomeRedirect when a key's home is on another shard or the claim was fenced: nothing was made
+     */
+    public Enqueued enqueueClaimed(String queue, NewJob job, String idempotencyKeyClaim, String dedupeKeyClaim) {
+        if (idLayout.isEmpty()) {
+            throw new IllegalStateException("key claims are for a shard's client; queue '" + queue + "' is not sharded here");
+        }
+        return enqueue(queue, job, List.of(idempotencyKeyClaim, dedupeKeyClaim));
+    }
+
+    private Enqueued enqueue(String queue, NewJob job, List<String> claims) {
+        QueueKeys keys = keysOf.apply(queue);
         List<String> args = new ArrayList<>(List.of(keys.prefix()));
         args.addAll(scriptArguments(job, ""));
         return telemetry.creating(queue, 1, creation -> {
             args.add(creation);
+            args.addAll(idLayout);
+            args.addAll(claims);
             return List.of(Replies.enqueued(queue, submit(Script.ENQUEUE, keys, args, job.idempotencyKey().isPresent())));
         }).get(0);
     }
@@ -85,7 +118,7 @@ public final class Submissions {
      * {@link #enqueue}.
      */
     public List<Enqueued> enqueueBatch(String queue, List<NewJob> jobs) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = keysOf.apply(queue);
         checkBatchSize(jobs);
         List<String> args = new ArrayList<>(3 + jobs.size() * 10);
         args.add(keys.prefix());
@@ -96,6 +129,7 @@ public final class Submissions {
         boolean keyed = jobs.stream().allMatch(job -> job.idempotencyKey().isPresent());
         return telemetry.creating(queue, jobs.size(), creation -> {
             args.add(creation);
+            args.addAll(idLayout);
             return Replies.enqueuedBatch(queue, submit(Script.ENQUEUE_BATCH, keys, args, keyed));
         });
     }

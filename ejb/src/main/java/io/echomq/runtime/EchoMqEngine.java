@@ -7,6 +7,7 @@ import io.echomq.engine.HandlerBinding;
 import io.echomq.engine.RunningEngine;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.shard.QueueShards;
 import io.echomq.tracing.JobTelemetry;
 import io.echomq.worker.SafeListener;
 import io.echomq.worker.WorkerListener;
@@ -114,6 +115,11 @@ public class EchoMqEngine {
 
     public QueueClient queue() {
         return running().queue();
+    }
+
+    /** Each queue's layout over shards: a sharded queue's jobs are reached through it, not through {@link #queue()} alone. */
+    public QueueShards shards() {
+        return running().shards();
     }
 
     public EffectStore effects() {

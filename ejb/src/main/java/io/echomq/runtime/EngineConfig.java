@@ -14,6 +14,7 @@ import io.echomq.queue.Retention;
 import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.schedule.Misfire;
 import io.echomq.queue.schedule.Schedule;
+import io.echomq.queue.shard.ShardLayout;
 import io.echomq.worker.WorkerSettings;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -308,6 +309,15 @@ public final class EngineConfig {
         }
         return Optional.of(new QueueLimits.Rate(read.integer(prefix + "starts", 1, 1, QueueLimits.MAX_COUNT),
                 read.millis(prefix + "window-ms", Duration.ofSeconds(1), Duration.ofMillis(1), QueueLimits.MAX_WINDOW)));
+    }
+
+    /**
+     * How many shards one queue is laid out over, {@code echomq.queues.<queue>.shards}: 1 (the
+     * default) is the queue as it is without sharding; N from 2 to {@value ShardLayout#MAX_SHARDS}
+     * spreads its lanes over N slots of a Valkey Cluster (docs/SHARDING.md). A bad value names its key.
+     */
+    public int shardsFor(String queue) {
+        return read.integer("echomq.queues." + queue + ".shards", 1, 1, ShardLayout.MAX_SHARDS);
     }
 
     /** The worker settings of one queue: {@code echomq.queues.<queue>.*}, else the worker defaults. */

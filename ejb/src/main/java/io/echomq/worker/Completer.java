@@ -2,7 +2,7 @@ package io.echomq.worker;
 
 import io.echomq.effect.EffectOutcome;
 import io.echomq.queue.ClaimedJob;
-import io.echomq.queue.Leases;
+import io.echomq.queue.WorkerLeases;
 import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.Rejected;
 import io.echomq.queue.RetryOutcome;
@@ -30,14 +30,14 @@ final class Completer {
 
     private static final Logger LOG = Logger.getLogger(Completer.class.getName());
 
-    private final Leases queue;
+    private final WorkerLeases queue;
     private final WorkerSettings settings;
     private final FaultInjector faults;
     private final WorkerListener listener;
     /** Jobs whose effect is in, waiting for the next turn to acknowledge them. Added by runners, taken by the turn. */
     private final Queue<ClaimedJob> toAcknowledge = new ConcurrentLinkedQueue<>();
 
-    Completer(Leases queue, WorkerSettings settings, FaultInjector faults, WorkerListener listener) {
+    Completer(WorkerLeases queue, WorkerSettings settings, FaultInjector faults, WorkerListener listener) {
         this.queue = queue;
         this.settings = settings;
         this.faults = faults;

@@ -11,7 +11,7 @@ import io.echomq.handler.JobHandler;
 import io.echomq.api.PermanentJobFailure;
 import io.echomq.outbox.Outbox;
 import io.echomq.queue.ClaimedJob;
-import io.echomq.queue.Leases;
+import io.echomq.queue.WorkerLeases;
 import io.echomq.queue.FailureKind;
 import io.echomq.queue.FlowChild;
 import io.echomq.queue.JobIdentity;
@@ -56,10 +56,10 @@ final class JobRunner {
     private final Deliveries deliveries;
     private final boolean batched;
     /** Where a flow parent's handler reads its children's outcomes. */
-    private final Leases leases;
+    private final WorkerLeases leases;
 
     JobRunner(EffectStore effects, Outbox outbox, JobHandler handler, WorkerSettings settings, LeaseKeeper keeper, FaultInjector faults,
-            WorkerListener listener, Leases leases, Deliveries deliveries) {
+            WorkerListener listener, WorkerLeases leases, Deliveries deliveries) {
         this.leases = leases;
         this.effects = effects;
         this.outbox = outbox;

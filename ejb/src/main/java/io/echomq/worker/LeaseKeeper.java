@@ -2,7 +2,7 @@ package io.echomq.worker;
 
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.LeaseExtension;
-import io.echomq.queue.Leases;
+import io.echomq.queue.WorkerLeases;
 import io.echomq.queue.Progress;
 import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.Rejected;
@@ -35,20 +35,20 @@ final class LeaseKeeper {
     private static final long MIN_TICK_MS = 10;
     private static final long MAX_TICK_MS = 1_000;
 
-    private final Leases queue;
+    private final WorkerLeases queue;
     private final WorkerSettings settings;
     private final WorkerListener listener;
     private final Set<RunningWork> running = ConcurrentHashMap.newKeySet();
     private volatile ScheduledFuture<?> ticks;
 
-    private LeaseKeeper(Leases queue, WorkerSettings settings, WorkerListener listener) {
+    private LeaseKeeper(WorkerLeases queue, WorkerSettings settings, WorkerListener listener) {
         this.queue = queue;
         this.settings = settings;
         this.listener = listener;
     }
 
     /** Ticks at a quarter of the shorter of heartbeat interval and job timeout (10 ms to 1 s). */
-    static LeaseKeeper start(ScheduledExecutorService timers, Leases queue, WorkerSettings settings,
+    static LeaseKeeper start(ScheduledExecutorService timers, WorkerLeases queue, WorkerSettings settings,
             WorkerListener listener) {
         LeaseKeeper keeper = new LeaseKeeper(queue, settings, listener);
         long shortest = Math.min(settings.heartbeatInterval().toMillis(), settings.jobTimeout().toMillis());

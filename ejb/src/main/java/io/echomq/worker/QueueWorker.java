@@ -4,6 +4,7 @@ import io.echomq.effect.EffectStore;
 import io.echomq.handler.JobHandler;
 import io.echomq.outbox.Outbox;
 import io.echomq.queue.Leases;
+import io.echomq.queue.WorkerLeases;
 import io.echomq.tracing.Deliveries;
 import io.echomq.tracing.JobTelemetry;
 import java.time.Duration;
@@ -63,14 +64,14 @@ public final class QueueWorker {
     /** Counted down by each runner as it ends; null until started. */
     private volatile CountDownLatch runnersRunning;
 
-    public QueueWorker(String queueName, JobHandler handler, Leases queue, EffectStore effects, Outbox outbox, WorkerSettings settings,
+    public QueueWorker(String queueName, JobHandler handler, WorkerLeases queue, EffectStore effects, Outbox outbox, WorkerSettings settings,
             String workerId, ScheduledExecutorService timers, FaultInjector faults, WorkerListener listener) {
         this(queueName, handler, queue, effects, outbox, settings, workerId, timers, faults, listener,
                 JobTelemetry.OFF.deliveries(queueName, settings.lease(), ids -> List.of()));
     }
 
     /** @param deliveries traces and meters each delivery, and hears its settlement */
-    public QueueWorker(String queueName, JobHandler handler, Leases queue, EffectStore effects, Outbox outbox, WorkerSettings settings,
+    public QueueWorker(String queueName, JobHandler handler, WorkerLeases queue, EffectStore effects, Outbox outbox, WorkerSettings settings,
             String workerId, ScheduledExecutorService timers, FaultInjector faults, WorkerListener listener, Deliveries deliveries) {
         WorkerListener safe = deliveries.on() ? SafeListener.of(List.of(listener, deliveries)) : SafeListener.of(listener);
         this.queueName = queueName;

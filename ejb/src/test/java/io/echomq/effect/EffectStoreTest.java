@@ -414,7 +414,7 @@ class EffectStoreTest {
 
         EffectStore patient = new EffectStore(jdbi, new EffectSettings(Duration.ofSeconds(10), Duration.ofSeconds(30), WINDOW));
         CompletableFuture<EffectOutcome> second = CompletableFuture.supplyAsync(() -> patient.apply(resubmitted, tx -> charge(tx, resubmitted)));
-        LockWaits.assertWaitsOnAnEffectKey(LockWaits.awaitBlockedBy(jdbi, firstBackend));
+        LockWaits.assertWaitsOnAnIdempotencyKey(LockWaits.awaitBlockedBy(jdbi, firstBackend));
         assertThat(second).as("the second job waits on the key the first holds").isNotDone();
         letFirstCommit.countDown();
 

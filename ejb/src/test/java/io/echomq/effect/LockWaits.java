@@ -36,11 +36,27 @@ public final class LockWaits {
                 .until(() -> waiterOn(jdbi, holder), Optional::isPresent).orElseThrow();
     }
 
+    /** Whether some backend waits now for a lock that backend {@code holder} holds. */
+    public static boolean blocksAnother(Jdbi jdbi, int holder) {
+        return waiterOn(jdbi, holder).isPresent();
+    }
+
     /** The key's second claimant, as PostgreSQL shows it: its insert of the effect key waits for the holder's transaction to end. */
     public static void assertWaitsOnAnEffectKey(Waiter waiter) {
         assertThat(waiter.waitEventType()).as("waits for a lock").isEqualTo("Lock");
         assertThat(waiter.waitEvent()).as("on the holder's transaction").isEqualTo("transactionid");
         assertThat(waiter.query()).as("in the insert of the effect key").contains("INSERT INTO echomq.effect");
+    }
+
+    /**
+     * A second job with a taken idempotency key, as PostgreSQL shows it: it waits for the key's
+     * advisory lock, which the holder keeps until its transaction ends (the key cannot be a unique
+     * index on the partitioned table, V12).
+     */
+    public static void assertWaitsOnAnIdempotencyKey(Waiter waiter) {
+        assertThat(waiter.waitEventType()).as("waits for a lock").isEqualTo("Lock");
+        assertThat(waiter.waitEvent()).as("on the key's advisory lock").isEqualTo("advisory");
+        assertThat(waiter.query()).as("in the statement that locks the keys").contains("pg_advisory_xact_lock");
     }
 
     private static Optional<Waiter> waiterOn(Jdbi jdbi, int holder) {

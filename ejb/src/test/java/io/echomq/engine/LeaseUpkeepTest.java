@@ -95,13 +95,18 @@ class LeaseUpkeepTest {
 
         pool.exhaust();
         serverA.startMaintenance(List.of(queue), quickMaintenance());
+        // Server A must hold the queue's maintenance lease, or its duties never reach the pool: both
+        // servers take the lease on a timer thread at once, and under load server B's came first.
+        await("server A's maintenance waiting for a connection").atMost(PATIENCE).until(() -> pool.mostWaiting() >= 1);
         engine.startMaintenance(OFTEN);
         await("job " + job + " completed, or reaped").atMost(PATIENCE)
                 .until(() -> state(job) == JobState.COMPLETED || events(job).contains("reaped"));
         int stuckOnThePool = pool.mostWaiting();
         pool.refill();
 
-        assertThat(stuckOnThePool).as("the reconciler and the effect retention both waited for a connection").isEqualTo(2);
+        // The effect partitions' duty waits too when its run reaches the pool before the job ends.
+        assertThat(stuckOnThePool).as("duties waiting for a connection: the reconciler, the effect retention, maybe the partitions'")
+                .isBetween(2, 3);
         assertThat(events(job)).as("the job's history").doesNotContain("reaped");
         await("job " + job + " completed").atMost(PATIENCE).until(() -> state(job) == JobState.COMPLETED);
         JobView done = engine.queue.reads().job(queue, job).orElseThrow();

@@ -3,11 +3,15 @@ package io.echomq.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.internal.Replies;
 import io.echomq.queue.internal.Script;
+import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.queue.internal.ScriptSource;
 import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.schedule.Schedule;
 import io.echomq.queue.schedule.ScheduleClient;
+import io.echomq.queue.shard.ShardLayout;
+import io.echomq.queue.shard.ShardLayouts;
 import io.echomq.testkit.RealServices;
 import io.echomq.testkit.services.ValkeyCluster;
 import java.time.Duration;
@@ -166,6 +170,16 @@ class ClusterScriptsTest {
         client.admin().setLimits(queue, QueueLimits.NONE);
         assertThat(client.admin().setEventStream(queue, 1_000)).isPositive();                                  // set-events
         assertThat(client.reads().events(queue, "0", EventFilter.ALL, 10).events()).isNotEmpty();
+        new ShardLayouts(redis, new ScriptRunner(redis, ReplicaWait.NONE)).record(ShardLayout.of(queue, 1));  // shard-layout (one shard: unchanged)
+        QueueKeys keys = new QueueKeys(queue);
+        assertThat(Replies.shardSettings(new ScriptRunner(redis, ReplicaWait.NONE).run(Script.SHARD_META, keys, null,    // shard-meta (shard 0's write)
+                List.of(keys.prefix(), "write", "", "0", "", "", ""))).version()).isPositive();
+        ScriptRunner keyHomes = new ScriptRunner(redis, ReplicaWait.NONE);
+        keyHomes.run(Script.KEY_HOME_RESERVE, keys, "idem", List.of(keys.prefix(), "idem", "kh", "0", "", ""));      // key-home-reserve
+        keyHomes.run(Script.KEY_HOME_CONFIRM, keys, "idem", List.of("kh", "0:1", "confirm", ""));                   // key-home-confirm
+        keyHomes.run(Script.KEY_HOME_RELEASE, keys, "idem", List.of(keys.prefix(), "idem", "kh", "1", ""));          // key-home-release
+        keyHomes.run(Script.KEY_HOME_FLOOR, keys, "", List.of(keys.prefix(), "0", "1", "idem", "kh"));               // key-home-floor
+        keyHomes.run(Script.SCHEDULE_HOME, keys, "s", List.of("s", "0", "claim"));                                  // schedule-home
         assertThat(client.admin().pause(queue)).isTrue();                                                      // set-paused
         assertThat(client.reads().stats(queue).paused()).isTrue();                                             // stats
         assertThat(client.reads().jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs()).isNotNull();

@@ -27,6 +27,11 @@
     ARGV[9] the caller's idle poll in ms when it is idle (its claims keep finding nothing), else 0:
             an idle caller whose claim finds nothing books the queue's next idle turn (take_idle_turn)
     ARGV[10] and on  three values per acknowledgement: job id, token, the job's creation time (ms)
+    ARGV[10 + 3n]   a sharded queue's client: the shard count N it claims under; the claim is
+                    refused unless the shard's recorded 'id_stride' (absent = 1) is N, and the
+                    lanes with work after the claim are answered too, by which the client splits
+                    its next claims over the shards (docs/SHARDING.md, 5 and 10). '' or absent:
+                    neither (a queue of one shard never pays for them)
 
   Output:
     {{settlement1, settlement2, ...}, claim, idle wait}
@@ -35,6 +40,10 @@
                 (NOT_FOUND also for a job of another creation time)
     claim:      {} or {deadline, id1, payload1, token1, lane1, created1, idem1, ...} as claim returns it
     idle wait:  ms until the caller's idle turn; 0 when it booked none (not idle, or the claim found jobs)
+    {{settlements...}, claim, idle wait, lanes}  when the shard count is given: lanes is the ring's
+                length after the claim (lanes with pending work that are not held)
+    {'SHARD_COUNT', recorded}  the shard records another shard count than the client's N: nothing
+                was acknowledged nor claimed (an engine left running over a changed layout stops)
 ]]
 local active, completed, ring, delayed, meta, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local prefix = ARGV[1]
@@ -57,11 +66,22 @@ local acks, idle_poll_ms = tonumber(ARGV[8]), tonumber(ARGV[9])
 -- #include claim_jobs
 -- #include take_idle_turn
 
+local shards = ARGV[10 + acks * 3]
+if shards and shards ~= '' then
+  local recorded = redis.call('HGET', meta, 'id_stride') or '1'
+  if recorded ~= shards then
+    return {'SHARD_COUNT', recorded}
+  end
+end
+
 local now = now_ms()
 local settlements = complete_jobs(prefix, active, completed, idem, now, {unpack(ARGV, 10, 9 + acks * 3)}, keep_count, max_age)
 local claimed = claim_jobs(prefix, ring, delayed, active, meta, now, lease_ms, max_jobs, worker, promote_limit)
 local idle_wait = 0
 if idle_poll_ms > 0 and max_jobs > 0 and #claimed == 0 then
   idle_wait = take_idle_turn(prefix, now, idle_poll_ms)
+end
+if shards and shards ~= '' then
+  return {settlements, claimed, idle_wait, redis.call('LLEN', ring)}
 end
 return {settlements, claimed, idle_wait}

@@ -28,6 +28,11 @@
     ARGV[11] dedupe mode: 'debounce' (the last submission wins: its job is delayed by the
             window, and replaced while it waits) or 'throttle' (the first wins); ignored without a key
     ARGV[12] trace context of the creation ('' or absent = none): stored as the new job's 'trace'
+    ARGV[13] id stride N, on shard s of a queue of N shards (absent on a queue of one shard)
+    ARGV[14] id offset s, with ARGV[13]: the new id is n × N + s (includes/mint_id, docs/SHARDING.md 1)
+    ARGV[15] the idempotency key's claim on a shard (absent or '' = 'own'; includes/key_home): 'own'
+            when this shard owns the key, '<owner>:<token>' when it is the key's home by a reservation
+    ARGV[16] the dedupe key's claim, as ARGV[15]
 
   Output:
     {'CREATED', id, state}     state is 'pending' or 'delayed'
@@ -36,6 +41,9 @@
                                lane and max attempts, and is now due at now + window
     {'THROTTLED', id, state}   throttle: the window's job (state '' when it was deleted since);
                                nothing was made
+    {'HOME', shard, kind}      sharded only: the key (kind 'idem' or 'dedupe') owned here has its
+                               home on another shard; nothing was made (docs/SHARDING.md, 3.1)
+    {'FENCED', kind, ''}       sharded only: the claim's token was fenced (the key's home moved); nothing was made
 ]]
 local rcall = redis.call
 local seq, ring, delayed, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -47,9 +55,19 @@ local trace = ARGV[12]
 
 -- #include now_ms
 -- #include integer_text
+-- #include mint_id
 -- #include push_pending
 -- #include log_event
+-- #include key_home
 -- #include enqueue_one
 
+local function claim(arg)
+  if arg == nil or arg == '' then
+    return 'own'
+  end
+  return arg
+end
+
+local ids = id_layout(ARGV[13], ARGV[14])
 return enqueue_one(prefix, seq, ring, delayed, idem, integer_text(now_ms()), payload, max_attempts, delay_ms, lane, idem_key, run_at,
-  priority, dedupe_key, window_ms, mode, trace)
+  priority, dedupe_key, window_ms, mode, trace, ids, ids and {idem = claim(ARGV[15]), dedupe = claim(ARGV[16])})

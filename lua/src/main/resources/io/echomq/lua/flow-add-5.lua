@@ -25,6 +25,8 @@
     ARGV[8] failure policy towards the parent: fail-parent, run-parent or drop ('' without a parent)
     ARGV[9] n, the number of children (0 = a plain job)
     ARGV[10..9+n] each child's spec, stored as spec:<i> in echomq:{q}:job:<id>:flow
+    ARGV[10+n], ARGV[11+n] id stride N and offset s on shard s of a queue of N shards (absent on a
+                      queue of one shard): the job's id is minted n × N + s, as enqueue's (includes/mint_id)
 
   Output:
     {'CREATED', id, state, created ms}     state is 'waiting-children' or 'pending'
@@ -37,9 +39,13 @@ local priority, idem_key, parent, policy, n = tonumber(ARGV[5]), ARGV[6], ARGV[7
 
 -- #include now_ms
 -- #include integer_text
+-- #include mint_id
 -- #include push_pending
 -- #include log_event
+-- #include key_home
 -- #include enqueue_one
+
+local ids = id_layout(ARGV[10 + n], ARGV[11 + n])
 
 local function answer(reply)
   return {reply[1], reply[2], reply[3], rcall('HGET', prefix .. 'job:' .. reply[2], 'created_at') or '0'}
@@ -54,7 +60,7 @@ end
 local now_text = integer_text(now_ms())
 if n == 0 then
   local reply = enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, max_attempts, 0, lane, idem_key, nil,
-    priority, '', 0, '')
+    priority, '', 0, '', nil, ids)
   if reply[1] == 'CREATED' then
     name_parent(prefix .. 'job:' .. reply[2])
   end
@@ -72,7 +78,7 @@ if idem_key ~= '' then
   end
 end
 
-local id = integer_text(rcall('INCR', seq))
+local id = mint_id(seq, ids)
 local job = prefix .. 'job:' .. id
 local budget = integer_text(max_attempts)
 rcall('HSET', job, 'id', id, 'payload', payload, 'lane', lane, 'attempts', '0', 'max_attempts', budget,

@@ -30,7 +30,9 @@
     ARGV[7] slots skipped by this call (came due while paused, or missed beyond the grace)
     ARGV[8] the latest skipped slot, ms ('' when none is skipped)
     ARGV[9] trace context of the firing ('' = none): stored as each fired job's 'trace'
-    ARGV[10] the first slot to fire, ms; ARGV[11], ... the others, ascending (none: just advance)
+    ARGV[10] id layout 'N:s' on shard s of a queue of N shards, '' on a queue of one shard: the
+            slots' jobs are minted n × N + s as enqueue's are (includes/mint_id, docs/SHARDING.md 1)
+    ARGV[11] the first slot to fire, ms; ARGV[12], ... the others, ascending (none: just advance)
 
   Output:
     {'FIRED', next_slot, skipped, slot1, job1, slot2, job2, ...}   job is the slot's job id
@@ -51,9 +53,12 @@ local trace = ARGV[9]
 
 -- #include now_ms
 -- #include integer_text
+-- #include mint_id
 -- #include push_pending
 -- #include log_event
+-- #include key_home
 -- #include enqueue_one
+local ids = id_layout(string.match(ARGV[10], '^(%d+):(%d+)$'))
 
 local f = rcall('HMGET', schedule, 'version', 'next_slot', 'paused', 'anchor', 'resumed_at', 'payload', 'lane',
   'max_attempts', 'misfire', 'misfire_limit', 'misfire_grace_ms')
@@ -76,7 +81,7 @@ local floor = tonumber(expected ~= '' and expected or f[4])
 local resumed_at = tonumber(f[5] or '')
 local late_line = plan_now - tonumber(f[11])
 local slots, late_fired, last = {}, 0, nil
-for k = 10, #ARGV do
+for k = 11, #ARGV do
   local slot = tonumber(ARGV[k])
   if not slot or slot ~= math.floor(slot) then
     return {'REFUSED', 'slot ' .. ARGV[k] .. ' is not a time in ms'}
@@ -132,7 +137,7 @@ if skipped > 0 then
 end
 for _, slot in ipairs(slots) do
   local made = enqueue_one(prefix, seq, ring, delayed, idem, now_text, f[6], tonumber(f[8]), 0, f[7],
-    'schedule:' .. name .. ':' .. slot, nil, PRIORITY_DEFAULT, nil, nil, nil, trace)
+    'schedule:' .. name .. ':' .. slot, nil, PRIORITY_DEFAULT, nil, nil, nil, trace, ids)
   rcall('RPUSH', history, now_text .. sep .. (made[1] == 'CREATED' and 'fired' or 'duplicate') .. sep .. slot .. sep
     .. made[2] .. sep .. '')
   rcall('HSET', schedule, 'last_slot', slot, 'last_job', made[2], 'last_fired_at', now_text)

@@ -14,14 +14,8 @@
   Output:
     {'OK', length}    the stream's length after the change
 ]]
-local rcall = redis.call
 local meta, events = KEYS[1], KEYS[2]
-local max = tonumber(ARGV[1])
 
-rcall('HSET', meta, 'events_max', max)
-if max == 0 then
-  rcall('DEL', events)
-  return {'OK', 0}
-end
-rcall('XTRIM', events, 'MAXLEN', '~', max)
-return {'OK', rcall('XLEN', events)}
+-- #include event_cap
+
+return {'OK', set_event_cap(meta, events, tonumber(ARGV[1]))}

@@ -38,7 +38,8 @@
 local rcall = redis.call
 local meta, active, held, ring = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local prefix, source = ARGV[1], ARGV[8]
-local fields = {'max_active', 'rate_max', 'rate_window_ms', 'lane_max_active', 'lane_rate_max', 'lane_rate_window_ms'}
+
+-- #include apply_limits
 
 if source == 'config' then
   local configured = table.concat({ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]}, ',')
@@ -50,34 +51,5 @@ if source == 'config' then
 end
 rcall('HSET', meta, 'limits_source', source)
 
-local had_lane_cap = rcall('HEXISTS', meta, 'lane_max_active') == 1
-for i, field in ipairs(fields) do
-  local value = ARGV[i + 1]
-  if value == '' then
-    rcall('HDEL', meta, field)
-  else
-    rcall('HSET', meta, field, value)
-  end
-end
-
-local rebuilt = 0
-if ARGV[5] ~= '' and not had_lane_cap then
-  for _, id in ipairs(rcall('ZRANGE', active, 0, -1)) do
-    local lane = rcall('HGET', prefix .. 'job:' .. id, 'lane')
-    if lane then
-      rcall('SADD', prefix .. 'active:' .. lane, id)
-      rebuilt = rebuilt + 1
-    end
-  end
-end
-if ARGV[5] == '' and ARGV[6] == '' then
-  for _, lane in ipairs(rcall('ZRANGE', held, 0, -1)) do
-    if rcall('EXISTS', prefix .. 'pending:' .. lane) == 1 then
-      rcall('RPUSH', ring, lane)
-    end
-  end
-  rcall('DEL', held)
-elseif rcall('EXISTS', held) == 1 then
-  rcall('ZUNIONSTORE', held, 1, held, 'WEIGHTS', 0)
-end
+local rebuilt = apply_limits(prefix, meta, active, held, ring, {ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]})
 return {'OK', rebuilt}

@@ -49,7 +49,8 @@ class ScriptHeaderTest {
                 "enqueue", "claim", "extend", "complete", "retry", "reap", "cancel", "requeue", "stats", "trim", "set-paused",
                 "reconcile", "enqueue-batch", "remove", "complete-claim", "schedule-put", "schedule-remove", "schedule-set-paused",
                 "schedules-due", "schedule-fire", "reschedule", "stop", "set-limits", "maintenance-lease", "flow-add", "flow-child-created",
-                "flow-child-settled", "flow-notice-ack", "flow-cancels-done", "set-events");
+                "flow-child-settled", "flow-notice-ack", "flow-cancels-done", "set-events", "shard-layout", "shard-meta", "key-home-reserve",
+                "key-home-confirm", "key-home-release", "key-home-floor", "schedule-home");
     }
 
     @ParameterizedTest

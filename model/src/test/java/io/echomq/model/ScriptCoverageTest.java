@@ -51,7 +51,16 @@ class ScriptCoverageTest {
                     + "a flow step, proven by the flow properties of StateMachinePropertyTest and flow-kill-9"),
             Map.entry("flow-notice-ack-2.lua", "it deletes a settlement notice the parent applied, no job"),
             Map.entry("flow-cancels-done-1.lua", "it clears a failed parent's list of children to cancel, no job"),
-            Map.entry("set-events-2.lua", "it sets the cap of the queue's job-event stream, no job"));
+            Map.entry("set-events-2.lua", "it sets the cap of the queue's job-event stream, no job"),
+            Map.entry("shard-layout-1.lua", "it records how a shard mints ids, and only while the shard holds no job"),
+            Map.entry("shard-meta-5.lua", "it writes or copies a shard's pause, limits and event-stream cap, no job: as set-paused, "
+                    + "set-limits and set-events, only making a claim take fewer jobs or later"),
+            Map.entry("key-home-reserve-2.lua", "it records which shard of a sharded queue is a key's home, no job; that no key gets "
+                    + "two jobs over the shards is proven by ShardedStateMachinePropertyTest and KeyHomesClusterTest"),
+            Map.entry("key-home-confirm-1.lua", "it marks or deletes a key's home entry, no job"),
+            Map.entry("key-home-release-1.lua", "it fences a key off a shard that holds nothing for it, no job"),
+            Map.entry("key-home-floor-1.lua", "it replaces a shard's fences by a floor of tokens, no job"),
+            Map.entry("schedule-home-1.lua", "it records which shard of a sharded queue holds a schedule, no job"));
 
     private static final Pattern SCRIPT_NAME = Pattern.compile("[a-z][a-z-]*-\\d+\\.lua");
 

@@ -4,6 +4,7 @@ import io.echomq.api.JobListener;
 import io.echomq.engine.EngineThreads;
 import io.echomq.engine.ProcessName;
 import io.echomq.queue.QueueClient;
+import io.echomq.queue.shard.QueueShards;
 import io.echomq.tracing.JobTelemetry;
 import io.echomq.rar.inbound.Activation;
 import io.echomq.rar.inbound.JobActivationSpec;
@@ -189,6 +190,22 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
 
     public QueueClient queue() {
         return started().queue();
+    }
+
+    /**
+     * {@code queueName} laid out over the shards its configuration gives it
+     * ({@code echomq.queues.<q>.shards}, docs/SHARDING.md 10), for an activation's workers and
+     * maintenance, as the engine lays out its queues at start.
+     *
+     * @throws io.echomq.queue.shard.ShardCountRefusedException when the queue holds jobs minted under another count
+     */
+    public QueueShards shardsOf(String queueName) {
+        Runtime started = started();
+        return layOut(started.redis(), started.queue(), started.config(), queueName);
+    }
+
+    static QueueShards layOut(UnifiedJedis redis, QueueClient queue, EngineConfig config, String queueName) {
+        return QueueShards.connect(redis, queue, config.replicaWait(), Map.of(queueName, config.shardsFor(queueName)));
     }
 
     /** The engine's threads for every activation: runner loops on the WorkManager, the rest the adapter's own. */

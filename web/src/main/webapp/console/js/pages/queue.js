@@ -63,7 +63,8 @@ export function queuePage(view, queue, state) {
     limitsEditor.show(q.limits);
     limitsLine.textContent = (limits
       ? `Limits: ${limits}.` + (q.lanesHeld ? ` ${number(q.lanesHeld)} lane(s) wait for their lane limit; their jobs stay pending.` : '')
-      : 'No caps or rate limits.') + (source ? ` (${source}.)` : '');
+      : 'No caps or rate limits.') + (source ? ` (${source}.)` : '')
+      + (q.shards > 1 ? ` Sharded over ${number(q.shards)} shards: lane limits hold per shard for jobs without a lane.` : '');
     pauseButton.textContent = q.paused ? 'Resume' : 'Pause';
     pauseButton.disabled = false;
     if (tabs.children.length === STATES.length) {

@@ -135,6 +135,13 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Double
                 .sum() / wallSeconds(before);
     }
 
+    /** Each Valkey master's own accounting ({@code INFO cpu}): percent of one core, by port. */
+    Map<Integer, Double> valkeyPercentByPort(CpuSample before) {
+        Map<Integer, Double> out = new java.util.TreeMap<>();
+        valkeyByPort.forEach((port, s) -> out.put(port, 100 * (s - before.valkeyByPort.getOrDefault(port, 0.0)) / wallSeconds(before)));
+        return out;
+    }
+
     /** The whole machine busy, percent of one core (2 cores: at most 200). */
     double machinePercent(CpuSample before) {
         return 100 * (machineBusy - before.machineBusy) / wallSeconds(before);

@@ -8,8 +8,11 @@ import io.echomq.effect.Migrations;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.queue.QueueOutcomeUnknownException;
 import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.Submissions;
+import io.echomq.queue.shard.ShardLayout;
+import io.echomq.queue.shard.ShardedQueue;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.RealServices;
 import io.echomq.testkit.services.ValkeyCluster;
@@ -105,6 +108,117 @@ class ScalingBenchmark {
                 .build();
     }
 
+    private static final int HOT_LANES = 12;
+    private final List<Integer> hotShardCounts = Arrays.stream(System.getProperty("bench.hot-shards", "1,3").split(","))
+            .map(String::strip).map(Integer::parseInt).toList();
+    private final int hotInstances = Integer.getInteger("bench.hot-instances", 1);
+
+    /**
+     * One hot queue of {@link #HOT_LANES} lanes, laid out over 1 and then 3 shards
+     * ({@code echomq.queues.<q>.shards}, docs/SHARDING.md 9.2) on the 3-master cluster, with the same
+     * feeder, warm-up and steady window: jobs/s, each master's Valkey CPU, lane fairness, lost and
+     * duplicates. Run: {@code mvn -q -Pbench -pl bench/scaling -am verify -Dtest=ScalingBenchmark#oneHotQueue*
+     * -Dsurefire.failIfNoSpecifiedTests=false} ({@code -Dbench.hot-shards=1,3}, {@code -Dbench.hot-instances=1},
+     * {@code -Dbench.repeats}, {@code -Dbench.warmup-s}, {@code -Dbench.steady-s}, {@code -Dbench.concurrency}).
+     */
+    @Test
+    void oneHotQueueOverOneAndThreeShardsWithoutDuplicatesAndWithFairLanes() throws Exception {
+        PostgresService.Database database = RealServices.postgres().createDatabase("hotqueue");
+        Migrations.migrate(database.dataSource());
+        LedgerChargeHandler.createTables(database.dataSource());
+        Jdbi jdbi = Jdbi.create(database.dataSource());
+        List<HotRow> rows = new ArrayList<>();
+        try (ValkeyCluster cluster = ValkeyCluster.start(); RedisClusterClient redis = patientClient(cluster)) {
+            QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+            for (int repeat = 1; repeat <= repeats; repeat++) {
+                for (int shards : hotShardCounts) {
+                    rows.add(measureHot(shards, repeat, cluster, redis, queue, database, jdbi));
+                }
+            }
+        }
+        System.out.println(hotTable(rows));
+        for (HotRow row : rows) {
+            assertThat(row.duplicates).as("duplicates with %d shards", row.shards).isZero();
+            assertThat(row.lost).as("lost with %d shards", row.shards).isZero();
+            assertThat(row.laneFairness).as("lane fairness with %d shards", row.shards).isGreaterThan(0.8);
+        }
+    }
+
+    private HotRow measureHot(int shards, int repeat, ValkeyCluster cluster, RedisClusterClient redis, QueueClient queue,
+            PostgresService.Database database, Jdbi jdbi) throws Exception {
+        String hot = "hot" + shards + "-" + System.nanoTime();
+        FeedTarget target = shards == 1 ? FeedTarget.of(queue)
+                : FeedTarget.of(ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(hot, shards)));
+        long startDeadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        Path logs = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "scaling"));
+        String loadAtStart = loadAverage();
+        List<WorkerJvm> workers = new ArrayList<>();
+        try {
+            for (int i = 0; i < hotInstances; i++) {
+                workers.add(WorkerJvm.start(cluster, database, List.of(hot), concurrency,
+                        Map.of("echomq.queues." + hot + ".shards", Integer.toString(shards)), logs.resolve(hot + "-worker-" + i + ".log")));
+            }
+            for (WorkerJvm worker : workers) {
+                worker.awaitStarted(startDeadline);
+            }
+            List<Integer> masters = cluster.masterPorts();
+            Map<Long, String> processes = processesToMeasure(cluster, workers, jdbi);
+            Feeder feeder = new Feeder(target, List.of(hot), HOT_LANES);
+            Thread feeding = new Thread(feeder, "feeder");
+            feeding.setDaemon(true);
+            feeding.start();
+            Thread.sleep(warmup.toMillis());
+            CpuSample before = CpuSample.take(processes, masters, cluster::connectTo);
+            Map<String, Map<String, Long>> lanesBefore = chargesPerLane(jdbi, List.of(hot));
+            Thread.sleep(steady.toMillis());
+            CpuSample after = CpuSample.take(processes, masters, cluster::connectTo);
+            Map<String, Map<String, Long>> lanesAfter = chargesPerLane(jdbi, List.of(hot));
+            feeder.stop();
+            feeding.join();
+            feeder.throwIfFailed();
+            long windowJobs = total(lanesAfter) - total(lanesBefore);
+            double fairness = leastOverMost(lanesBefore.get(hot), lanesAfter.get(hot), HOT_LANES);
+            awaitDrained(jdbi, List.of(hot), feeder.submitted());
+            LedgerSummary ledger = LedgerSummary.of(jdbi, hot);
+            forgetEffectsAndCharges(jdbi);
+            return new HotRow(shards, repeat, windowJobs, after.wallSeconds(before), ledger.duplicates(),
+                    feeder.submitted() - ledger.distinctJobs(), fairness, List.copyOf(after.valkeyPercentByPort(before).values()),
+                    after.percentOfKind(before, "worker"), after.percentOfKind(before, "postgres"), after.percentOfKind(before, "bench"),
+                    after.machinePercent(before), loadAtStart, loadAverage());
+        } finally {
+            for (WorkerJvm worker : workers) {
+                worker.close();
+            }
+        }
+    }
+
+    /** The 1-minute load average now: what else ran on the cores beside the benchmark. */
+    private static String loadAverage() throws java.io.IOException {
+        return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+    }
+
+    private String hotTable(List<HotRow> rows) {
+        StringBuilder out = new StringBuilder("\nhot queue: 1 queue x " + HOT_LANES + " lanes on a 3-master cluster, demo ledger handler, "
+                + Runtime.getRuntime().availableProcessors() + " cores, " + hotInstances + " worker JVM(s) of concurrency " + concurrency
+                + ", warm-up " + warmup.toSeconds() + " s excluded, steady window " + steady.toSeconds() + " s\n");
+        out.append(String.format("%-6s | %6s | %6s | %7s | %6s | %4s | %4s | %9s | %-20s | %7s | %9s | %6s | %8s | %-11s%n", "shards",
+                "repeat", "jobs", "seconds", "jobs/s", "dups", "lost", "lane_fair", "valkey% per master", "worker%", "postgres%", "bench%",
+                "machine%", "load start/end"));
+        for (HotRow r : rows) {
+            out.append(String.format("%-6d | %6d | %6d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-20s | %7.0f | %9.0f | %6.0f | %8.0f | %s/%s%n",
+                    r.shards, r.repeat, r.jobs, r.seconds, r.jobs / r.seconds, r.duplicates, r.lost, r.laneFairness,
+                    percents(r.valkeyPerMaster), r.workerCpu, r.postgresCpu, r.benchCpu, r.machineCpu, r.loadAtStart, r.loadAtEnd));
+        }
+        out.append("valkey% per master: each master's INFO cpu over the window, percent of one core, in port order; "
+                + "load: the 1-minute load average when the run started and ended\n");
+        return out.toString();
+    }
+
+    private record HotRow(int shards, int repeat, long jobs, double seconds, long duplicates, long lost, double laneFairness,
+                          List<Double> valkeyPerMaster, double workerCpu, double postgresCpu, double benchCpu, double machineCpu,
+                          String loadAtStart, String loadAtEnd) {
+    }
+
     private Row measure(int instances, int repeat, ValkeyCluster cluster, QueueClient queue, PostgresService.Database database,
             Jdbi jdbi) throws Exception {
         List<String> queues = cluster.hashTagsOnDistinctMasters("scale" + instances + "-" + System.nanoTime(), QUEUES);
@@ -120,7 +234,7 @@ class ScalingBenchmark {
             }
             List<Integer> masters = cluster.masterPorts();
             Map<Long, String> processes = processesToMeasure(cluster, workers, jdbi);
-            Feeder feeder = new Feeder(queue, queues);
+            Feeder feeder = new Feeder(FeedTarget.of(queue), queues, LANES);
             Thread feeding = new Thread(feeder, "feeder");
             feeding.setDaemon(true);
             feeding.start();
@@ -136,7 +250,7 @@ class ScalingBenchmark {
             feeding.join();
             feeder.throwIfFailed();
             long windowJobs = total(lanesAfter) - total(lanesBefore);
-            double fairness = queues.stream().mapToDouble(q -> leastOverMost(lanesBefore.get(q), lanesAfter.get(q))).min().orElse(0);
+            double fairness = queues.stream().mapToDouble(q -> leastOverMost(lanesBefore.get(q), lanesAfter.get(q), LANES)).min().orElse(0);
             if (feeder.unavailable.get() > 0) {
                 System.out.printf("scaling: %d instance(s), repeat %d: %d calls refused by a cluster down for a moment (sent again, or the round skipped)%n",
                         instances, repeat, feeder.unavailable.get());
@@ -168,6 +282,55 @@ class ScalingBenchmark {
         }
     }
 
+    /** Where a feeder sends: a queue's pending count and its batch submission. */
+    private interface FeedTarget {
+        long pending(String queue);
+
+        /** {@code jobs} as batches that each go to one shard, so that each is sent (or sent again) whole. */
+        default List<List<NewJob>> byShard(List<NewJob> jobs) {
+            return List.of(jobs);
+        }
+
+        /** One batch, all of whose jobs go to one shard. */
+        void submit(String queue, List<NewJob> jobs);
+
+        /** A queue of one shard, or many queues each of one shard. */
+        static FeedTarget of(QueueClient queue) {
+            return new FeedTarget() {
+                @Override
+                public long pending(String q) {
+                    return queue.reads().stats(q).pending();
+                }
+
+                @Override
+                public void submit(String q, List<NewJob> jobs) {
+                    queue.submissions().enqueueBatch(q, jobs);
+                }
+            };
+        }
+
+        /** A sharded queue: a batch goes out as one batch per shard, each holding the jobs of that shard's lanes. */
+        static FeedTarget of(ShardedQueue queue) {
+            return new FeedTarget() {
+                @Override
+                public long pending(String q) {
+                    return queue.reads().stats(q).pending();
+                }
+
+                @Override
+                public List<List<NewJob>> byShard(List<NewJob> jobs) {
+                    return List.copyOf(jobs.stream().collect(Collectors.groupingBy(job -> queue.layout().shardOfLane(job.lane().orElseThrow())))
+                            .values());
+                }
+
+                @Override
+                public void submit(String q, List<NewJob> jobs) {
+                    queue.submissions().enqueueBatch(q, jobs);
+                }
+            };
+        }
+    }
+
     /**
      * Keeps each queue at {@link #BACKLOG_PER_QUEUE} pending jobs or more, every lane in turn, until
      * stopped: the workers never wait for work, and every lane always has some, so the window sees
@@ -175,8 +338,9 @@ class ScalingBenchmark {
      */
     private static final class Feeder implements Runnable {
 
-        private final QueueClient queue;
+        private final FeedTarget target;
         private final List<String> queues;
+        private final int lanes;
         private final AtomicLong submitted = new AtomicLong();
         /** Batches Valkey refused (and that were sent again): the cluster was down for a moment. */
         private final AtomicLong unavailable = new AtomicLong();
@@ -184,9 +348,10 @@ class ScalingBenchmark {
         private volatile RuntimeException failure;
         private long sequence;
 
-        Feeder(QueueClient queue, List<String> queues) {
-            this.queue = queue;
+        Feeder(FeedTarget target, List<String> queues, int lanes) {
+            this.target = target;
             this.queues = queues;
+            this.lanes = lanes;
         }
 
         @Override
@@ -205,7 +370,9 @@ class ScalingBenchmark {
                     long missing = BACKLOG_PER_QUEUE - pendingOrFull(q);
                     for (long sent = 0; sent < missing; sent += Submissions.MAX_BATCH_JOBS) {
                         int size = (int) Math.min(Submissions.MAX_BATCH_JOBS, missing - sent);
-                        sendUntilServed(q, jobs(size));
+                        for (List<NewJob> ofShard : target.byShard(jobs(size))) {
+                            sendUntilServed(q, ofShard);
+                        }
                         submitted.addAndGet(size);
                     }
                 }
@@ -221,7 +388,7 @@ class ScalingBenchmark {
         /** The queue's pending jobs; while Valkey cannot answer, the backlog (so nothing is sent to it this round). */
         private long pendingOrFull(String q) {
             try {
-                return queue.reads().stats(q).pending();
+                return target.pending(q);
             } catch (QueueUnavailableException e) {
                 unavailable.incrementAndGet();
                 return BACKLOG_PER_QUEUE;
@@ -235,8 +402,11 @@ class ScalingBenchmark {
         private void sendUntilServed(String q, List<NewJob> batch) {
             while (true) {
                 try {
-                    queue.submissions().enqueueBatch(q, batch);
+                    target.submit(q, batch);
                     return;
+                } catch (QueueOutcomeUnknownException e) {
+                    // It may have run: sending it again could make its jobs twice.
+                    throw e;
                 } catch (QueueUnavailableException e) {
                     unavailable.incrementAndGet();
                     try {
@@ -252,7 +422,7 @@ class ScalingBenchmark {
         private List<NewJob> jobs(int size) {
             List<NewJob> jobs = new ArrayList<>(size);
             for (int i = 0; i < size; i++) {
-                String lane = "lane-" + (sequence++ % LANES);
+                String lane = "lane-" + (sequence++ % lanes);
                 jobs.add(NewJob.of("{\"account\":\"" + lane + "\",\"amountCents\":1}").inLane(lane));
             }
             return jobs;
@@ -337,8 +507,8 @@ class ScalingBenchmark {
     }
 
     /** The least served lane's completions between the two readings over the most served one's. */
-    private static double leastOverMost(Map<String, Long> before, Map<String, Long> after) {
-        if (after == null || after.size() < LANES) {
+    private static double leastOverMost(Map<String, Long> before, Map<String, Long> after, int lanes) {
+        if (after == null || after.size() < lanes) {
             return 0;   // a lane not served at all
         }
         Map<String, Long> none = Map.of();

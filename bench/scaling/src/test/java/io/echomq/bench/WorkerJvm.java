@@ -6,7 +6,9 @@ import io.echomq.testkit.services.ValkeyCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** One app server: a standalone worker JVM draining the given queues of the cluster, its events in a file. */
@@ -22,6 +24,12 @@ final class WorkerJvm implements AutoCloseable {
 
     static WorkerJvm start(ValkeyCluster cluster, PostgresService.Database database, List<String> queues, int concurrency,
                            Path output) throws IOException {
+        return start(cluster, database, queues, concurrency, Map.of(), output);
+    }
+
+    /** @param settings further engine settings by their keys ({@code echomq.queues.<q>.shards}, say), passed as the environment */
+    static WorkerJvm start(ValkeyCluster cluster, PostgresService.Database database, List<String> queues, int concurrency,
+                           Map<String, String> settings, Path output) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
                 StandaloneWorker.class.getName())
@@ -34,6 +42,8 @@ final class WorkerJvm implements AutoCloseable {
         builder.environment().put("ECHOMQ_JDBC_PASSWORD", database.password() == null ? "" : database.password());
         builder.environment().put("ECHOMQ_QUEUES", String.join(",", queues));
         builder.environment().put("ECHOMQ_WORKER_CONCURRENCY", Integer.toString(concurrency));
+        // MicroProfile Config's rule for environment variables, which the standalone worker reads by.
+        settings.forEach((key, value) -> builder.environment().put(key.replaceAll("[^A-Za-z0-9]", "_").toUpperCase(Locale.ROOT), value));
         return new WorkerJvm(builder.start(), output);
     }
 

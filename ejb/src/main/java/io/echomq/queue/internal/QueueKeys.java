@@ -37,8 +37,17 @@ public final class QueueKeys {
     private final String prefix;
 
     public QueueKeys(String queue) {
+        this(queue, queue);
+    }
+
+    /**
+     * The keys of one shard of a sharded queue: every key under {@code echomq:{hashTag}:}, while
+     * {@link #queue()} stays the queue's name. Only {@code io.echomq.queue.shard.ShardLayout}
+     * picks the tag (the queue's own name for shard 0, a tag no queue name can be for the others).
+     */
+    public QueueKeys(String queue, String hashTag) {
         this.queue = queue;
-        this.prefix = "echomq:{" + queue + "}:";
+        this.prefix = "echomq:{" + hashTag + "}:";
     }
 
     public String queue() {
@@ -142,6 +151,34 @@ public final class QueueKeys {
      */
     public String events() {
         return prefix + "events";
+    }
+
+    /**
+     * Hash, on a key's owner shard of a sharded queue: idempotency ({@code kind} {@code idem}) or
+     * dedupe ({@code dedupe}) key -> its home shard, token and state (see {@code key-home-reserve}).
+     */
+    public String homes(String kind) {
+        return prefix + "homes:" + kind;
+    }
+
+    /** Counter, on an owner shard of a sharded queue: the tokens of its key-home reservations. */
+    public String homeSeq() {
+        return prefix + "home_seq";
+    }
+
+    /** Hash, on a shard of a sharded queue: key -> the highest token fenced off from making its job here (see {@code key-home-release}). */
+    public String fence(String kind) {
+        return prefix + "fence:" + kind;
+    }
+
+    /** Hash, on a shard of a sharded queue: owner shard -> every token of that owner up to this one is fenced off here. */
+    public String fenceFloor() {
+        return prefix + "fence-floor";
+    }
+
+    /** Hash, on shard 0 of a sharded queue: schedule name -> the shard it lives on (see {@code schedule-home}). */
+    public String scheduleHomes() {
+        return prefix + "schedule-homes";
     }
 
     /** Hash: queue-wide flags (paused) and limits (see {@code set-limits}). */

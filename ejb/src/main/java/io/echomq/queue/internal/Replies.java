@@ -18,10 +18,14 @@ import io.echomq.queue.StopOutcome;
 import io.echomq.queue.TrimResult;
 import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.queue.schedule.ScheduleFiring;
+import io.echomq.queue.shard.ShardLayoutRefusal;
+import io.echomq.queue.shard.ShardSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -34,7 +38,11 @@ public final class Replies {
     }
 
     public static Enqueued enqueued(String queue, Object reply) {
-        List<Object> r = list(reply, "enqueue");
+        return enqueuedJobs(queue, reply, "enqueue").get(0);
+    }
+
+    /** One job's reply of enqueue or enqueue-batch; null for the HOME and FENCED answers of a shard, put in {@code redirects}. */
+    private static Enqueued enqueuedOne(String queue, List<Object> r, int at, Map<Integer, KeyHomeRedirect.Redirect> redirects) {
         String status = text(r.get(0));
         return switch (status) {
             case "CREATED" -> new Enqueued(queue, text(r.get(1)), state(r.get(2)), false, Enqueued.Outcome.CREATED);
@@ -43,17 +51,43 @@ public final class Replies {
             // The window's job may have been deleted since it finished: the window holds all the same.
             case "THROTTLED" -> new Enqueued(queue, text(r.get(1)), text(r.get(2)).isEmpty() ? null : state(r.get(2)), false,
                     Enqueued.Outcome.THROTTLED);
-            default -> throw unexpected("enqueue", reply);
+            case "HOME" -> {
+                redirects.put(at, new KeyHomeRedirect.Redirect(text(r.get(2)), Integer.parseInt(text(r.get(1)))));
+                yield null;
+            }
+            case "FENCED" -> {
+                redirects.put(at, new KeyHomeRedirect.Redirect(text(r.get(1)), -1));
+                yield null;
+            }
+            default -> throw unexpected("enqueue", r);
         };
     }
 
+    /**
+     * The answers of enqueue-batch.
+     *
+     * @throws KeyHomeRedirect when a shard of a sharded queue did not make some of the jobs because of their keys' homes
+     */
     public static List<Enqueued> enqueuedBatch(String queue, Object reply) {
-        List<Object> r = list(reply, "enqueue-batch");
+        return enqueuedJobs(queue, reply, "enqueue-batch");
+    }
+
+    private static List<Enqueued> enqueuedJobs(String queue, Object reply, String script) {
+        List<Object> r = list(reply, script);
         List<Enqueued> jobs = new ArrayList<>(r.size() / 3);
+        Map<Integer, KeyHomeRedirect.Redirect> redirects = new HashMap<>();
         for (int i = 0; i + 2 < r.size(); i += 3) {
-            jobs.add(enqueued(queue, List.of(r.get(i), r.get(i + 1), r.get(i + 2))));
+            jobs.add(enqueuedOne(queue, List.of(r.get(i), r.get(i + 1), r.get(i + 2)), i / 3, redirects));
+        }
+        if (!redirects.isEmpty()) {
+            throw new KeyHomeRedirect(jobs, redirects);
         }
         return List.copyOf(jobs);
+    }
+
+    /** A key-home or schedule-home script's reply (key-home-reserve, -confirm, -release, -floor, schedule-home): its values as text. */
+    public static List<String> keyHome(Object reply, Script script) {
+        return list(reply, script.fileName()).stream().map(Replies::text).toList();
     }
 
     public static List<ClaimedJob> claimed(String queue, Object reply) {
@@ -84,6 +118,21 @@ public final class Replies {
             settlements.add(completed(acknowledged.get(i), replies.get(i)));
         }
         return new CompletedAndClaimed(List.copyOf(settlements), claimed(queue, r.get(1)), Duration.ofMillis(number(r.get(2))));
+    }
+
+    /** The shard count a shard records when it refused a sharded client's complete-claim made under another one. */
+    public static Optional<Integer> shardCountRefused(Object reply) {
+        List<Object> r = list(reply, "complete-claim");
+        return !r.isEmpty() && "SHARD_COUNT".equals(text(r.get(0))) ? Optional.of((int) number(r.get(1))) : Optional.empty();
+    }
+
+    /** A complete-claim's lanes with work after its claim, when the call asked for them (docs/SHARDING.md, 5). */
+    public static int lanesWithWork(Object reply) {
+        List<Object> r = list(reply, "complete-claim");
+        if (r.size() < 4) {
+            throw unexpected("complete-claim", reply);
+        }
+        return (int) number(r.get(3));
     }
 
     public static LeaseExtension extended(Lease lease, Object reply) {
@@ -305,6 +354,37 @@ public final class Replies {
         return switch (word) {
             case "MARKED", "RELEASED", "FAILED", "ALREADY", "LATE", "NOT_FOUND" -> word;
             default -> throw unexpected("flow-child-settled", r);
+        };
+    }
+
+    /** A shard's layout recorded (or already so): empty; else the layout it keeps and the jobs it holds. */
+    public static Optional<ShardLayoutRefusal> shardLayout(Object reply) {
+        List<Object> r = list(reply, "shard-layout");
+        return switch (text(r.get(0))) {
+            case "SET", "SAME" -> Optional.empty();
+            case "HOLDS_JOBS" -> Optional.of(new ShardLayoutRefusal((int) number(r.get(1)), (int) number(r.get(2)), number(r.get(3))));
+            default -> throw unexpected("shard-layout", reply);
+        };
+    }
+
+    /** shard-meta's write or read: shard 0's settings now, and whether configured limits were applied before (KEPT). */
+    public static ShardSettings shardSettings(Object reply) {
+        List<Object> r = list(reply, "shard-meta");
+        String status = text(r.get(0));
+        if (!"OK".equals(status) && !"KEPT".equals(status) || r.size() < 6) {
+            throw unexpected("shard-meta", reply);
+        }
+        return new ShardSettings(number(r.get(1)), "1".equals(text(r.get(2))), text(r.get(3)), text(r.get(4)), text(r.get(5)),
+                "KEPT".equals(status));
+    }
+
+    /** shard-meta's copy: true when the shard took the copy, false when it already had that version or a newer one. */
+    public static boolean shardSettingsCopied(Object reply) {
+        List<Object> r = list(reply, "shard-meta");
+        return switch (text(r.get(0))) {
+            case "COPIED" -> true;
+            case "CURRENT" -> false;
+            default -> throw unexpected("shard-meta", reply);
         };
     }
 

@@ -44,7 +44,18 @@ public enum Script {
     SCHEDULE_SET_PAUSED("schedule-set-paused-2.lua", (k, name) -> List.of(k.schedule(name), k.schedules())),
     SCHEDULES_DUE("schedules-due-1.lua", (k, name) -> List.of(k.schedules())),
     SCHEDULE_FIRE("schedule-fire-6.lua", (k, name) -> List.of(k.schedule(name), k.schedules(), k.seq(), k.ring(), k.delayed(),
-            k.idempotency()));
+            k.idempotency())),
+    // A shard's id layout (docs/SHARDING.md): the keys given are the shard's own.
+    SHARD_LAYOUT("shard-layout-1.lua", (k, id) -> List.of(k.meta())),
+    // A shard's settings, written on shard 0 and copied to the others by version (docs/SHARDING.md, 6).
+    SHARD_META("shard-meta-5.lua", (k, id) -> List.of(k.meta(), k.events(), k.active(), k.held(), k.ring())),
+    // Key homes of a sharded queue (docs/SHARDING.md 3.1): they take the key's kind, idem or dedupe, where the job scripts take an id.
+    KEY_HOME_RESERVE("key-home-reserve-2.lua", (k, kind) -> List.of(k.homes(kind), k.homeSeq())),
+    KEY_HOME_CONFIRM("key-home-confirm-1.lua", (k, kind) -> List.of(k.homes(kind))),
+    KEY_HOME_RELEASE("key-home-release-1.lua", (k, kind) -> List.of(k.fence(kind))),
+    KEY_HOME_FLOOR("key-home-floor-1.lua", (k, kind) -> List.of(k.fenceFloor())),
+    // The schedule directory of a sharded queue, on shard 0 (docs/SHARDING.md 3.3).
+    SCHEDULE_HOME("schedule-home-1.lua", (k, name) -> List.of(k.scheduleHomes()));
 
     /** Scripts whose reply acknowledges a submission: the ones a {@code WAIT} for replicas follows. */
     private static final Set<Script> SUBMISSIONS = EnumSet.of(ENQUEUE, ENQUEUE_BATCH, FLOW_ADD);
@@ -57,12 +68,15 @@ public enum Script {
      * schedule scripts that compare before they change (a definition put
      * again is unchanged, a firing sent again finds its slot moved: each slot's job also carries
      * the slot as its idempotency key), and the flow edges, each a set-once mark or a compare-and-delete
-     * (docs/ARCHITECTURE.md, F2, F3). Every other script is sent once; a submission is
+     * (docs/ARCHITECTURE.md, F2, F3), a shard's layout recorded again (it answers SAME), a shard's
+     * settings written again (a second version of the same settings) or copied again (the version compare refuses it), the key-home
+     * steps (a reservation sent again answers itself, a confirm or forget compares, a fence or floor only rises) and the schedule
+     * directory's steps (a claim answers the home, a release compares). Every other script is sent once; a submission is
      * resendable only when every job carries an idempotency key (the caller says so).
      */
     private static final Set<Script> RESENDABLE = EnumSet.of(STATS, SET_PAUSED, SET_EVENTS, SET_LIMITS, REAP, TRIM, EXTEND, SCHEDULE_PUT,
             SCHEDULE_SET_PAUSED, SCHEDULES_DUE, SCHEDULE_FIRE, MAINTENANCE_LEASE, FLOW_CHILD_CREATED, FLOW_CHILD_SETTLED, FLOW_NOTICE_ACK,
-            FLOW_CANCELS_DONE);
+            FLOW_CANCELS_DONE, SHARD_LAYOUT, SHARD_META, KEY_HOME_RESERVE, KEY_HOME_CONFIRM, KEY_HOME_RELEASE, KEY_HOME_FLOOR, SCHEDULE_HOME);
 
     /** Where the scripts live on the class path (the {@code echomq-lua} jar). */
     public static final String RESOURCE_FOLDER = "io/echomq/lua/";

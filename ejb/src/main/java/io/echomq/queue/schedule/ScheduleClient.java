@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.function.Function;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -61,6 +62,10 @@ public final class ScheduleClient {
     private final ScriptRunner scripts;
     private final QueueSettings settings;
     private final JobTelemetry telemetry;
+    /** A queue's keys after checking its name: the queue's own, or one shard's for a shard's client (docs/SHARDING.md 3.3). */
+    private final Function<String, QueueKeys> queueKeys;
+    /** schedule-fire's id layout argument: '' on a queue of one shard, 'N:s' on shard s of N (docs/SHARDING.md 1). */
+    private final String idLayout;
 
     /**
      * Over the queue client's connections and scripts; callers take it from {@link QueueClient#schedules()}.
@@ -68,10 +73,21 @@ public final class ScheduleClient {
      * @param telemetry traces each firing as the creation of its jobs
      */
     public ScheduleClient(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings, JobTelemetry telemetry) {
+        this(redis, scripts, settings, telemetry, RequestChecks::queueKeys, List.of());
+    }
+
+    /**
+     * As {@link #ScheduleClient(UnifiedJedis, ScriptRunner, QueueSettings, JobTelemetry)} on the keys {@code queueKeys}
+     * names, minting the fired jobs' ids by {@code idLayout} (empty, or a shard's stride and offset), as its submissions do.
+     */
+    public ScheduleClient(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings, JobTelemetry telemetry,
+            Function<String, QueueKeys> queueKeys, List<String> idLayout) {
         this.redis = redis;
         this.scripts = scripts;
         this.settings = settings;
         this.telemetry = telemetry;
+        this.queueKeys = queueKeys;
+        this.idLayout = String.join(":", idLayout);
     }
 
     /**
@@ -91,7 +107,7 @@ public final class ScheduleClient {
         }
         schedule.check(settings);
         int attempts = schedule.maxAttempts().orElse(settings.defaultMaxAttempts());
-        QueueKeys keys = RequestChecks.queueKeys(schedule.queue());
+        QueueKeys keys = queueKeys.apply(schedule.queue());
         Object reply = scripts.run(Script.SCHEDULE_PUT, keys, schedule.name(), List.of(schedule.name(),
                 schedule.fingerprint(attempts), schedule.kind(), schedule.cron().orElse(""),
                 schedule.cron().isPresent() ? schedule.zone().orElse("UTC") : "",
@@ -130,7 +146,7 @@ public final class ScheduleClient {
 
     /** The queue's schedules, by name. */
     public List<ScheduleView> list(String queue) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = queueKeys.apply(queue);
         List<String> names = ValkeyCommands.read(() -> redis.zrange(keys.schedules(), 0, -1));
         List<ScheduleView> views = new ArrayList<>(names.size());
         for (String name : names.stream().sorted().toList()) {
@@ -141,7 +157,7 @@ public final class ScheduleClient {
 
     /** The server time and the queue's schedules due at it (read only). */
     public Due due(String queue, int limit) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = queueKeys.apply(queue);
         RequestChecks.range("limit", limit, 1, 10_000);
         return Replies.schedulesDue(scripts.run(Script.SCHEDULES_DUE, keys, null, List.of(Integer.toString(limit))));
     }
@@ -162,6 +178,7 @@ public final class ScheduleClient {
         args.add(Long.toString(plan.nextSlotMs()));
         args.add(Long.toString(plan.skipped()));
         args.add(plan.latestSkipped().isPresent() ? Long.toString(plan.latestSkipped().getAsLong()) : "");
+        args.add(idLayout);
         plan.fire().forEach(slot -> args.add(Long.toString(slot)));
         if (plan.fire().isEmpty()) {
             // Only advancing: no job is made, so there is no creation to trace.
@@ -183,7 +200,7 @@ public final class ScheduleClient {
      * twice. A schedule that cannot be fired here (a problem) is not tried again in the same tick.
      */
     public Tick tick(String queue) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = queueKeys.apply(queue);
         Set<String> handled = new HashSet<>();
         Set<String> stillDue = new HashSet<>();
         TickTally tally = new TickTally();
@@ -267,8 +284,8 @@ public final class ScheduleClient {
         return Optional.of(ScheduleView.of(keys.queue(), hash, log));
     }
 
-    private static QueueKeys keysOf(String queue, String name) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+    private QueueKeys keysOf(String queue, String name) {
+        QueueKeys keys = queueKeys.apply(queue);
         RequestChecks.scheduleName(name);
         return keys;
     }

@@ -4,7 +4,7 @@
 -- every job of its call. The job is due at run_at (ms, judged on that clock; nil for none) or after
 -- delay_ms (at most one of them is given); a due time that is not in the future makes it pending
 -- now. priority (0-9) orders it within its lane (see push_pending); the default is not stored.
--- Needs push_pending, log_event and integer_text. trace (nil or '' for none) is the creation's
+-- Needs push_pending, log_event, integer_text, mint_id and key_home; ids is mint_id's (nil on a queue of one shard). trace (nil or '' for none) is the creation's
 -- trace context (W3C traceparent, then a newline and the tracestate when there is one), stored
 -- with a new job as 'trace' for the worker's process span to link to; without tracing nothing is stored.
 --
@@ -22,8 +22,20 @@
 --               the job keeps its own key ('idem', the one its effect is recorded under).
 -- Otherwise a job is made as usual and the window opens on it: a debounced job is delayed by the
 -- window (the caller gives no delay or run-at time with it).
+--
+-- A submission on a shard of a sharded queue gives claims ({idem = claim, dedupe = claim}, each
+-- 'own' when nil; nil for none: an unsharded queue, and the flow and schedule keys, whose home is
+-- the shard that makes them, docs/SHARDING.md 3.2): each key first passes key_home_check, which may answer {'HOME', shard, kind} or
+-- {'FENCED', kind, ''} and make nothing; the idempotency key is checked before its lookup and the
+-- dedupe key after it, so a known idempotency key still answers its job first.
 local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, max_attempts, delay_ms, lane, idem_key, run_at,
-    priority, dedupe_key, window_ms, mode, trace)
+    priority, dedupe_key, window_ms, mode, trace, ids, claims)
+  if claims then
+    local home = key_home_check(prefix, 'idem', idem_key, claims.idem or 'own', ids.offset)
+    if home then
+      return home
+    end
+  end
   if idem_key ~= '' then
     local existing = redis.call('HGET', idem, idem_key)
     if existing then
@@ -33,6 +45,13 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, 
       end
       -- The mapping outlived its job (retention removed the job); the key is free again.
       redis.call('HDEL', idem, idem_key)
+    end
+  end
+
+  if claims then
+    local home = key_home_check(prefix, 'dedupe', dedupe_key, claims.dedupe or 'own', ids.offset)
+    if home then
+      return home
     end
   end
 
@@ -81,7 +100,7 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, 
     end
   end
 
-  local id = integer_text(redis.call('INCR', seq))
+  local id = mint_id(seq, ids)
   local job = prefix .. 'job:' .. id
   local budget = integer_text(max_attempts)
   redis.call('HSET', job, 'id', id, 'payload', payload, 'lane', lane, 'attempts', '0',

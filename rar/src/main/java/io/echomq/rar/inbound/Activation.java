@@ -61,8 +61,14 @@ public final class Activation {
         EffectStore effects = new EffectStore(delivery, adapter.config().effects());
         // The bean's data source's outbox, relayed like its connection factories' rows: one outbox, one relay, one key rule.
         Outbox outbox = Outbox.relayedBy(adapter.queue().submissions(), relay);
-        EngineAssembly assembly = new EngineAssembly(adapter.queue(), effects, outbox, adapter.threads(), adapter.workerId(),
-                WorkerListener.NONE, MaintenanceListener.NONE);
+        EngineAssembly assembly;
+        try {
+            // Its workers claim through the queue's WorkerLeases (over every shard of a sharded queue), as the engine's do.
+            assembly = new EngineAssembly(adapter.shardsOf(spec.getQueue()), effects, outbox, adapter.threads(), adapter.workerId(),
+                    WorkerListener.NONE, MaintenanceListener.NONE);
+        } catch (RuntimeException e) {
+            throw new ResourceException("EchoMQ activation of " + bean(factory) + ": " + e.getMessage(), e);
+        }
         try {
             assembly.startWorker(spec.getQueue(), delivery, settings);
             assembly.startMaintenance(List.of(spec.getQueue()), adapter.config().maintenance());

@@ -86,6 +86,7 @@ public class FlowsResource {
             throw new WebApplicationException(Problem.of(Response.Status.NOT_FOUND, "unknown queue '" + node.queue()
                     + "': this deployment serves " + engine.queues()).withField(at + "queue").toResponse());
         }
+        engine.shards().requireOneShard(node.queue(), "a flow's job in it");
         for (int i = 0; i < node.children().size(); i++) {
             requireKnownQueues(node.children().get(i), at + "children[" + i + "].");
         }

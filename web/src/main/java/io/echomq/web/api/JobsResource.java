@@ -5,6 +5,7 @@ import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.JobPage;
 import io.echomq.queue.JobState;
 import io.echomq.queue.ManualTransition;
+import io.echomq.queue.QueueReads;
 import io.echomq.queue.WireName;
 import io.echomq.runtime.EchoMqEngine;
 import io.echomq.web.metrics.QueueMetrics;
@@ -54,7 +55,7 @@ public class JobsResource {
         if (body == null) {
             throw new InvalidRequestException("body", "a JSON object with at least \"payload\" is required");
         }
-        Enqueued job = engine.queue().submissions().enqueue(queue, body.toNewJob(Optional.ofNullable(idempotencyKey)));
+        Enqueued job = engine.shards().enqueue(queue, body.toNewJob(Optional.ofNullable(idempotencyKey)));
         if (!job.created()) {
             // Nothing new was made: the idempotency key's job, the debounced job replaced, or the
             // throttle window's job. The body's outcome says which.
@@ -68,7 +69,7 @@ public class JobsResource {
     public Views.JobList list(@QueryParam("state") @DefaultValue("pending") String state, @QueryParam("cursor") String cursor,
             @QueryParam("limit") @DefaultValue("50") int limit) {
         KnownQueues.require(engine, queue);
-        JobPage page = engine.queue().reads().jobs(queue, parseState(state), Optional.ofNullable(cursor).filter(c -> !c.isEmpty()), limit);
+        JobPage page = engine.shards().jobs(queue, parseState(state), Optional.ofNullable(cursor).filter(c -> !c.isEmpty()), limit);
         return new Views.JobList(queue, page.state().wireName(), page.jobs().stream().map(Views.JobSummary::of).toList(),
                 page.next().orElse(null));
     }
@@ -77,9 +78,10 @@ public class JobsResource {
     @Path("{id}")
     public Views.JobDetail one(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
-        return engine.queue().reads().job(queue, id)
+        QueueReads reads = engine.shards().readsOf(queue, id);
+        return reads.job(queue, id)
                 .map(job -> Views.JobDetail.of(job, engine.effects().find(job.identity()), engine.effects().result(job.identity()),
-                        engine.queue().reads().history(queue, id)))
+                        reads.history(queue, id)))
                 .orElseThrow(() -> notFound(id));
     }
 
@@ -88,7 +90,7 @@ public class JobsResource {
     @RolesAllowed(Roles.ADMIN)
     public Response cancel(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
-        ManualTransition outcome = engine.queue().admin().cancel(queue, id);
+        ManualTransition outcome = engine.shards().adminOf(queue, id).cancel(queue, id);
         if (outcome instanceof ManualTransition.CancelRequested requested) {
             // An active job: its handler learns the request with its next heartbeat, and the job ends later.
             return Response.accepted(Views.CancelRequest.of(requested)).build();
@@ -101,7 +103,7 @@ public class JobsResource {
     @RolesAllowed(Roles.ADMIN)
     public Views.Transition retry(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
-        return transition(engine.queue().admin().requeue(queue, id));
+        return transition(engine.shards().adminOf(queue, id).requeue(queue, id));
     }
 
     @POST
@@ -109,7 +111,7 @@ public class JobsResource {
     @RolesAllowed(Roles.ADMIN)
     public Views.Transition promote(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
-        return transition(engine.queue().admin().promote(queue, id));
+        return transition(engine.shards().adminOf(queue, id).promote(queue, id));
     }
 
     @PUT
@@ -118,7 +120,7 @@ public class JobsResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Views.DueTime changeDue(@PathParam("id") String id, DueChange body) {
         KnownQueues.require(engine, queue);
-        ManualTransition outcome = DueChange.applyTo(body, engine.queue().admin(), queue, id);
+        ManualTransition outcome = DueChange.applyTo(body, engine.shards().adminOf(queue, id), queue, id);
         if (outcome instanceof ManualTransition.Rescheduled rescheduled) {
             return Views.DueTime.of(rescheduled);
         }
@@ -131,7 +133,7 @@ public class JobsResource {
     @RolesAllowed(Roles.ADMIN)
     public Views.Transition delete(@PathParam("id") String id) {
         KnownQueues.require(engine, queue);
-        return transition(engine.queue().admin().remove(queue, id));
+        return transition(engine.shards().adminOf(queue, id).remove(queue, id));
     }
 
     private Views.Transition transition(ManualTransition outcome) {

@@ -2,8 +2,8 @@ package io.echomq.web.api;
 
 import io.echomq.queue.EventFilter;
 import io.echomq.queue.EventPage;
-import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueEvent;
+import io.echomq.queue.shard.QueueShards;
 import io.echomq.runtime.EchoMqEngine;
 import io.echomq.web.problem.Problem;
 import io.echomq.web.security.Roles;
@@ -48,7 +48,10 @@ import javax.naming.NamingException;
  * id, its data the entry as JSON ({@link Views.StreamedEvent}). A client resumes after the last
  * id it got ({@code Last-Event-ID}, which EventSource sends on reconnecting, or {@code ?from=}),
  * from the oldest entry kept with {@code from=0}, and from now on without either. Filters:
- * {@code job}, {@code lane}, {@code event} (repeated or comma-separated).
+ * {@code job}, {@code lane}, {@code event} (repeated or comma-separated). On a sharded queue
+ * (docs/SHARDING.md, 8) every read takes each shard's entries after its own position, merged by
+ * entry id, and an event's id is the resume point of every shard after it (entry ids joined by
+ * ','): the same poll, so no added latency beyond {@link #POLL}, at one read per shard.
  *
  * <p>Each open stream is a task on the server's managed scheduler that reads the entries after
  * its position every {@link #POLL} (a non-blocking {@code XRANGE}): no Valkey connection is
@@ -83,7 +86,7 @@ public class QueueEventsResource {
             @Context Sse sse) {
         KnownQueues.require(engine, queue);
         EventFilter filter = EventFilter.of(Optional.ofNullable(job), Optional.ofNullable(lane), eventTypes(events));
-        String after = startingPoint(queue, from, lastEventId);
+        String after = startingPoint(engine.shards(), queue, from, lastEventId);
         if (!readers().tryAcquire()) {
             throw new WebApplicationException(Response.fromResponse(Problem.of(Response.Status.SERVICE_UNAVAILABLE,
                             "this server already serves " + engine.config().eventStreamReaders()
@@ -94,14 +97,29 @@ public class QueueEventsResource {
     }
 
     /** The header wins over the query: EventSource reconnects to the same URL with the id it last got. */
-    private String startingPoint(String queue, String from, String lastEventId) {
+    static String startingPoint(QueueShards shards, String queue, String from, String lastEventId) {
         if (lastEventId != null && !lastEventId.isEmpty()) {
-            return QueueClient.checkEventId(HttpHeaders.LAST_EVENT_ID_HEADER, lastEventId);
+            return shards.checkedResumePoint(queue, HttpHeaders.LAST_EVENT_ID_HEADER, lastEventId);
         }
         if (from != null) {
-            return QueueClient.checkEventId("from", from);
+            return shards.checkedResumePoint(queue, "from", from);
         }
-        return engine.queue().reads().lastEventId(queue);
+        return shards.lastEventId(queue);
+    }
+
+    /**
+     * The queue's matching entries after {@code position}, each with the id a client resumes after
+     * it: the entry id on a queue of one shard; on a sharded queue, whose streams cannot be followed
+     * as one, a resume point of every shard (entry ids joined by ','), so that a reconnecting
+     * EventSource neither misses nor repeats an event of another shard.
+     */
+    static StreamedPage read(QueueShards shards, String queue, String position, EventFilter filter) {
+        EventPage page = shards.events(queue, position, filter, PAGE);
+        return new StreamedPage(page.events(), shards.resumePoints(queue, position, page), page.lastRead());
+    }
+
+    /** One read of a stream: its events, the id each is sent with, and the position the next read starts after. */
+    record StreamedPage(List<QueueEvent> events, List<String> ids, String next) {
     }
 
     private static Set<String> eventTypes(List<String> events) {
@@ -155,12 +173,12 @@ public class QueueEventsResource {
                     send(sse.newEventBuilder().comment("job events of queue " + queue).build());
                     greeted = true;
                 }
-                EventPage page = engine.queue().reads().events(queue, position, filter, PAGE);
-                for (QueueEvent event : page.events()) {
-                    send(sse.newEventBuilder().id(event.id()).name("job").mediaType(MediaType.APPLICATION_JSON_TYPE)
-                            .data(jsonb.toJson(Views.StreamedEvent.of(event))).build());
+                StreamedPage page = read(engine.shards(), queue, position, filter);
+                for (int i = 0; i < page.events().size(); i++) {
+                    send(sse.newEventBuilder().id(page.ids().get(i)).name("job").mediaType(MediaType.APPLICATION_JSON_TYPE)
+                            .data(jsonb.toJson(Views.StreamedEvent.of(page.events().get(i)))).build());
                 }
-                position = page.lastRead();
+                position = page.next();
                 if (!page.events().isEmpty()) {
                     quietSince = System.nanoTime();
                 } else if (System.nanoTime() - quietSince > KEEP_ALIVE.toNanos()) {

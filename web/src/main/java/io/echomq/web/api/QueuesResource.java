@@ -50,7 +50,7 @@ public class QueuesResource {
     @Path("{queue}/pause")
     @RolesAllowed(Roles.ADMIN)
     public Views.QueueView pause(@PathParam("queue") String queue) {
-        engine.queue().admin().pause(KnownQueues.require(engine, queue));
+        engine.shards().pause(KnownQueues.require(engine, queue));
         return one(queue);
     }
 
@@ -58,14 +58,14 @@ public class QueuesResource {
     @Path("{queue}/resume")
     @RolesAllowed(Roles.ADMIN)
     public Views.QueueView resume(@PathParam("queue") String queue) {
-        engine.queue().admin().resume(KnownQueues.require(engine, queue));
+        engine.shards().resume(KnownQueues.require(engine, queue));
         return one(queue);
     }
 
     @GET
     @Path("{queue}/limits")
     public LimitsBody limits(@PathParam("queue") String queue) {
-        return LimitsBody.of(engine.queue().reads().limits(KnownQueues.require(engine, queue)));
+        return LimitsBody.of(engine.shards().limitsInForce(KnownQueues.require(engine, queue)).limits());
     }
 
     @PUT
@@ -77,7 +77,7 @@ public class QueuesResource {
         if (body == null) {
             throw new InvalidRequestException("body", "must be a JSON object of limits ({} clears every limit)");
         }
-        return LimitsBody.of(engine.queue().admin().setLimits(queue, body.toLimits()));
+        return LimitsBody.of(engine.shards().setLimits(queue, body.toLimits()));
     }
 
     @POST
@@ -89,7 +89,7 @@ public class QueuesResource {
             throw new InvalidRequestException("jobs", "the body must be a JSON array of jobs");
         }
         List<NewJob> jobs = body.stream().map(job -> job.toNewJob(Optional.empty())).toList();
-        List<Enqueued> accepted = engine.queue().submissions().enqueueBatch(queue, jobs);
+        List<Enqueued> accepted = engine.shards().enqueueBatch(queue, jobs);
         metrics.enqueued(queue, accepted.stream().filter(Enqueued::created).count());
         return Response.status(Response.Status.CREATED).entity(accepted.stream().map(Views.JobCreated::of).toList()).build();
     }

@@ -69,7 +69,7 @@ public class SchedulesResource {
     @RolesAllowed(Roles.ADMIN)
     public Response put(@PathParam("queue") String queue, @PathParam("name") String name, ScheduleRequest body,
             @Context UriInfo uri) {
-        KnownQueues.require(engine, queue);
+        engine.shards().requireOneShard(KnownQueues.require(engine, queue), "a schedule's jobs in it");
         if (body == null) {
             throw new InvalidRequestException("body", "a JSON object with \"cron\" (and \"zone\") or \"intervalMs\" is required");
         }

@@ -76,21 +76,24 @@ final class Views {
      * A queue's counts and limits; {@code lanesHeld} of its lanes with work wait for their lane's
      * cap or rate limit. {@code limitsSource} says which set the limits in force, {@code config}
      * or {@code api} (null while none were ever set): the last change wins, so limits set over
-     * the API stand until the configuration's own change.
+     * the API stand until the configuration's own change. {@code shards} is how many shards the
+     * queue is laid out over ({@code echomq.queues.<q>.shards}, 1 unless sharded): its counts are
+     * summed over them, and on more than one the lane limits hold per shard for jobs without a lane.
      */
     public record QueueView(String name, boolean paused, Map<String, Long> counts, long total, int lanesWithWork, int lanesHeld,
-            LimitsBody limits, String limitsSource) {
+            LimitsBody limits, String limitsSource, int shards) {
         /** Every queue the deployment serves, one stats call each. */
         static List<QueueView> all(io.echomq.runtime.EchoMqEngine engine) {
             return engine.queues().stream().map(q -> of(engine, q)).toList();
         }
 
         static QueueView of(io.echomq.runtime.EchoMqEngine engine, String queue) {
-            LimitsInForce limits = engine.queue().reads().limitsInForce(queue);
-            return of(engine.queue().reads().stats(queue), limits.limits(), limits.source().map(LimitsSource::wireName).orElse(null));
+            LimitsInForce limits = engine.shards().limitsInForce(queue);
+            return of(engine.shards().stats(queue), limits.limits(), limits.source().map(LimitsSource::wireName).orElse(null),
+                    engine.shards().shardsOf(queue));
         }
 
-        static QueueView of(QueueStats s, QueueLimits limits, String limitsSource) {
+        static QueueView of(QueueStats s, QueueLimits limits, String limitsSource, int shards) {
             Map<String, Long> counts = new LinkedHashMap<>();
             counts.put("pending", s.pending());
             counts.put("delayed", s.delayed());
@@ -100,7 +103,7 @@ final class Views {
             counts.put("cancelled", s.cancelled());
             counts.put("waiting-children", s.waitingChildren());
             return new QueueView(s.queue(), s.paused(), counts, s.total(), s.lanesWithWork(), s.lanesHeld(), LimitsBody.of(limits),
-                    limitsSource);
+                    limitsSource, shards);
         }
     }
 

@@ -2,6 +2,7 @@ package io.echomq.web.api;
 
 import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
+import io.echomq.queue.QueueClient;
 import io.echomq.runtime.EchoMqEngine;
 import io.echomq.web.security.Roles;
 import jakarta.annotation.security.RolesAllowed;
@@ -36,9 +37,11 @@ public class WorkersResource {
     public List<LeaseView> leases() {
         List<LeaseView> leases = new ArrayList<>();
         for (String queue : engine.queues()) {
-            for (JobView job : engine.queue().reads().jobs(queue, JobState.ACTIVE, Optional.empty(), LIMIT).jobs()) {
-                leases.add(new LeaseView(queue, job.id(), job.worker().orElse(null), job.attempts(),
-                        job.claimedAt().orElse(null), job.leaseUntil().orElse(null)));
+            for (QueueClient shard : engine.shards().partsOf(queue)) {
+                for (JobView job : shard.reads().jobs(queue, JobState.ACTIVE, Optional.empty(), LIMIT).jobs()) {
+                    leases.add(new LeaseView(queue, job.id(), job.worker().orElse(null), job.attempts(),
+                            job.claimedAt().orElse(null), job.leaseUntil().orElse(null)));
+                }
             }
         }
         return leases;

@@ -3,6 +3,7 @@ package io.echomq.web.metrics;
 import io.echomq.queue.JobState;
 import io.echomq.queue.QueueReads;
 import io.echomq.queue.QueueStats;
+import io.echomq.queue.shard.QueueShards;
 import io.echomq.runtime.EchoMqEngine;
 import io.micrometer.core.instrument.Gauge;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -10,6 +11,7 @@ import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -76,7 +78,7 @@ public class QueueGauges {
         for (String queue : queues) {
             // Each queue and each store on its own: a scrape never fails, and a queue whose read
             // failed keeps its last figures without holding back the others.
-            readQuietly(() -> read(engine.queue().reads(), queue));
+            readQuietly(() -> read(engine.shards(), queue));
             readQuietly(() -> recordEffectOverdue(queue, overdue(engine.effects().oldestRowAge(queue),
                     engine.config().maintenance().effectRowLifetime())));
         }
@@ -88,6 +90,14 @@ public class QueueGauges {
         } catch (RuntimeException unavailable) {
             // Valkey or PostgreSQL unreachable: the gauges keep their last figures.
         }
+    }
+
+    /** One queue as every shard of it holds it: counts summed, the oldest pending job of any shard. */
+    void read(QueueShards shards, String queue) {
+        Instant now = Instant.now(clock);
+        Duration oldest = shards.partsOf(queue).stream().map(shard -> PendingAge.oldestPending(shard.reads(), queue, now))
+                .max(Comparator.naturalOrder()).orElse(Duration.ZERO);
+        record(shards.stats(queue), oldest);
     }
 
     void read(QueueReads reads, String queue) {

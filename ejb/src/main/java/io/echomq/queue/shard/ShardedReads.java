@@ -1,0 +1,257 @@
+package io.echomq.queue.shard;
+
+import io.echomq.queue.EventFilter;
+import io.echomq.queue.EventPage;
+import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.JobEvent;
+import io.echomq.queue.JobIdentity;
+import io.echomq.queue.JobPage;
+import io.echomq.queue.JobPosition;
+import io.echomq.queue.JobState;
+import io.echomq.queue.JobView;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueEvent;
+import io.echomq.queue.QueueReads;
+import io.echomq.queue.QueueStats;
+import io.echomq.queue.internal.RequestChecks;
+import io.echomq.queue.limits.LimitsInForce;
+import io.echomq.queue.limits.QueueLimits;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Reads of a sharded queue that show one queue (docs/SHARDING.md, section 8): a job by the shard
+ * its id names, counts summed over the shards, pages and the job-event stream merged over the
+ * shards with a cursor that joins one position per shard, the limits from shard 0 alone. Each
+ * shard's part is today's read there, so the same caveat holds: a job that changes state during a
+ * read may show in its old state. Thread-safe.
+ */
+public final class ShardedReads {
+
+    private final ShardLayout layout;
+    private final List<QueueClient> shards;
+    private final ShardMeta meta;
+
+    ShardedReads(ShardLayout layout, List<QueueClient> shards, ShardMeta meta) {
+        this.layout = layout;
+        this.shards = shards;
+        this.meta = meta;
+    }
+
+    /** Joins the shards' positions in a cursor; a shard not started yet has an empty one. */
+    private static final String CURSOR_SEPARATOR = ",";
+
+    /**
+     * A page of the queue's jobs in {@code state} (see {@link QueueReads#jobs}): every shard's next
+     * jobs after its own position, merged by place (score, then id) and cut at {@code limit}; the
+     * cursor carries each shard's position, moved past the jobs this page took from it. So a walk
+     * of pages lists every job that stays in the state exactly once, whichever shard holds it and
+     * however the shards change meanwhile (a job that enters the state behind a shard's position is
+     * not listed, as on one shard).
+     *
+     * @throws InvalidRequestException naming {@code cursor} for one this listing did not return
+     */
+    public JobPage jobs(String queue, JobState state, Optional<String> cursor, int limit) {
+        List<Optional<String>> after = positionsIn(cursor.orElse(""));
+        List<ShardPosition> merged = new ArrayList<>();
+        for (int shard = 0; shard < shards.size(); shard++) {
+            for (JobPosition position : shards.get(shard).reads().positions(queue, state, after.get(shard), limit)) {
+                merged.add(new ShardPosition(shard, position));
+            }
+        }
+        merged.sort(Comparator.comparing(ShardPosition::position, JobPosition.LISTING_ORDER));
+        List<ShardPosition> page = merged.subList(0, Math.min(limit, merged.size()));
+        List<Optional<String>> next = new ArrayList<>(after);
+        Map<Integer, List<String>> idsByShard = new HashMap<>();
+        for (ShardPosition taken : page) {
+            next.set(taken.shard(), Optional.of(taken.position().cursor()));
+            idsByShard.computeIfAbsent(taken.shard(), s -> new ArrayList<>()).add(taken.position().jobId());
+        }
+        Map<String, JobView> views = new HashMap<>();
+        idsByShard.forEach((shard, ids) -> shards.get(shard).reads().jobs(queue, ids).forEach(view -> views.put(view.id(), view)));
+        List<JobView> jobs = page.stream().map(taken -> views.get(taken.position().jobId())).filter(Objects::nonNull).toList();
+        return new JobPage(queue, state, jobs, page.size() == limit ? Optional.of(joined(next)) : Optional.empty());
+    }
+
+    private record ShardPosition(int shard, JobPosition position) {
+    }
+
+    private List<Optional<String>> positionsIn(String cursor) {
+        if (cursor.isEmpty()) {
+            return new ArrayList<>(Collections.nCopies(shards.size(), Optional.empty()));
+        }
+        List<String> parts = Arrays.asList(cursor.split(CURSOR_SEPARATOR, -1));
+        if (parts.size() != shards.size()) {
+            throw new InvalidRequestException("cursor", "is not a cursor this listing returned");
+        }
+        return parts.stream().map(part -> part.isEmpty() ? Optional.<String>empty() : Optional.of(part)).toList();
+    }
+
+    private static String joined(List<Optional<String>> positions) {
+        return String.join(CURSOR_SEPARATOR, positions.stream().map(p -> p.orElse("")).toList());
+    }
+
+    /**
+     * The queue's job events after {@code after} that match {@code filter} (see
+     * {@link QueueReads#events}), merged from every shard's stream by entry id (each shard's own
+     * clock). {@code after} is a resume point this method returned ({@link EventPage#lastRead()}:
+     * one entry id per shard, joined), or one entry id for every shard ("0": from the oldest kept).
+     * Each shard is read for at most {@code limit} entries; the page ends at the earliest last entry
+     * of a shard that had more, so within the page and from page to page the entries run in id
+     * order as far as the shards' clocks agree, and no entry is skipped or given twice.
+     *
+     * @throws InvalidRequestException naming {@code from} for a resume point that is not one, or {@code limit}
+     */
+    public EventPage events(String queue, String after, EventFilter filter, int limit) {
+        List<String> from = eventPositionsIn("from", after);
+        List<List<QueueEvent>> read = new ArrayList<>();
+        StreamId end = null;
+        for (int shard = 0; shard < shards.size(); shard++) {
+            List<QueueEvent> entries = shards.get(shard).reads().events(queue, from.get(shard), EventFilter.ALL, limit).events();
+            read.add(entries);
+            if (entries.size() == limit) {
+                StreamId last = StreamId.of(entries.get(entries.size() - 1).id());
+                end = end == null || last.compareTo(end) < 0 ? last : end;
+            }
+        }
+        List<QueueEvent> merged = new ArrayList<>();
+        List<String> lastRead = new ArrayList<>(from);
+        for (int shard = 0; shard < shards.size(); shard++) {
+            for (QueueEvent entry : read.get(shard)) {
+                if (end != null && StreamId.of(entry.id()).compareTo(end) > 0) {
+                    break;
+                }
+                lastRead.set(shard, entry.id());
+                if (filter.matches(entry)) {
+                    merged.add(entry);
+                }
+            }
+        }
+        merged.sort(Comparator.comparing(entry -> StreamId.of(entry.id())));
+        return new EventPage(List.copyOf(merged), String.join(CURSOR_SEPARATOR, lastRead));
+    }
+
+    /** Where "from now on" starts: the newest entry id of every shard's stream, joined (see {@link QueueReads#lastEventId}). */
+    public String lastEventId(String queue) {
+        return String.join(CURSOR_SEPARATOR, shards.stream().map(shard -> shard.reads().lastEventId(queue)).toList());
+    }
+
+    /**
+     * Where a reader of {@code page} (read after {@code after}) resumes after each of its events, in
+     * order: {@code after}'s position of every shard, moved to the event's own entry on its job's
+     * shard and to the last earlier event of the page on each other shard. The merged page is in
+     * entry-id order and each shard's entries are in order within it, so resuming there gives every
+     * matching entry not yet given exactly once (entries that did not match are read again and
+     * filtered out again). The last event's point may be behind {@link EventPage#lastRead()}, which
+     * also passes the entries after it that did not match.
+     */
+    public List<String> resumePoints(String after, EventPage page) {
+        List<String> position = new ArrayList<>(eventPositionsIn("from", after));
+        List<String> points = new ArrayList<>(page.events().size());
+        for (QueueEvent event : page.events()) {
+            position.set(layout.shardOfJob(event.jobId()), event.id());
+            points.add(String.join(CURSOR_SEPARATOR, position));
+        }
+        return List.copyOf(points);
+    }
+
+    /**
+     * Checks a resume point of the job-event stream: one entry id (for every shard), or one per
+     * shard joined by ',' as {@link #events} and {@link #resumePoints} return them.
+     *
+     * @throws InvalidRequestException naming {@code field}
+     */
+    public String checkedResumePoint(String field, String point) {
+        eventPositionsIn(field, point);
+        return point;
+    }
+
+    private List<String> eventPositionsIn(String field, String after) {
+        List<String> parts = Arrays.asList(String.valueOf(after).split(CURSOR_SEPARATOR, -1));
+        if (parts.size() == 1) {
+            parts = Collections.nCopies(shards.size(), parts.get(0));
+        }
+        if (parts.size() != shards.size()) {
+            throw new InvalidRequestException(field, "must be a resume point of this queue's " + shards.size()
+                    + " shards (entry ids joined by ','), or one entry id, was '" + after + "'");
+        }
+        parts.forEach(part -> RequestChecks.eventId(field, part));
+        return parts.stream().map(part -> part.contains("-") ? part : part + "-0").toList();
+    }
+
+    /** A stream entry id, ordered as Valkey orders them: by time, then sequence. */
+    private record StreamId(long ms, long seq) implements Comparable<StreamId> {
+
+        static StreamId of(String id) {
+            int dash = id.indexOf('-');
+            return new StreamId(Long.parseLong(id.substring(0, dash)), Long.parseLong(id.substring(dash + 1)));
+        }
+
+        @Override
+        public int compareTo(StreamId other) {
+            return Comparator.comparingLong(StreamId::ms).thenComparingLong(StreamId::seq).compare(this, other);
+        }
+    }
+
+    /** The queue's limits, read once from shard 0, which holds them (each shard enforces its part of a queue-wide one). */
+    public QueueLimits limits(String queue) {
+        return limitsInForce(queue).limits();
+    }
+
+    /** The queue's limits and their source, in one read of shard 0. */
+    public LimitsInForce limitsInForce(String queue) {
+        return meta.of(queue).read().limitsInForce();
+    }
+
+    /** One job as its shard holds it now (see {@link QueueReads#job}). */
+    public Optional<JobView> job(String queue, String jobId) {
+        return shardOf(jobId).job(queue, jobId);
+    }
+
+    /** One job's history, from its shard (see {@link QueueReads#history}). */
+    public List<JobEvent> history(String queue, String jobId) {
+        return shardOf(jobId).history(queue, jobId);
+    }
+
+    /**
+     * The counts of every shard added up: jobs per state, lanes with work and held (the default
+     * lane counts once per shard that has work in it); paused as shard 0, which holds the queue's
+     * settings, says. The shards are read one after another, not at one instant.
+     */
+    public QueueStats stats(String queue) {
+        List<QueueStats> each = shards.stream().map(shard -> shard.reads().stats(queue)).toList();
+        return new QueueStats(queue,
+                each.stream().mapToLong(QueueStats::pending).sum(),
+                each.stream().mapToLong(QueueStats::delayed).sum(),
+                each.stream().mapToLong(QueueStats::active).sum(),
+                each.stream().mapToLong(QueueStats::completed).sum(),
+                each.stream().mapToLong(QueueStats::dead).sum(),
+                each.stream().mapToLong(QueueStats::cancelled).sum(),
+                each.get(0).paused(),
+                each.stream().mapToInt(QueueStats::lanesWithWork).sum(),
+                each.stream().mapToInt(QueueStats::lanesHeld).sum(),
+                each.stream().mapToLong(QueueStats::waitingChildren).sum());
+    }
+
+    /** The states of the jobs the queue still holds among {@code jobs}, each asked of its shard (see {@link QueueReads#statesOf}). */
+    public Map<String, JobState> statesOf(String queue, List<JobIdentity> jobs) {
+        Map<Integer, List<JobIdentity>> byShard = new HashMap<>();
+        for (JobIdentity job : jobs) {
+            byShard.computeIfAbsent(layout.shardOfJob(job.jobId()), s -> new ArrayList<>()).add(job);
+        }
+        Map<String, JobState> states = new HashMap<>();
+        byShard.forEach((shard, asked) -> states.putAll(shards.get(shard).reads().statesOf(queue, asked)));
+        return Map.copyOf(states);
+    }
+
+    private QueueReads shardOf(String jobId) {
+        return shards.get(layout.shardOfJob(RequestChecks.jobId(jobId))).reads();
+    }
+}

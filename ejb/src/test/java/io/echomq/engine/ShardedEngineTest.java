@@ -1,0 +1,239 @@
+package io.echomq.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.echomq.demo.LedgerChargeHandler;
+import io.echomq.effect.EffectSettings;
+import io.echomq.effect.EffectStore;
+import io.echomq.effect.Migrations;
+import io.echomq.maintenance.Maintenance;
+import io.echomq.maintenance.MaintenanceListener;
+import io.echomq.maintenance.Pass;
+import io.echomq.outbox.Outbox;
+import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.NewJob;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueSettings;
+import io.echomq.queue.QueueStats;
+import io.echomq.queue.ReplicaWait;
+import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.shard.QueueShards;
+import io.echomq.queue.shard.ShardCountRefusedException;
+import io.echomq.queue.shard.ShardLayout;
+import io.echomq.queue.shard.ShardedQueue;
+import io.echomq.testkit.PostgresService;
+import io.echomq.testkit.RealServices;
+import io.echomq.testkit.WithRealServices;
+import io.echomq.testkit.services.ValkeyCluster;
+import io.echomq.worker.WorkerListener;
+import io.echomq.worker.WorkerSettings;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * A queue of three shards run by the engine's own assembly on the testkit's 3-master Valkey
+ * Cluster (docs/SHARDING.md): its worker claims over every shard without knowing shards exist, its
+ * maintenance reaps every shard under the queue's one lease, and each job's effect commits once.
+ */
+@WithRealServices
+class ShardedEngineTest {
+
+    private static final AtomicInteger QUEUES = new AtomicInteger();
+    private static final int LANES = 24;
+    private static final int JOBS_PER_LANE = 25;
+
+    private static ValkeyCluster cluster;
+    private static RedisClusterClient redis;
+
+    @BeforeAll
+    static void connect() {
+        cluster = RealServices.valkeyCluster();
+        redis = cluster.newClient();
+    }
+
+    @AfterAll
+    static void close() {
+        redis.close();
+    }
+
+    @Test
+    void jobsOfManyLanesOnAThreeShardQueueAreEachAppliedOnceOnAllThreeMastersAndAbandonedLeasesOnEveryShardAreReaped(
+            PostgresService postgres) throws Exception {
+        String queueName = newQueue();
+        PostgresService.Database database = postgres.createDatabase("sharded");
+        Migrations.migrate(database.dataSource());
+        LedgerChargeHandler.createTables(database.dataSource());
+        Jdbi jdbi = Jdbi.create(database.dataSource());
+        QueueShards shards = QueueShards.connect(redis, QueueClient.connect(redis, QueueSettings.DEFAULT), ReplicaWait.NONE,
+                Map.of(queueName, 3));
+        ShardedQueue queue = shards.sharded(queueName).orElseThrow();
+        ShardLayout layout = queue.layout();
+        Map<String, String> accountOfJob = new HashMap<>();
+        for (int round = 0; round < JOBS_PER_LANE; round++) {
+            for (int lane = 0; lane < LANES; lane++) {
+                String account = "lane-" + lane + "/" + round;
+                String id = queue.submissions().enqueue(queueName,
+                        NewJob.of("{\"account\":\"" + account + "\",\"amountCents\":100}").inLane("lane-" + lane)).id();
+                accountOfJob.put(id, account);
+            }
+        }
+        // A worker that dies holding leases on every shard: only maintenance on every shard gives them back.
+        List<ClaimedJob> abandoned = queue.leases().claim(queueName, Duration.ofMillis(300), 30, "died");
+        assertThat(abandoned.stream().map(job -> layout.shardOfJob(job.lease().jobId())).collect(Collectors.toSet()))
+                .as("shards of the abandoned leases").containsExactlyInAnyOrder(0, 1, 2);
+
+        ExecutorService loops = Executors.newCachedThreadPool();
+        EngineThreads threads = EngineThreads.from(loops, EngineThreads.daemonThreads("sharded-timers"));
+        EngineAssembly engine = new EngineAssembly(shards, new EffectStore(jdbi, EffectSettings.DEFAULT), Outbox.NONE, threads,
+                "sharded", WorkerListener.NONE, MaintenanceListener.NONE);
+        try {
+            engine.startWorker(queueName, new LedgerChargeHandler(), WorkerSettings.DEFAULT.withConcurrency(4));
+            engine.startMaintenance(List.of(queueName), Maintenance.Settings.DEFAULT.withInterval(Duration.ofMillis(100)));
+
+            int jobs = LANES * JOBS_PER_LANE;
+            await("every job of the sharded queue completed").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> {
+                        QueueStats stats = queue.reads().stats(queueName);
+                        assertThat(stats.completed()).as("%s", stats).isEqualTo(jobs);
+                        assertThat(stats.pending() + stats.delayed() + stats.active()).as("%s", stats).isZero();
+                    });
+
+            Map<String, Long> chargesPerAccount = jdbi.withHandle(h -> h.createQuery(
+                    "SELECT account, count(*) AS n FROM echomq.demo_ledger WHERE queue = :queue GROUP BY account")
+                    .bind("queue", queueName)
+                    .reduceRows(new HashMap<String, Long>(), (map, row) -> {
+                        map.put(row.getColumn("account", String.class), row.getColumn("n", Long.class));
+                        return map;
+                    }));
+            assertThat(chargesPerAccount).as("charges per account").hasSize(jobs);
+            assertThat(chargesPerAccount.values()).as("charges per account").containsOnly(1L);
+            long effectRows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM echomq.effect WHERE queue = :queue")
+                    .bind("queue", queueName).mapTo(Long.class).one());
+            assertThat(effectRows).as("effect rows of the queue").isEqualTo(jobs);
+            for (String abandonedId : abandoned.stream().map(job -> job.lease().jobId()).toList()) {
+                assertThat(chargesPerAccount).containsEntry(accountOfJob.get(abandonedId), 1L);
+            }
+            Map<Integer, Long> completedOnMaster = new HashMap<>();
+            for (int shard = 0; shard < layout.shards(); shard++) {
+                QueueKeys keys = layout.keys(shard);
+                int master = cluster.masterPortOf(JedisClusterCRC16.getSlot(keys.prefix()));
+                try (Jedis node = cluster.connectTo(master)) {
+                    completedOnMaster.merge(master, node.zcard(keys.completed()), Long::sum);
+                }
+            }
+            assertThat(completedOnMaster.keySet()).as("masters holding the completed jobs")
+                    .containsExactlyInAnyOrderElementsOf(cluster.masterPorts());
+            assertThat(completedOnMaster.values()).as("completed jobs per master").allSatisfy(n -> assertThat(n).isPositive());
+        } finally {
+            engine.stop(Duration.ofSeconds(5));
+            loops.shutdownNow();
+            threads.close();
+            loops.awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void anEngineLeftRunningAfterItsQueuesShardCountChangedClaimsNothingAndSaysWhy() {
+        String queueName = newQueue();
+        ShardedQueue oldEngine = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(queueName, 3));
+        // The queue is empty, so a new engine may lay it out over two shards.
+        ShardedQueue newEngine = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(queueName, 2));
+        IntStream.range(0, 6).forEach(i -> newEngine.submissions().enqueue(queueName, NewJob.of("{}").inLane("lane-" + i)));
+
+        assertThatThrownBy(() -> oldEngine.leases().claim(queueName, Duration.ofSeconds(30), 10, "old"))
+                .isInstanceOf(ShardCountRefusedException.class)
+                .hasMessageStartingWith("echomq.queues." + queueName + ".shards: this engine claims queue '" + queueName + "' as 3 shards");
+        assertThat(newEngine.reads().stats(queueName).pending()).as("jobs left for the engines of the new count").isEqualTo(6);
+        assertThat(newEngine.leases().claim(queueName, Duration.ofSeconds(30), 10, "new")).hasSize(6);
+    }
+
+    @Test
+    void aShardWhoseCopyOfTheSettingsLaggedCatchesUpInTheEnginesMaintenance(PostgresService postgres) throws Exception {
+        String queueName = newQueue();
+        PostgresService.Database database = postgres.createDatabase("sharded");
+        Migrations.migrate(database.dataSource());
+        QueueShards shards = QueueShards.connect(redis, QueueClient.connect(redis, QueueSettings.DEFAULT), ReplicaWait.NONE,
+                Map.of(queueName, 3));
+        ShardLayout layout = shards.sharded(queueName).orElseThrow().layout();
+        shards.pause(queueName);
+        // Shard 1 as a writer that died between shard 0 and the copies leaves it: unpaused, one version behind.
+        String lagging = layout.keys(1).meta();
+        redis.hset(lagging, "meta_version", Long.toString(Long.parseLong(redis.hget(lagging, "meta_version")) - 1));
+        redis.hdel(lagging, "paused");
+        assertThat(shards.partsOf(queueName).get(1).reads().stats(queueName).paused()).as("shard 1 before maintenance").isFalse();
+
+        ExecutorService loops = Executors.newCachedThreadPool();
+        EngineThreads threads = EngineThreads.from(loops, EngineThreads.daemonThreads("sharded-timers"));
+        EngineAssembly engine = new EngineAssembly(shards, new EffectStore(Jdbi.create(database.dataSource()), EffectSettings.DEFAULT),
+                Outbox.NONE, threads, "sharded", WorkerListener.NONE, MaintenanceListener.NONE);
+        try {
+            engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT).runOnce();
+
+            assertThat(shards.partsOf(queueName)).as("every shard after one maintenance pass")
+                    .allSatisfy(shard -> assertThat(shard.reads().stats(queueName).paused()).isTrue());
+        } finally {
+            engine.stop(Duration.ofSeconds(5));
+            loops.shutdownNow();
+            threads.close();
+            loops.awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void theEnginesMaintenanceSweepsTheKeyHomesOfAShardedQueueAndSyncsItsSettings(PostgresService postgres) throws Exception {
+        String queueName = newQueue();
+        PostgresService.Database database = postgres.createDatabase("sharded");
+        Migrations.migrate(database.dataSource());
+        QueueShards shards = QueueShards.connect(redis, QueueClient.connect(redis, QueueSettings.DEFAULT), ReplicaWait.NONE,
+                Map.of(queueName, 3));
+        Set<String> ran = ConcurrentHashMap.newKeySet();
+        MaintenanceListener duties = new MaintenanceListener() {
+            @Override
+            public void ran(String duty, String queue, Pass pass, Duration took) {
+                if (queue.equals(queueName)) {
+                    ran.add(duty);
+                }
+            }
+        };
+        ExecutorService loops = Executors.newCachedThreadPool();
+        EngineThreads threads = EngineThreads.from(loops, EngineThreads.daemonThreads("sharded-timers"));
+        EngineAssembly engine = new EngineAssembly(shards, new EffectStore(Jdbi.create(database.dataSource()), EffectSettings.DEFAULT),
+                Outbox.NONE, threads, "sharded", WorkerListener.NONE, duties);
+        try {
+            engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT).runOnce();
+
+            // Without the sweep, a submitter stopped between reserving a key's home and making its
+            // job would leave the key in flight for every other shard's lanes for good.
+            assertThat(ran).as("the sharded queue's duties in one maintenance pass").contains("key-homes", "shard-settings");
+        } finally {
+            engine.stop(Duration.ofSeconds(5));
+            loops.shutdownNow();
+            threads.close();
+            loops.awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    private static String newQueue() {
+        return "shengine-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
+    }
+
+}

@@ -1,0 +1,181 @@
+package io.echomq.web.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.echomq.queue.Enqueued;
+import io.echomq.queue.EventFilter;
+import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.NewJob;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.QueueEvent;
+import io.echomq.queue.QueueSettings;
+import io.echomq.queue.ReplicaWait;
+import io.echomq.queue.shard.QueueShards;
+import io.echomq.queue.shard.ShardLayout;
+import io.echomq.runtime.EchoMqEngine;
+import io.echomq.testkit.RealServices;
+import io.echomq.testkit.services.ValkeyCluster;
+import io.echomq.web.metrics.QueueMetrics;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.core.HttpHeaders;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.RedisClusterClient;
+
+/**
+ * A queue of three shards on the 3-master cluster answers the API as one queue: its job list by
+ * state, its job-event stream and its limits (docs/SHARDING.md, 8 and 10), through the resources
+ * an HTTP call reaches.
+ */
+class ShardedQueueApiTest {
+
+    private final ValkeyCluster cluster = RealServices.valkeyCluster();
+    private final RedisClusterClient redis = cluster.newClient();
+    private final String queue = "sharded-api-" + UUID.randomUUID();
+    private QueueShards shards;
+    private ShardLayout layout;
+    private EchoMqEngine engine;
+
+    @BeforeEach
+    void connect() {
+        shards = QueueShards.connect(redis, QueueClient.connect(redis, QueueSettings.DEFAULT), ReplicaWait.NONE, Map.of(queue, 3));
+        layout = shards.sharded(queue).orElseThrow().layout();
+        engine = new EngineOf(shards, queue);
+    }
+
+    @AfterEach
+    void closeClient() {
+        redis.close();
+    }
+
+    @Test
+    void theJobListWalksEveryShardsJobsOnceInPagesOfOneQueue() {
+        List<String> submitted = IntStream.range(0, 12).mapToObj(i -> shards.enqueue(queue, NewJob.of("{}").inLane("lane-" + i)).id())
+                .toList();
+        JobsResource jobs = jobs();
+
+        List<String> listed = new ArrayList<>();
+        String cursor = null;
+        int pages = 0;
+        do {
+            Views.JobList page = jobs.list("pending", cursor, 5);
+            page.jobs().forEach(job -> listed.add(job.id()));
+            cursor = page.next();
+            pages++;
+        } while (cursor != null);
+
+        assertThat(submitted.stream().map(layout::shardOfJob).distinct().count()).as("shards holding the jobs").isEqualTo(3);
+        assertThat(listed).as("pending jobs, page after page").containsExactlyInAnyOrderElementsOf(submitted).doesNotHaveDuplicates();
+        assertThat(pages).isEqualTo(3);
+    }
+
+    @Test
+    void limitsAreReadAndSetAsTheQueuesWholeLimitsWhileEachShardEnforcesItsPart() {
+        QueuesResource queues = queues();
+
+        LimitsBody set = queues.setLimits(queue, new LimitsBody(7, new LimitsBody.RateBody(10, 1_000), 2, null));
+
+        assertThat(set.maxActive()).isEqualTo(7);
+        assertThat(queues.limits(queue)).isEqualTo(new LimitsBody(7, new LimitsBody.RateBody(10, 1_000), 2, null));
+        assertThat(queues.one(queue).limits().maxActive()).as("the queue's view").isEqualTo(7);
+        assertThat(queues.one(queue).limitsSource()).isEqualTo("api");
+        assertThat(queues.one(queue).shards()).as("the queue's view says its shards").isEqualTo(3);
+        assertThat(shards.partsOf(queue).stream().map(shard -> shard.reads().limits(queue).maxActive().orElseThrow()).toList())
+                .as("each shard's part").containsExactly(3, 2, 2);
+        assertThatThrownBy(() -> queues.setLimits(queue, new LimitsBody(2, null, null, null)))
+                .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("maxActive"));
+    }
+
+    @Test
+    void theEventStreamGivesEveryShardsEventsAndResumesAfterAnyOfThemWithoutLossOrRepeat() {
+        List<String> submitted = IntStream.range(0, 9).mapToObj(i -> shards.enqueue(queue, NewJob.of("{}").inLane("lane-" + i)).id())
+                .toList();
+        QueueEventsResource.StreamedPage all = QueueEventsResource.read(shards, queue,
+                QueueEventsResource.startingPoint(shards, queue, "0", null), EventFilter.ALL);
+
+        assertThat(all.events().stream().map(QueueEvent::jobId).toList()).containsExactlyInAnyOrderElementsOf(submitted);
+        assertThat(all.ids()).allSatisfy(id -> assertThat(id.split(",")).as("a resume point of every shard").hasSize(3));
+        for (int k = 0; k < all.events().size(); k++) {
+            String resumedAt = QueueEventsResource.startingPoint(shards, queue, null, all.ids().get(k));
+            List<QueueEvent> rest = QueueEventsResource.read(shards, queue, resumedAt, EventFilter.ALL).events();
+            assertThat(rest).as("resumed after event " + k).containsExactlyElementsOf(all.events().subList(k + 1, all.events().size()));
+        }
+        Set<String> fromNow = new HashSet<>();
+        String now = QueueEventsResource.startingPoint(shards, queue, null, null);
+        String later = shards.enqueue(queue, NewJob.of("{}").inLane("lane-later")).id();
+        QueueEventsResource.read(shards, queue, now, EventFilter.ALL).events().forEach(e -> fromNow.add(e.jobId()));
+        assertThat(fromNow).containsExactly(later);
+        assertThatThrownBy(() -> QueueEventsResource.startingPoint(shards, queue, null, "1-0,2-0"))
+                .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo(HttpHeaders.LAST_EVENT_ID_HEADER));
+    }
+
+    @Test
+    void aJobOfANamedLaneWhoseKeyAnotherShardOwnsIsMadeOnceAndItsKeyAnswersItFromAnotherLane() {
+        int shardOfLane = layout.shardOfLane("lane-a");
+        String key = IntStream.range(0, 100).mapToObj(i -> "order-" + i).filter(k -> layout.ownerOfKey(k) != shardOfLane)
+                .findFirst().orElseThrow();
+        String otherLane = IntStream.range(0, 100).mapToObj(i -> "lane-" + i).filter(l -> layout.shardOfLane(l) != shardOfLane)
+                .findFirst().orElseThrow();
+
+        Enqueued first = shards.enqueue(queue, new JobBody(JsonValue.EMPTY_JSON_OBJECT, "lane-a", null, null, null, null, null, null)
+                .toNewJob(Optional.of(key)));
+        Enqueued again = shards.enqueue(queue, new JobBody(JsonValue.EMPTY_JSON_OBJECT, otherLane, null, null, null, null, null, null)
+                .toNewJob(Optional.of(key)));
+
+        assertThat(first.created()).as("the first submission makes the job").isTrue();
+        assertThat(again.created()).as("the key's second submission, from a lane of another shard").isFalse();
+        assertThat(again.id()).isEqualTo(first.id());
+        assertThat(shards.stats(queue).total()).as("jobs made over the shards").isEqualTo(1);
+    }
+
+    private JobsResource jobs() {
+        JobsResource jobs = new JobsResource();
+        jobs.engine = engine;
+        jobs.metrics = new QueueMetrics();
+        jobs.queue = queue;
+        return jobs;
+    }
+
+    private QueuesResource queues() {
+        QueuesResource queues = new QueuesResource();
+        queues.engine = engine;
+        queues.metrics = new QueueMetrics();
+        return queues;
+    }
+
+    /** The deployment's engine as the resources see it, serving one sharded queue. */
+    private static final class EngineOf extends EchoMqEngine {
+        private final QueueShards shards;
+        private final String queue;
+
+        EngineOf(QueueShards shards, String queue) {
+            this.shards = shards;
+            this.queue = queue;
+        }
+
+        @Override
+        public QueueShards shards() {
+            return shards;
+        }
+
+        @Override
+        public QueueClient queue() {
+            return shards.unsharded();
+        }
+
+        @Override
+        public Set<String> queues() {
+            return Set.of(queue);
+        }
+    }
+}
