@@ -28,28 +28,11 @@ local fence = KEYS[1]
 local prefix, kind, key, token, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 
 -- #include now_ms
+-- #include key_held
 
-if kind == 'idem' then
-  local id = rcall('HGET', prefix .. 'idem', key)
-  local state = id and rcall('HGET', prefix .. 'job:' .. id, 'state')
-  if state then
-    return {'DUPLICATE', id, state}
-  end
-else
-  local held = rcall('GET', prefix .. 'dedupe:' .. key)
-  local id, window_end = nil, nil
-  if held then
-    id, window_end = string.match(held, '^(%d+):(%d+)$')
-  end
-  if id and tonumber(window_end) > now_ms() then
-    local f = rcall('HMGET', prefix .. 'job:' .. id, 'state', 'attempts', 'lane')
-    if mode ~= 'debounce' then
-      return {'THROTTLED', id, f[1] or ''}
-    end
-    if f[1] == 'delayed' and f[2] == '0' then
-      return {'WAITING', id, f[3]}
-    end
-  end
+local held = key_held(prefix, kind, key, mode, now_ms())
+if held then
+  return held
 end
 if token == '' then
   return {'EMPTY'}

@@ -34,6 +34,7 @@ local homes, seq = KEYS[1], KEYS[2]
 local prefix, kind, key, lane_shard, replace, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 
 -- #include now_ms
+-- #include key_held
 
 local now = now_ms()
 local entry = rcall('HGET', homes, key)
@@ -42,26 +43,10 @@ if entry then
   if replace ~= home .. ':' .. token then
     return {'HOME', home, token, state, tostring(now - tonumber(at))}
   end
-elseif kind == 'idem' then
-  local id = rcall('HGET', prefix .. 'idem', key)
-  local state = id and rcall('HGET', prefix .. 'job:' .. id, 'state')
-  if state then
-    return {'DUPLICATE', id, state}
-  end
 else
-  local held = rcall('GET', prefix .. 'dedupe:' .. key)
-  local id, window_end = nil, nil
+  local held = key_held(prefix, kind, key, mode, now)
   if held then
-    id, window_end = string.match(held, '^(%d+):(%d+)$')
-  end
-  if id and tonumber(window_end) > now then
-    local f = rcall('HMGET', prefix .. 'job:' .. id, 'state', 'attempts', 'lane')
-    if mode == 'throttle' then
-      return {'THROTTLED', id, f[1] or ''}
-    end
-    if f[1] == 'delayed' and f[2] == '0' then
-      return {'WAITING', id, f[3]}
-    end
+    return held
   end
 end
 

@@ -1,0 +1,30 @@
+-- What a shard of a sharded queue holds for a key K (docs/SHARDING.md, 3.1), as the shard answers
+-- a submission of K: for an idempotency key, the job its idem entry names; for a dedupe key, its
+-- open window (mode 'throttle') or the window's job still waiting, never claimed ('debounce').
+-- nil when it holds nothing for K. The owner's own record and a home's are read alike, so the
+-- reservation (key-home-reserve) and the fence (key-home-release) agree on what holding K is.
+local function key_held(prefix, kind, key, mode, now)
+  if kind == 'idem' then
+    local id = redis.call('HGET', prefix .. 'idem', key)
+    local state = id and redis.call('HGET', prefix .. 'job:' .. id, 'state')
+    if state then
+      return {'DUPLICATE', id, state}
+    end
+    return nil
+  end
+  local held = redis.call('GET', prefix .. 'dedupe:' .. key)
+  local id, window_end = nil, nil
+  if held then
+    id, window_end = string.match(held, '^(%d+):(%d+)$')
+  end
+  if id and tonumber(window_end) > now then
+    local f = redis.call('HMGET', prefix .. 'job:' .. id, 'state', 'attempts', 'lane')
+    if mode ~= 'debounce' then
+      return {'THROTTLED', id, f[1] or ''}
+    end
+    if f[1] == 'delayed' and f[2] == '0' then
+      return {'WAITING', id, f[3]}
+    end
+  end
+  return nil
+end
