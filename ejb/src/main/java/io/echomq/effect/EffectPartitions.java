@@ -89,7 +89,7 @@ public final class EffectPartitions {
         if (widthMs <= 0) {
             throw new IllegalArgumentException("partition width must be at least 1 ms, was " + width);
         }
-        return transactions.inTransaction(handle -> {
+        return unlessBusy(() -> transactions.inTransaction(handle -> {
             waitAtMost(handle, lockWait);
             lockPartitionSet(handle);
             long next = rangesIn(handle).stream().mapToLong(Range::toMs).max().orElse(Long.MIN_VALUE);
@@ -102,7 +102,7 @@ public final class EffectPartitions {
                 next = range.toMs();
             }
             return made;
-        });
+        }));
     }
 
     /**
@@ -132,7 +132,7 @@ public final class EffectPartitions {
      * @return how many rows were put back; empty when the partition was already gone
      */
     public Optional<Integer> retire(Range partition, List<EffectRecord> keep, Instant appliedSince) {
-        return transactions.inTransaction(handle -> {
+        return unlessBusy(() -> transactions.inTransaction(handle -> {
             waitAtMost(handle, lockWait);
             lockPartitionSet(handle);
             if (rangesIn(handle).stream().noneMatch(r -> r.name().equals(partition.name()))) {
@@ -163,7 +163,31 @@ public final class EffectPartitions {
                     .execute();
             handle.execute("DROP TABLE " + table);
             return Optional.of(keptBack);
-        });
+        }));
+    }
+
+    /**
+     * A change of the partition set that gave up waiting {@link #RETIRE_LOCK_WAIT} for its lock:
+     * an effect transaction held the table (or another engine the partition set). Nothing
+     * changed; the change is the caller's to try again later, and no fault.
+     */
+    public static final class BusyException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        BusyException(Duration waited, RuntimeException cause) {
+            super("gave up waiting " + waited.toMillis() + " ms for the effect table's lock (an effect transaction held it)", cause);
+        }
+    }
+
+    private <T> T unlessBusy(java.util.function.Supplier<T> change) {
+        try {
+            return change.get();
+        } catch (RuntimeException e) {
+            if (EffectStore.LOCK_NOT_AVAILABLE.equals(EffectStore.sqlState(e))) {
+                throw new BusyException(lockWait, e);
+            }
+            throw e;
+        }
     }
 
     private static String prefixed(String prefix, String columns) {

@@ -126,7 +126,7 @@ public final class EffectStore {
     }
 
     /** PostgreSQL's "lock_not_available", raised when lock_timeout expires. */
-    private static final String LOCK_NOT_AVAILABLE = "55P03";
+    static final String LOCK_NOT_AVAILABLE = "55P03";
 
     private final EffectTransactions transactions;
     private final EffectSettings settings;
@@ -596,7 +596,7 @@ public final class EffectStore {
                 row.getTimestamp("applied_at").toInstant());
     }
 
-    private static String sqlState(Throwable e) {
+    static String sqlState(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLException sql && sql.getSQLState() != null) {
                 return sql.getSQLState();

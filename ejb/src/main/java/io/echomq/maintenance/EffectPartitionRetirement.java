@@ -8,7 +8,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 /**
@@ -35,6 +38,8 @@ final class EffectPartitionRetirement implements MaintenanceDuty {
     static final int PARTITIONS_AHEAD = 3;
     /** The narrowest partition: a shorter retention age still gets partitions this wide. */
     static final Duration MIN_WIDTH = Duration.ofSeconds(1);
+
+    private static final Logger LOG = Logger.getLogger(EffectPartitionRetirement.class.getName());
 
     private final EffectPartitions partitions;
     private final GoneForGood goneForGood;
@@ -114,7 +119,10 @@ final class EffectPartitionRetirement implements MaintenanceDuty {
         long nowMs = partitions.nowMs();
         // The first partition starts a width from now: Valkey's clock (creation times) may run a
         // little ahead of PostgreSQL's, and the DEFAULT partition may hold rows up to now.
-        pausedOnFailure(() -> partitions.makeAhead(nowMs + width.toMillis(), nowMs + PARTITIONS_AHEAD * width.toMillis(), width));
+        if (pausedOnFailure(() -> partitions.makeAhead(nowMs + width.toMillis(), nowMs + PARTITIONS_AHEAD * width.toMillis(), width))
+                .isEmpty()) {
+            return Pass.NOTHING;
+        }
         List<EffectPartitions.Range> ranges = partitions.ranges();
         if (census != null && !ranges.contains(census.partition())) {
             // Another engine retired it.
@@ -133,15 +141,27 @@ final class EffectPartitionRetirement implements MaintenanceDuty {
             if (!readOn(deadline)) {
                 break;
             }
-            dropped += pausedOnFailure(this::retire);
+            Optional<Long> retired = pausedOnFailure(this::retire);
+            if (retired.isEmpty()) {
+                break;
+            }
+            dropped += retired.get();
         }
         return Pass.effectRowsDeleted((int) Math.min(Integer.MAX_VALUE, dropped));
     }
 
-    /** Runs a change of the partition set; when it fails, pauses the changes and rethrows. */
-    private <T> T pausedOnFailure(java.util.function.Supplier<T> change) {
+    /**
+     * Runs a change of the partition set. When it gave up waiting for the table's lock, pauses the
+     * changes and answers empty: an expected turn of events under long effect transactions, told in
+     * one line, not as a failure. Any other failure pauses them too and is rethrown.
+     */
+    private <T> Optional<T> pausedOnFailure(Supplier<T> change) {
         try {
-            return change.get();
+            return Optional.of(change.get());
+        } catch (EffectPartitions.BusyException e) {
+            changesPausedUntil = System.nanoTime() + interval.toNanos() * PAUSE_AFTER_LOCK_WAIT;
+            LOG.info(() -> "maintenance: effect-partitions " + e.getMessage() + "; tries again in " + PAUSE_AFTER_LOCK_WAIT + " intervals");
+            return Optional.empty();
         } catch (RuntimeException e) {
             changesPausedUntil = System.nanoTime() + interval.toNanos() * PAUSE_AFTER_LOCK_WAIT;
             throw e;
