@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A standalone worker JVM ({@link StandaloneWorker}) as a child process that tests can signal by
@@ -127,16 +128,41 @@ public final class WorkerProcess implements AutoCloseable {
 
     /** Waits until the output has a line containing {@code marker}. */
     public void awaitLine(String marker, Duration timeout) {
-        await("worker pid " + pid() + " prints \"" + marker + "\" (output in " + output + ")").atMost(timeout)
-                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> {
-                    if (countLines(List.of(output), marker) > 0) {
-                        return true;
-                    }
-                    if (!process.isAlive()) {
-                        throw new AssertionError("worker pid " + pid() + " exited without printing \"" + marker + "\"; output in " + output);
-                    }
-                    return false;
-                });
+        try {
+            await("worker pid " + pid() + " prints \"" + marker + "\" (output in " + output + ")").atMost(timeout)
+                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> {
+                        if (countLines(List.of(output), marker) > 0) {
+                            return true;
+                        }
+                        if (!process.isAlive()) {
+                            throw new AssertionError("worker pid " + pid() + " exited without printing \"" + marker + "\"; output in " + output);
+                        }
+                        return false;
+                    });
+        } catch (ConditionTimeoutException e) {
+            appendThreadDump();
+            throw e;
+        }
+    }
+
+    /**
+     * Appends the worker JVM's threads to its output: a worker that never printed its line (once,
+     * under faketime, stuck after Flyway connected) leaves what it was waiting on to read.
+     */
+    private void appendThreadDump() {
+        jvm().ifPresent(java -> {
+            try {
+                Process jcmd = new ProcessBuilder("jcmd", Long.toString(java.pid()), "Thread.print")
+                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile())).start();
+                if (!jcmd.waitFor(30, TimeUnit.SECONDS)) {
+                    jcmd.destroyForcibly();
+                }
+            } catch (IOException e) {
+                // No jcmd on this machine: the timeout's own message stands.
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
     }
 
     /** Lines containing {@code marker} across several workers' outputs (e.g. {@code event=skipped}). */
