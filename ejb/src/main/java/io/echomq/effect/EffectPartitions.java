@@ -31,8 +31,6 @@ import org.jdbi.v3.core.Handle;
  */
 public final class EffectPartitions {
 
-    /** The partition that takes the rows no time partition does: few, and retired row by row. */
-    public static final String DEFAULT_PARTITION = "effect_default";
     /**
      * The longest a retirement or a new partition waits for a lock before giving up until a later
      * run: effect transactions that come after it queue behind its request, so this is also the
@@ -118,8 +116,7 @@ public final class EffectPartitions {
                 .bind("jobId", after == null ? Long.MIN_VALUE : Long.parseLong(after.jobId()))
                 .bind("created", after == null ? Long.MIN_VALUE : after.jobCreatedMs())
                 .bind("limit", limit)
-                .map((rs, ctx) -> new EffectRecord(rs.getString("queue"), Long.toString(rs.getLong("job_id")), rs.getLong("job_created_ms"),
-                        rs.getLong("attempt"), rs.getTimestamp("applied_at").toInstant()))
+                .map((rs, ctx) -> EffectStore.record(rs.getString("queue"), rs))
                 .list());
     }
 

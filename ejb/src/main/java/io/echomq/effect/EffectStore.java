@@ -67,17 +67,28 @@ public final class EffectStore {
      * Parameters: queue, the four of the jobs, queue. The per-job mode's every transaction starts
      * with it, so it goes through plain JDBC: JDBI's per-statement work (binding by name,
      * argument lookups, result mapping) cost more JVM time than the round trip. The conflict
-     * has no target: a row is skipped when its job's key is taken, or its idempotency key.
+     * has no target: a row is skipped when its job's key is taken. {@code %s} after it holds
+     * {@link #KEY_FREE} for jobs with an idempotency key, else nothing.
      */
     private static final String RECORD = """
             INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt, idempotency_key)
             SELECT ?, job.id, job.created, job.attempt, job.idempotency_key
             FROM limits, %s AS job (id, created, attempt, idempotency_key)
             WHERE NOT EXISTS (SELECT 1 FROM echomq.effect
-                              WHERE queue = ? AND job_id = job.id AND job_created_ms = 0)
+                              WHERE queue = ? AND job_id = job.id AND job_created_ms = 0)%s
             ORDER BY job.id
             ON CONFLICT DO NOTHING
             RETURNING job_id, applied_at""";
+    /**
+     * {@link #RECORD}'s condition for jobs with an idempotency key (one more parameter: queue): no
+     * row of the queue carries the key. No unique index can say it on the partitioned table (V12);
+     * the caller holds the keys' locks ({@link #LOCK_KEYS}), taken by an earlier statement, so this
+     * one sees every row that committed with a key before.
+     */
+    private static final String KEY_FREE = """
+
+              AND (job.idempotency_key IS NULL OR NOT EXISTS (SELECT 1 FROM echomq.effect k
+                                                               WHERE k.queue = ? AND k.idempotency_key = job.idempotency_key))""";
     /** One job as plain values: they encode faster than arrays. */
     private static final String ONE_JOB = "(VALUES (?::bigint, ?::bigint, ?::bigint, ?::text))";
     private static final String JOBS = "unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::text[])";
@@ -107,10 +118,6 @@ public final class EffectStore {
             SELECT count(pg_advisory_xact_lock(hashtext(?), key.lock))
             FROM limits, (SELECT DISTINCT hashtext(k) AS lock FROM unnest(?::text[]) AS k ORDER BY 1) AS key""";
 
-    /** Which of these idempotency keys (parameters: queue, keys) a row of the queue carries. */
-    private static final String TAKEN_KEYS = """
-            SELECT DISTINCT idempotency_key FROM echomq.effect WHERE queue = ? AND idempotency_key = ANY (?::text[])""";
-
     /** The handlers' results into their jobs' rows (parameters: ids, creation times, results as JSON text, queue). */
     private static final String RECORD_RESULTS = """
             UPDATE echomq.effect e SET result = job.result::jsonb
@@ -135,6 +142,9 @@ public final class EffectStore {
     /** {@link #RECORD} after them, for one job and for many, made once: the driver finds its prepared statement by this text. */
     private final String recordOne;
     private final String recordMany;
+    /** The same with {@link #KEY_FREE}, for jobs with an idempotency key. */
+    private final String recordOneKeyed;
+    private final String recordManyKeyed;
     /** {@link #FREE_EXPIRED_KEYS} after the limits. */
     private final String freeExpiredKeys;
     /** {@link #LOCK_KEYS} after the limits. */
@@ -149,8 +159,10 @@ public final class EffectStore {
         this.transactions = transactions;
         this.settings = settings;
         this.limits = LIMITS.formatted(settings.lockTimeout().toMillis(), settings.idleInTransactionTimeout().toMillis());
-        this.recordOne = limits + RECORD.formatted(ONE_JOB);
-        this.recordMany = limits + RECORD.formatted(JOBS);
+        this.recordOne = limits + RECORD.formatted(ONE_JOB, "");
+        this.recordMany = limits + RECORD.formatted(JOBS, "");
+        this.recordOneKeyed = limits + RECORD.formatted(ONE_JOB, KEY_FREE);
+        this.recordManyKeyed = limits + RECORD.formatted(JOBS, KEY_FREE);
         this.freeExpiredKeys = limits + FREE_EXPIRED_KEYS;
         this.lockKeys = limits + LOCK_KEYS;
     }
@@ -448,12 +460,12 @@ public final class EffectStore {
         if (!keyed.isEmpty()) {
             lockKeys(handle, queue, keyed);
         }
-        Map<String, Instant> recordedNow = record(handle, queue, withFreeKeys(handle, queue, leases));
+        Map<String, Instant> recordedNow = record(handle, queue, lowestPerKey(leases));
         // Rare: a job whose idempotency key a row already holds. Only when that row's job is a
         // whole window older is the key freed and taken.
         List<Lease> keyTaken = keyed.stream().filter(l -> !recordedNow.containsKey(l.jobId())).toList();
         if (!keyTaken.isEmpty() && freeExpiredKeys(handle, queue, keyTaken) > 0) {
-            recordedNow.putAll(record(handle, queue, withFreeKeys(handle, queue, keyTaken)));
+            recordedNow.putAll(record(handle, queue, lowestPerKey(keyTaken)));
         }
         List<Lease> recorded = leases.stream()
                 .filter(l -> recordedNow.containsKey(l.jobId()))
@@ -493,8 +505,8 @@ public final class EffectStore {
      * could lose an effect whose job Valkey already marked completed, and nothing would ever
      * apply it again. Keys are taken in job-id order, so two batches that overlap (a zombie's
      * and its successor's) wait on each other instead of deadlocking. Idempotency keys were
-     * locked before, in an order of their own ({@link #LOCK_KEYS}), and a lease gets here with
-     * its key only when no row carries the key. A job whose id has a row
+     * locked before, in an order of their own ({@link #LOCK_KEYS}), and a job with a key is
+     * recorded only when no row carries the key ({@link #KEY_FREE}). A job whose id has a row
      * from before keys held the creation time is not recorded again: that row is its effect
      * (no such row is written any more, so reading it races with nothing).
      */
@@ -503,7 +515,9 @@ public final class EffectStore {
             return new HashMap<>();
         }
         Connection connection = handle.getConnection();
-        try (PreparedStatement insert = connection.prepareStatement(leases.size() == 1 ? recordOne : recordMany)) {
+        boolean keyed = leases.stream().anyMatch(l -> l.idempotencyKey() != null);
+        String statement = leases.size() == 1 ? (keyed ? recordOneKeyed : recordOne) : (keyed ? recordManyKeyed : recordMany);
+        try (PreparedStatement insert = connection.prepareStatement(statement)) {
             insert.setString(1, queue);
             if (leases.size() == 1) {
                 Lease lease = leases.get(0);
@@ -518,6 +532,9 @@ public final class EffectStore {
                 insert.setArray(5, connection.createArrayOf("text", leases.stream().map(Lease::idempotencyKey).toArray()));
             }
             insert.setString(6, queue);
+            if (keyed) {
+                insert.setString(7, queue);
+            }
             Map<String, Instant> recorded = new HashMap<>();
             try (ResultSet rows = insert.executeQuery()) {
                 while (rows.next()) {
@@ -544,37 +561,19 @@ public final class EffectStore {
     }
 
     /**
-     * The leases whose job may record its row: those without an idempotency key, and of those with
-     * one, the lowest job id per key that no row of the queue carries yet (the caller holds the
-     * keys' locks). The others are left to the key's row, as the unique index did before V12.
+     * The leases whose job may record its row, as the unique index chose before V12: those without
+     * an idempotency key, and of those with one, the lowest job id per key. Whether a row of the
+     * queue already carries the key is the record's to see ({@link #KEY_FREE}).
      */
-    private List<Lease> withFreeKeys(Handle handle, String queue, List<Lease> leases) {
-        List<Lease> keyed = leases.stream().filter(l -> l.idempotencyKey() != null).toList();
-        if (keyed.isEmpty()) {
+    private static List<Lease> lowestPerKey(List<Lease> leases) {
+        if (leases.stream().allMatch(l -> l.idempotencyKey() == null)) {
             return leases;
         }
-        Set<String> taken = new HashSet<>(takenKeys(handle, queue, keyed));
+        Set<String> seen = new HashSet<>();
         return leases.stream()
                 .sorted(Comparator.comparingLong(l -> Long.parseLong(l.jobId())))
-                .filter(l -> l.idempotencyKey() == null || taken.add(l.idempotencyKey()))
+                .filter(l -> l.idempotencyKey() == null || seen.add(l.idempotencyKey()))
                 .toList();
-    }
-
-    private List<String> takenKeys(Handle handle, String queue, List<Lease> keyed) {
-        Connection connection = handle.getConnection();
-        try (PreparedStatement read = connection.prepareStatement(TAKEN_KEYS)) {
-            read.setString(1, queue);
-            read.setArray(2, connection.createArrayOf("text", keyed.stream().map(Lease::idempotencyKey).toArray()));
-            List<String> taken = new ArrayList<>();
-            try (ResultSet rows = read.executeQuery()) {
-                while (rows.next()) {
-                    taken.add(rows.getString(1));
-                }
-            }
-            return taken;
-        } catch (SQLException e) {
-            throw new UnableToExecuteStatementException(e, null);
-        }
     }
 
     /** Runs {@link #FREE_EXPIRED_KEYS} for these jobs, which all carry an idempotency key; returns how many keys it freed. */
@@ -591,7 +590,7 @@ public final class EffectStore {
         }
     }
 
-    private static EffectRecord record(String queue, ResultSet row) throws SQLException {
+    static EffectRecord record(String queue, ResultSet row) throws SQLException {
         return new EffectRecord(queue, Long.toString(row.getLong("job_id")), row.getLong("job_created_ms"), row.getLong("attempt"),
                 row.getTimestamp("applied_at").toInstant());
     }

@@ -119,11 +119,16 @@ final class EffectPartitionRetirement implements MaintenanceDuty {
         long nowMs = partitions.nowMs();
         // The first partition starts a width from now: Valkey's clock (creation times) may run a
         // little ahead of PostgreSQL's, and the DEFAULT partition may hold rows up to now.
-        if (pausedOnFailure(() -> partitions.makeAhead(nowMs + width.toMillis(), nowMs + PARTITIONS_AHEAD * width.toMillis(), width))
-                .isEmpty()) {
-            return Pass.NOTHING;
+        long aheadMs = nowMs + PARTITIONS_AHEAD * width.toMillis();
+        List<EffectPartitions.Range> ranges = new ArrayList<>(partitions.ranges());
+        // Most runs find the partitions ahead made already, and make none (nor take their lock).
+        if (ranges.stream().mapToLong(EffectPartitions.Range::toMs).max().orElse(Long.MIN_VALUE) < aheadMs) {
+            Optional<List<EffectPartitions.Range>> made = pausedOnFailure(() -> partitions.makeAhead(nowMs + width.toMillis(), aheadMs, width));
+            if (made.isEmpty()) {
+                return Pass.NOTHING;
+            }
+            ranges.addAll(made.get());
         }
-        List<EffectPartitions.Range> ranges = partitions.ranges();
         if (census != null && !ranges.contains(census.partition())) {
             // Another engine retired it.
             census = null;

@@ -2,7 +2,6 @@ package io.echomq.maintenance;
 
 import io.echomq.effect.EffectRecord;
 import io.echomq.effect.EffectStore;
-import io.echomq.queue.QueueReads;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -52,13 +51,9 @@ final class EffectRetention implements MaintenanceDuty {
      * @param interval    delay between runs; a run works for half of it at most
      * @param rewalkEvery how often the walk starts over from the oldest row
      */
-    EffectRetention(QueueReads queue, EffectStore effects, Duration interval, Duration rewalkEvery, Duration age, int batch) {
-        this(queue::statesOf, effects, interval, rewalkEvery, age, batch);
-    }
-
-    EffectRetention(GoneForGood.HeldJobs queue, EffectStore effects, Duration interval, Duration rewalkEvery, Duration age, int batch) {
+    EffectRetention(GoneForGood goneForGood, EffectStore effects, Duration interval, Duration rewalkEvery, Duration age, int batch) {
         this.effects = effects;
-        this.goneForGood = new GoneForGood(queue, effects);
+        this.goneForGood = goneForGood;
         this.interval = interval;
         this.rewalkEvery = rewalkEvery;
         this.age = age;

@@ -33,10 +33,6 @@ final class GoneForGood {
     private final HeldJobs queue;
     private final EffectStore effects;
 
-    GoneForGood(QueueReads queue, EffectStore effects) {
-        this(queue::statesOf, effects);
-    }
-
     GoneForGood(HeldJobs queue, EffectStore effects) {
         this.queue = queue;
         this.effects = effects;

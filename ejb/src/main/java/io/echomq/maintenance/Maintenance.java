@@ -86,7 +86,7 @@ public final class Maintenance {
         public Duration effectRowLifetime() {
             Duration inDefault = EffectRetention.longestOverAge(interval, effectRewalkEvery);
             Duration inPartition = EffectPartitionRetirement.widthFor(effectRetention).plus(interval);
-            return effectRetention.plus(inDefault.compareTo(inPartition) > 0 ? inDefault : inPartition);
+            return effectRetention.plus(max(inDefault, inPartition));
         }
     }
 
@@ -143,14 +143,15 @@ public final class Maintenance {
         this.listener = listener;
         this.timeout = settings.timeout();
         EffectStore bounded = effects.withQueryTimeout(settings.timeout());
+        GoneForGood goneForGood = new GoneForGood(shards::statesOf, bounded);
         List<MaintenanceDuty> all = new ArrayList<>(List.of(
                 OnEveryShard.of(shards, queues, shard -> new Reaper(shard.admin(), settings.interval(), settings.reapBatch())),
                 OnEveryShard.of(shards, queues, shard -> new RetentionTrimmer(shard.admin(), settings.trimEvery(), settings.retention())),
                 OnEveryShard.of(shards, queues,
                         shard -> new Reconciler(shard.reads(), shard.admin(), bounded, settings.interval(), settings.reconcileBatch())),
-                new EffectRetention(shards::statesOf, bounded, settings.interval(), settings.effectRewalkEvery(), settings.effectRetention(),
+                new EffectRetention(goneForGood, bounded, settings.interval(), settings.effectRewalkEvery(), settings.effectRetention(),
                         EFFECT_RETENTION_BATCH),
-                new EffectPartitionRetirement(bounded.partitions(), new GoneForGood(shards::statesOf, bounded), queues.isEmpty() ? "" : queues.get(0),
+                new EffectPartitionRetirement(bounded.partitions(), goneForGood, queues.isEmpty() ? "" : queues.get(0),
                         settings.interval(), settings.effectRetention(), EFFECT_RETENTION_BATCH),
                 new ScheduleTicker(queue.schedules(), settings.interval()),
                 new FlowRelay(queue.flows(), settings.interval(), FLOW_BATCH),

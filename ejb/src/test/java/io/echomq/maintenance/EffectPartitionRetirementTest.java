@@ -44,7 +44,7 @@ class EffectPartitionRetirementTest {
     }
 
     private EffectPartitionRetirement retirement(Duration age) {
-        return new EffectPartitionRetirement(partitions, new GoneForGood(engine.queue.reads(), engine.effects), engine.queueName,
+        return new EffectPartitionRetirement(partitions, new GoneForGood(engine.queue.reads()::statesOf, engine.effects), engine.queueName,
                 Duration.ofSeconds(30), age, 100);
     }
 

@@ -169,7 +169,7 @@ class MaintenanceDutiesTest {
         engine.jdbi.useHandle(h -> h.createUpdate("UPDATE echomq.effect SET applied_at = now() - interval '2 hours' "
                 + "WHERE queue = :q AND job_id = :id").bind("q", engine.queueName).bind("id", Long.parseLong(job.id())).execute());
         Duration rewalkEvery = Duration.ofMillis(200);
-        EffectRetention retention = new EffectRetention(engine.queue.reads(), engine.effects, Duration.ofSeconds(30), rewalkEvery,
+        EffectRetention retention = new EffectRetention(new GoneForGood(engine.queue.reads()::statesOf, engine.effects), engine.effects, Duration.ofSeconds(30), rewalkEvery,
                 Duration.ofMinutes(1), 2);
         assertThat(retention.runOnce(engine.queueName).effectRowsDeleted()).isEqualTo(5);
         assertThat(hasEffectRow(job.id())).as("the active job's row").isTrue();
@@ -191,7 +191,7 @@ class MaintenanceDutiesTest {
         engine.queue.leases().complete(child.lease());
         engine.jdbi.useHandle(h -> h.createUpdate("UPDATE echomq.effect SET applied_at = now() - interval '2 hours' WHERE queue = :q")
                 .bind("q", engine.queueName).execute());
-        EffectRetention retention = new EffectRetention(engine.queue.reads(), engine.effects, Duration.ofSeconds(30), Duration.ZERO,
+        EffectRetention retention = new EffectRetention(new GoneForGood(engine.queue.reads()::statesOf, engine.effects), engine.effects, Duration.ofSeconds(30), Duration.ZERO,
                 Duration.ofMinutes(1), 100);
 
         assertThat(retention.runOnce(engine.queueName).effectRowsDeleted()).as("rows deleted while the parent waits").isZero();
@@ -255,7 +255,7 @@ class MaintenanceDutiesTest {
         List<Enqueued> jobs = fourAppliedJobs();
         awaitEffectRowsOlderThan(Duration.ofMillis(10));
         // The duty alone: in a whole pass the reconciler would first complete the dead job.
-        EffectRetention retention = new EffectRetention(engine.queue.reads(), engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMillis(10), 100);
+        EffectRetention retention = new EffectRetention(new GoneForGood(engine.queue.reads()::statesOf, engine.effects), engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMillis(10), 100);
 
         int deleted = retention.runOnce(engine.queueName).effectRowsDeleted();
 
@@ -281,7 +281,7 @@ class MaintenanceDutiesTest {
         // Oldest first: jobs 4 and 3 (kept), then 2 and 1 (finished); a batch of two must step over the kept ones.
         engine.jdbi.useHandle(h -> h.createUpdate("UPDATE echomq.effect SET applied_at = now() - interval '1 hour' * job_id "
                 + "WHERE queue = :q").bind("q", engine.queueName).execute());
-        EffectRetention retention = new EffectRetention(engine.queue.reads(), engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(1), 2);
+        EffectRetention retention = new EffectRetention(new GoneForGood(engine.queue.reads()::statesOf, engine.effects), engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(1), 2);
 
         Pass first = retention.runOnce(engine.queueName);
 
@@ -294,7 +294,7 @@ class MaintenanceDutiesTest {
         // 25 batches of rows of jobs Valkey does not hold: more than a run capped at 10 batches would delete.
         engine.jdbi.useHandle(h -> h.createUpdate("INSERT INTO echomq.effect (queue, job_id, job_created_ms, attempt, applied_at) "
                 + "SELECT :q, g, 1000 + g, 1, now() - interval '1 hour' FROM generate_series(1, 2500) g").bind("q", engine.queueName).execute());
-        EffectRetention retention = new EffectRetention(engine.queue.reads(), engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(1), 100);
+        EffectRetention retention = new EffectRetention(new GoneForGood(engine.queue.reads()::statesOf, engine.effects), engine.effects, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(1), 100);
 
         assertThat(retention.runOnce(engine.queueName).effectRowsDeleted()).isEqualTo(2_500);
         assertThat(effectRows()).isZero();
