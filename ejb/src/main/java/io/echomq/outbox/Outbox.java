@@ -72,11 +72,9 @@ public final class Outbox {
     }
 
     private void refuseShardedQueue(JobRequest request) {
-        int count = shards == null || request == null || request.queue() == null ? 1 : shards.shardsOf(request.queue());
-        if (count > 1) {
-            throw new IllegalArgumentException("queue: '" + request.queue() + "' has " + count + " shards, and follow-up jobs "
-                    + "into a sharded queue are not routed over its shards yet (docs/SHARDING.md, \"What is built, and what "
-                    + "remains\", item 6); nothing was written");
+        // A null request or queue is the request checks' to refuse, by field.
+        if (shards != null && request != null && request.queue() != null) {
+            shards.requireOneShard(request.queue(), "routing follow-up jobs into it");
         }
     }
 
