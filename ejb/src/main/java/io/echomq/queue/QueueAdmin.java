@@ -224,14 +224,10 @@ public final class QueueAdmin {
     private String setLimits(String queue, QueueLimits limits, LimitsSource source) {
         QueueKeys keys = keysOf.apply(queue);
         Objects.requireNonNull(limits, "limits").check();
-        List<String> args = List.of(keys.prefix(),
-                limits.maxActive().map(String::valueOf).orElse(""),
-                limits.rate().map(r -> Integer.toString(r.starts())).orElse(""),
-                limits.rate().map(r -> Long.toString(r.window().toMillis())).orElse(""),
-                limits.laneMaxActive().map(String::valueOf).orElse(""),
-                limits.laneRate().map(r -> Integer.toString(r.starts())).orElse(""),
-                limits.laneRate().map(r -> Long.toString(r.window().toMillis())).orElse(""),
-                source.wireName());
+        List<String> args = new ArrayList<>();
+        args.add(keys.prefix());
+        args.addAll(limits.wireFields());
+        args.add(source.wireName());
         return Replies.limitsSet(scripts.run(Script.SET_LIMITS, keys, null, args));
     }
 }

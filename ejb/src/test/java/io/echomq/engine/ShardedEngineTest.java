@@ -135,7 +135,7 @@ class ShardedEngineTest {
             Map<Integer, Long> completedOnMaster = new HashMap<>();
             for (int shard = 0; shard < layout.shards(); shard++) {
                 QueueKeys keys = layout.keys(shard);
-                int master = cluster.masterPortOf(JedisClusterCRC16.getSlot(keys.prefix()));
+                int master = cluster.masterPortOfKey(keys.prefix());
                 try (Jedis node = cluster.connectTo(master)) {
                     completedOnMaster.merge(master, node.zcard(keys.completed()), Long::sum);
                 }

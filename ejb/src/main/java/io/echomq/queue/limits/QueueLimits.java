@@ -85,6 +85,20 @@ public record QueueLimits(Optional<Integer> maxActive, Optional<Rate> rate, Opti
     }
 
     /**
+     * The six values as the set-limits and shard-meta scripts take them, '' for one not set:
+     * maxActive, rate starts, rate window in ms, laneMaxActive, lane rate starts, lane rate window in ms.
+     */
+    public List<String> wireFields() {
+        return List.of(
+                maxActive.map(String::valueOf).orElse(""),
+                rate.map(r -> Integer.toString(r.starts())).orElse(""),
+                rate.map(r -> Long.toString(r.window().toMillis())).orElse(""),
+                laneMaxActive.map(String::valueOf).orElse(""),
+                laneRate.map(r -> Integer.toString(r.starts())).orElse(""),
+                laneRate.map(r -> Long.toString(r.window().toMillis())).orElse(""));
+    }
+
+    /**
      * Checks every value; a bad one is refused naming its field ({@code maxActive},
      * {@code rate.starts}, {@code rate.windowMs}, {@code laneMaxActive}, …).
      *

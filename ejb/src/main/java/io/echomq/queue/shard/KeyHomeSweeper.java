@@ -1,6 +1,5 @@
 package io.echomq.queue.shard;
 
-import io.echomq.queue.internal.Replies;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
 import java.time.Duration;
@@ -36,12 +35,12 @@ public final class KeyHomeSweeper {
     private static final int BATCH = 100;
 
     private final ShardLayout layout;
-    private final ScriptRunner scripts;
+    private final KeyHomeSteps steps;
     private final UnifiedJedis redis;
 
     KeyHomeSweeper(ShardLayout layout, ScriptRunner scripts, UnifiedJedis redis) {
         this.layout = layout;
-        this.scripts = scripts;
+        this.steps = new KeyHomeSteps(layout, scripts);
         this.redis = redis;
     }
 
@@ -64,10 +63,10 @@ public final class KeyHomeSweeper {
     public Swept sweep(Duration grace) {
         int confirmed = 0;
         int forgotten = 0;
-        int fencesDeleted = 0;
+        long[] lowestOut = new long[layout.shards()];
         for (int owner = 0; owner < layout.shards(); owner++) {
             String counted = redis.get(layout.keys(owner).homeSeq());
-            long lowestOut = counted == null ? 0 : Long.parseLong(counted);
+            lowestOut[owner] = counted == null ? 0 : Long.parseLong(counted);
             for (String kind : KINDS) {
                 for (Map.Entry<String, String> entry : entries(layout.keys(owner).homes(kind))) {
                     String[] parts = entry.getValue().split(":");
@@ -78,13 +77,14 @@ public final class KeyHomeSweeper {
                     forgotten += outcome.equals("forgotten") ? 1 : 0;
                     if (!outcome.equals("forgotten") && !outcome.equals("changed")) {
                         // A token its entry still names may still be used to make (or be answered) its job.
-                        lowestOut = Math.min(lowestOut, Long.parseLong(token) - 1);
+                        lowestOut[owner] = Math.min(lowestOut[owner], Long.parseLong(token) - 1);
                     }
                 }
             }
-            for (int shard = 0; shard < layout.shards(); shard++) {
-                fencesDeleted += trimFences(owner, shard, lowestOut);
-            }
+        }
+        int fencesDeleted = 0;
+        for (int shard = 0; shard < layout.shards(); shard++) {
+            fencesDeleted += trimFences(shard, lowestOut);
         }
         return new Swept(confirmed, forgotten, fencesDeleted);
     }
@@ -97,40 +97,55 @@ public final class KeyHomeSweeper {
     private String repair(int owner, String kind, String key, int home, String token, boolean reserved, Duration grace) {
         String expected = home + ":" + token;
         if (reserved) {
-            String stale = run(Script.KEY_HOME_CONFIRM, owner, kind, List.of(key, expected, "stale", Long.toString(grace.toMillis()))).get(0);
+            String stale = steps.run(Script.KEY_HOME_CONFIRM, owner, kind,
+                    List.of(key, expected, "stale", Long.toString(grace.toMillis()))).get(0);
             if (!stale.equals("DONE")) {
                 return stale.equals("YOUNG") ? "young" : "changed";
             }
         }
         // A dedupe window holds its key whatever the mode of the submissions that meet it.
-        String held = run(Script.KEY_HOME_RELEASE, home, kind, List.of(layout.keys(home).prefix(), kind, key, token, "throttle")).get(0);
-        if (held.equals("RELEASED")) {
-            run(Script.KEY_HOME_CONFIRM, owner, kind, List.of(key, expected, "forget", ""));
+        if (steps.releaseAndForget(owner, home, kind, key, token, "throttle")) {
             return "forgotten";
         }
         if (reserved) {
-            run(Script.KEY_HOME_CONFIRM, owner, kind, List.of(key, expected, "confirm", ""));
+            steps.run(Script.KEY_HOME_CONFIRM, owner, kind, List.of(key, expected, "confirm", ""));
             return "confirmed";
         }
         return "kept";
     }
 
-    /** Raises {@code shard}'s floor of {@code owner}'s tokens to {@code floor} and deletes the fences of the owner's keys it covers. */
-    private int trimFences(int owner, int shard, long floor) {
-        List<String> pairs = new ArrayList<>();
+    /**
+     * Raises {@code shard}'s floor of each owner's tokens to {@code floors[owner]} and deletes the
+     * fences of that owner's keys it covers; the shard's fence hashes are scanned once for every owner.
+     */
+    private int trimFences(int shard, long[] floors) {
+        List<List<String>> pairsOfOwner = new ArrayList<>();
+        for (int owner = 0; owner < layout.shards(); owner++) {
+            pairsOfOwner.add(new ArrayList<>());
+        }
         for (String kind : KINDS) {
             for (Map.Entry<String, String> fence : entries(layout.keys(shard).fence(kind))) {
-                if (layout.ownerOfKey(fence.getKey()) == owner && Long.parseLong(fence.getValue()) <= floor) {
-                    pairs.add(kind);
-                    pairs.add(fence.getKey());
+                int owner = layout.ownerOfKey(fence.getKey());
+                if (Long.parseLong(fence.getValue()) <= floors[owner]) {
+                    pairsOfOwner.get(owner).add(kind);
+                    pairsOfOwner.get(owner).add(fence.getKey());
                 }
             }
         }
         int deleted = 0;
+        for (int owner = 0; owner < layout.shards(); owner++) {
+            deleted += raiseFloor(shard, owner, floors[owner], pairsOfOwner.get(owner));
+        }
+        return deleted;
+    }
+
+    /** Runs key-home-floor on {@code shard} for {@code owner}'s fences {@code pairs} (kind, key, …), in batches. */
+    private int raiseFloor(int shard, int owner, long floor, List<String> pairs) {
+        int deleted = 0;
         for (int from = 0; from < pairs.size(); from += 2 * BATCH) {
             List<String> args = new ArrayList<>(List.of(layout.keys(shard).prefix(), Integer.toString(owner), Long.toString(floor)));
             args.addAll(pairs.subList(from, Math.min(pairs.size(), from + 2 * BATCH)));
-            deleted += Integer.parseInt(run(Script.KEY_HOME_FLOOR, shard, "", args).get(1));
+            deleted += Integer.parseInt(steps.run(Script.KEY_HOME_FLOOR, shard, "", args).get(1));
         }
         return deleted;
     }
@@ -144,9 +159,5 @@ public final class KeyHomeSweeper {
             cursor = page.getCursor();
         } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
         return all;
-    }
-
-    private List<String> run(Script script, int shard, String kind, List<String> args) {
-        return Replies.keyHome(scripts.run(script, layout.keys(shard), kind, args), script);
     }
 }

@@ -2,7 +2,6 @@ package io.echomq.queue.shard;
 
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.InvalidRequestException;
-import io.echomq.queue.JobState;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueUnavailableException;
@@ -42,19 +41,19 @@ final class KeyHomes {
     private static final int MAX_ROUNDS = 8;
 
     private final ShardLayout layout;
-    private final ScriptRunner scripts;
+    private final KeyHomeSteps steps;
     private final List<QueueClient> shards;
     private final StepWatch watch;
 
     KeyHomes(ShardLayout layout, ScriptRunner scripts, List<QueueClient> shards, StepWatch watch) {
         this.layout = layout;
-        this.scripts = scripts;
+        this.steps = new KeyHomeSteps(layout, scripts);
         this.shards = shards;
         this.watch = watch;
     }
 
     /** A key of a submission: {@code kind} {@code idem} or {@code dedupe}; mode is the dedupe mode's wire name, '' for idem. */
-    private record Key(String kind, String key, String mode) {
+    record Key(String kind, String key, String mode) {
     }
 
     /** A reservation this submission holds or uses: confirmed once its job is made. */
@@ -127,8 +126,8 @@ final class KeyHomes {
         String replace = "";
         for (int round = 0; round < MAX_ROUNDS; round++) {
             watch.before(Step.RESERVE, owner);
-            List<String> r = run(Script.KEY_HOME_RESERVE, owner, key.kind(), List.of(layout.keys(owner).prefix(), key.kind(), key.key(),
-                    Integer.toString(laneShard), replace, key.mode()));
+            List<String> r = steps.run(Script.KEY_HOME_RESERVE, owner, key.kind(), List.of(layout.keys(owner).prefix(), key.kind(),
+                    key.key(), Integer.toString(laneShard), replace, key.mode()));
             switch (r.get(0)) {
                 case "RESERVED":
                     Reservation made = new Reservation(key, owner, laneShard, r.get(2));
@@ -146,8 +145,8 @@ final class KeyHomes {
                     }
                     // A reservation in flight is only looked at; a confirmed home holding nothing is fenced, then replaced.
                     watch.before(Step.RELEASE, home);
-                    List<String> held = run(Script.KEY_HOME_RELEASE, home, key.kind(), List.of(layout.keys(home).prefix(), key.kind(),
-                            key.key(), reserved ? "" : entry.token(), key.mode()));
+                    List<String> held = steps.run(Script.KEY_HOME_RELEASE, home, key.kind(), List.of(layout.keys(home).prefix(),
+                            key.kind(), key.key(), reserved ? "" : entry.token(), key.mode()));
                     switch (held.get(0)) {
                         case "DUPLICATE", "THROTTLED":
                             if (reserved) {
@@ -178,7 +177,7 @@ final class KeyHomes {
     /** H3: the reservation's job is made. */
     private void confirm(Reservation reservation) {
         watch.before(Step.CONFIRM, reservation.owner());
-        run(Script.KEY_HOME_CONFIRM, reservation.owner(), reservation.key().kind(),
+        steps.run(Script.KEY_HOME_CONFIRM, reservation.owner(), reservation.key().kind(),
                 List.of(reservation.key().key(), reservation.home() + ":" + reservation.token(), "confirm", ""));
     }
 
@@ -190,23 +189,15 @@ final class KeyHomes {
      */
     private void abandon(Reservation reservation) {
         Key key = reservation.key();
-        List<String> held = run(Script.KEY_HOME_RELEASE, reservation.home(), key.kind(), List.of(layout.keys(reservation.home()).prefix(),
-                key.kind(), key.key(), reservation.token(), key.mode()));
-        String action = held.get(0).equals("RELEASED") ? "forget" : "confirm";
-        run(Script.KEY_HOME_CONFIRM, reservation.owner(), key.kind(),
-                List.of(key.key(), reservation.home() + ":" + reservation.token(), action, ""));
+        if (!steps.releaseAndForget(reservation.owner(), reservation.home(), key.kind(), key.key(), reservation.token(), key.mode())) {
+            steps.run(Script.KEY_HOME_CONFIRM, reservation.owner(), key.kind(),
+                    List.of(key.key(), reservation.home() + ":" + reservation.token(), "confirm", ""));
+        }
     }
 
-    private List<String> run(Script script, int shard, String kind, List<String> args) {
-        return Replies.keyHome(scripts.run(script, layout.keys(shard), kind, args), script);
-    }
-
+    /** A DUPLICATE or THROTTLED reply of a key's owner or home, as the answer to the submission. */
     private static Settled answer(String queue, List<String> reply) {
-        boolean duplicate = reply.get(0).equals("DUPLICATE");
-        JobState state = reply.get(2).isEmpty() ? null : JobState.fromWireName(reply.get(2));
-        Enqueued answer = new Enqueued(queue, reply.get(1), state, duplicate,
-                duplicate ? Enqueued.Outcome.DUPLICATE : Enqueued.Outcome.THROTTLED);
-        return new Settled("", Optional.empty(), Optional.of(answer));
+        return new Settled("", Optional.empty(), Optional.of(Replies.enqueued(queue, reply)));
     }
 
     private InvalidRequestException debounceElsewhere(String queue, Key key, String lane, int shard) {
@@ -219,7 +210,7 @@ final class KeyHomes {
     }
 
     /** The keys of a job, its idempotency key first (it is judged first, as on one shard). */
-    private static List<Key> keysOf(NewJob job) {
+    static List<Key> keysOf(NewJob job) {
         List<Key> keys = new ArrayList<>(2);
         job.idempotencyKey().ifPresent(k -> keys.add(new Key("idem", k, "")));
         job.dedupe().ifPresent(d -> keys.add(new Key("dedupe", d.key(), d.mode() == null ? "" : d.mode().wireName())));

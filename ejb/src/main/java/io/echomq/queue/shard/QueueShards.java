@@ -18,8 +18,6 @@ import io.echomq.queue.WorkerLeases;
 import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.queue.limits.LimitsInForce;
 import io.echomq.queue.limits.QueueLimits;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -214,25 +212,9 @@ public final class QueueShards {
         return sharded(name).map(q -> q.reads().statesOf(name, jobs)).orElseGet(() -> queue.reads().statesOf(name, jobs));
     }
 
-    /** The creation contexts of these jobs, one per id in order, each read on its job's shard (see {@code QueueReads#creationContexts}). */
+    /** The creation contexts of these jobs, one per id in order, each read on its job's shard (see {@link ShardedReads#creationContexts}). */
     public List<String> creationContexts(String name, List<String> jobIds) {
-        Optional<ShardedQueue> shards = sharded(name);
-        if (shards.isEmpty()) {
-            return queue.reads().creationContexts(name, jobIds);
-        }
-        ShardLayout layout = shards.get().layout();
-        Map<Integer, List<Integer>> positionsOfShard = new HashMap<>();
-        for (int i = 0; i < jobIds.size(); i++) {
-            positionsOfShard.computeIfAbsent(layout.shardOfJob(jobIds.get(i)), s -> new ArrayList<>()).add(i);
-        }
-        String[] contexts = new String[jobIds.size()];
-        positionsOfShard.forEach((shard, positions) -> {
-            List<String> read = shards.get().shardClients().get(shard).reads().creationContexts(name,
-                    positions.stream().map(jobIds::get).toList());
-            for (int k = 0; k < positions.size(); k++) {
-                contexts[positions.get(k)] = read.get(k);
-            }
-        });
-        return Arrays.asList(contexts);
+        return sharded(name).map(q -> q.reads().creationContexts(name, jobIds))
+                .orElseGet(() -> queue.reads().creationContexts(name, jobIds));
     }
 }

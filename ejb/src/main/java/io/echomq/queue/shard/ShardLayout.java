@@ -81,6 +81,19 @@ public final class ShardLayout {
         return queue;
     }
 
+    /**
+     * Checks that {@code name} is this layout's queue: a client of a sharded queue serves that one
+     * queue, and another name is the caller's mistake, named as such.
+     *
+     * @throws InvalidRequestException naming {@code queue}
+     */
+    public String checkQueue(String name) {
+        if (!queue.equals(RequestChecks.queueName(name))) {
+            throw new InvalidRequestException("queue", "is '" + name + "', but this client serves the sharded queue '" + queue + "'");
+        }
+        return name;
+    }
+
     /** N, the number of shards. */
     public int shards() {
         return shards.size();

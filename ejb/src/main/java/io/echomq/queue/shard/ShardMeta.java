@@ -38,10 +38,7 @@ final class ShardMeta {
      * @throws InvalidRequestException naming {@code queue}
      */
     ShardMeta of(String queue) {
-        if (!layout.queue().equals(RequestChecks.queueName(queue))) {
-            throw new InvalidRequestException("queue", "is '" + queue + "', but this client serves the sharded queue '"
-                    + layout.queue() + "'");
-        }
+        layout.checkQueue(queue);
         return this;
     }
 
@@ -66,14 +63,7 @@ final class ShardMeta {
         Objects.requireNonNull(limits, "limits").check();
         limits.maxActive().ifPresent(cap -> atLeastOnePerShard("maxActive", cap));
         limits.rate().ifPresent(rate -> atLeastOnePerShard("rate.starts", rate.starts()));
-        String text = String.join(",",
-                limits.maxActive().map(String::valueOf).orElse(""),
-                limits.rate().map(r -> Integer.toString(r.starts())).orElse(""),
-                limits.rate().map(r -> Long.toString(r.window().toMillis())).orElse(""),
-                limits.laneMaxActive().map(String::valueOf).orElse(""),
-                limits.laneRate().map(r -> Integer.toString(r.starts())).orElse(""),
-                limits.laneRate().map(r -> Long.toString(r.window().toMillis())).orElse(""));
-        return writeAndCopy("", "", text, source.wireName());
+        return writeAndCopy("", "", String.join(",", limits.wireFields()), source.wireName());
     }
 
     /**

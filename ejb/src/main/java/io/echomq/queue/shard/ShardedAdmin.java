@@ -8,7 +8,6 @@ import io.echomq.queue.QueueClient;
 import io.echomq.queue.ReapResult;
 import io.echomq.queue.Retention;
 import io.echomq.queue.TrimResult;
-import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.limits.LimitsSource;
 import io.echomq.queue.limits.QueueLimits;
 import java.time.Duration;
@@ -144,6 +143,6 @@ public final class ShardedAdmin {
     }
 
     private QueueAdmin shardOf(String jobId) {
-        return shards.get(layout.shardOfJob(RequestChecks.jobId(jobId))).admin();
+        return shards.get(layout.shardOfJob(jobId)).admin();
     }
 }

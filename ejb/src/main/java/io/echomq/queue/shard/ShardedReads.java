@@ -25,6 +25,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.ToIntFunction;
+import java.util.stream.IntStream;
+import redis.clients.jedis.StreamEntryID;
 
 /**
  * Reads of a sharded queue that show one queue (docs/SHARDING.md, section 8): a job by the shard
@@ -69,13 +72,10 @@ public final class ShardedReads {
         merged.sort(Comparator.comparing(ShardPosition::position, JobPosition.LISTING_ORDER));
         List<ShardPosition> page = merged.subList(0, Math.min(limit, merged.size()));
         List<Optional<String>> next = new ArrayList<>(after);
-        Map<Integer, List<String>> idsByShard = new HashMap<>();
-        for (ShardPosition taken : page) {
-            next.set(taken.shard(), Optional.of(taken.position().cursor()));
-            idsByShard.computeIfAbsent(taken.shard(), s -> new ArrayList<>()).add(taken.position().jobId());
-        }
+        page.forEach(taken -> next.set(taken.shard(), Optional.of(taken.position().cursor())));
         Map<String, JobView> views = new HashMap<>();
-        idsByShard.forEach((shard, ids) -> shards.get(shard).reads().jobs(queue, ids).forEach(view -> views.put(view.id(), view)));
+        byShard(page, ShardPosition::shard).forEach((shard, taken) -> shards.get(shard).reads()
+                .jobs(queue, taken.stream().map(t -> t.position().jobId()).toList()).forEach(view -> views.put(view.id(), view)));
         List<JobView> jobs = page.stream().map(taken -> views.get(taken.position().jobId())).filter(Objects::nonNull).toList();
         return new JobPage(queue, state, jobs, page.size() == limit ? Optional.of(joined(next)) : Optional.empty());
     }
@@ -112,12 +112,12 @@ public final class ShardedReads {
     public EventPage events(String queue, String after, EventFilter filter, int limit) {
         List<String> from = eventPositionsIn("from", after);
         List<List<QueueEvent>> read = new ArrayList<>();
-        StreamId end = null;
+        StreamEntryID end = null;
         for (int shard = 0; shard < shards.size(); shard++) {
             List<QueueEvent> entries = shards.get(shard).reads().events(queue, from.get(shard), EventFilter.ALL, limit).events();
             read.add(entries);
             if (entries.size() == limit) {
-                StreamId last = StreamId.of(entries.get(entries.size() - 1).id());
+                StreamEntryID last = new StreamEntryID(entries.get(entries.size() - 1).id());
                 end = end == null || last.compareTo(end) < 0 ? last : end;
             }
         }
@@ -125,7 +125,7 @@ public final class ShardedReads {
         List<String> lastRead = new ArrayList<>(from);
         for (int shard = 0; shard < shards.size(); shard++) {
             for (QueueEvent entry : read.get(shard)) {
-                if (end != null && StreamId.of(entry.id()).compareTo(end) > 0) {
+                if (end != null && new StreamEntryID(entry.id()).compareTo(end) > 0) {
                     break;
                 }
                 lastRead.set(shard, entry.id());
@@ -134,7 +134,7 @@ public final class ShardedReads {
                 }
             }
         }
-        merged.sort(Comparator.comparing(entry -> StreamId.of(entry.id())));
+        merged.sort(Comparator.comparing(entry -> new StreamEntryID(entry.id())));
         return new EventPage(List.copyOf(merged), String.join(CURSOR_SEPARATOR, lastRead));
     }
 
@@ -186,20 +186,6 @@ public final class ShardedReads {
         return parts.stream().map(part -> part.contains("-") ? part : part + "-0").toList();
     }
 
-    /** A stream entry id, ordered as Valkey orders them: by time, then sequence. */
-    private record StreamId(long ms, long seq) implements Comparable<StreamId> {
-
-        static StreamId of(String id) {
-            int dash = id.indexOf('-');
-            return new StreamId(Long.parseLong(id.substring(0, dash)), Long.parseLong(id.substring(dash + 1)));
-        }
-
-        @Override
-        public int compareTo(StreamId other) {
-            return Comparator.comparingLong(StreamId::ms).thenComparingLong(StreamId::seq).compare(this, other);
-        }
-    }
-
     /** The queue's limits, read once from shard 0, which holds them (each shard enforces its part of a queue-wide one). */
     public QueueLimits limits(String queue) {
         return limitsInForce(queue).limits();
@@ -242,16 +228,33 @@ public final class ShardedReads {
 
     /** The states of the jobs the queue still holds among {@code jobs}, each asked of its shard (see {@link QueueReads#statesOf}). */
     public Map<String, JobState> statesOf(String queue, List<JobIdentity> jobs) {
-        Map<Integer, List<JobIdentity>> byShard = new HashMap<>();
-        for (JobIdentity job : jobs) {
-            byShard.computeIfAbsent(layout.shardOfJob(job.jobId()), s -> new ArrayList<>()).add(job);
-        }
         Map<String, JobState> states = new HashMap<>();
-        byShard.forEach((shard, asked) -> states.putAll(shards.get(shard).reads().statesOf(queue, asked)));
+        byShard(jobs, job -> layout.shardOfJob(job.jobId()))
+                .forEach((shard, asked) -> states.putAll(shards.get(shard).reads().statesOf(queue, asked)));
         return Map.copyOf(states);
     }
 
+    /** The creation contexts of these jobs, one per id in order, each read on its job's shard (see {@link QueueReads#creationContexts}). */
+    public List<String> creationContexts(String queue, List<String> jobIds) {
+        String[] contexts = new String[jobIds.size()];
+        List<Integer> positions = IntStream.range(0, jobIds.size()).boxed().toList();
+        byShard(positions, i -> layout.shardOfJob(jobIds.get(i))).forEach((shard, at) -> {
+            List<String> read = shards.get(shard).reads().creationContexts(queue, at.stream().map(jobIds::get).toList());
+            for (int k = 0; k < at.size(); k++) {
+                contexts[at.get(k)] = read.get(k);
+            }
+        });
+        return Arrays.asList(contexts);
+    }
+
+    /** {@code items} grouped by the shard each belongs to, each group in the order of {@code items}. */
+    private static <T> Map<Integer, List<T>> byShard(List<T> items, ToIntFunction<T> shardOf) {
+        Map<Integer, List<T>> groups = new HashMap<>();
+        items.forEach(item -> groups.computeIfAbsent(shardOf.applyAsInt(item), s -> new ArrayList<>()).add(item));
+        return groups;
+    }
+
     private QueueReads shardOf(String jobId) {
-        return shards.get(layout.shardOfJob(RequestChecks.jobId(jobId))).reads();
+        return shards.get(layout.shardOfJob(jobId)).reads();
     }
 }

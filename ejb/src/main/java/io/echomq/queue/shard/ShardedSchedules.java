@@ -49,7 +49,7 @@ public final class ShardedSchedules {
             throw new InvalidRequestException("schedule", "is required");
         }
         schedule.check(settings);
-        checkQueue(schedule.queue());
+        layout.checkQueue(schedule.queue());
         int shard = ShardLayout.pinsLane(schedule.lane()) ? layout.shardOfLane(schedule.lane()) : 0;
         List<String> home = directory(schedule.name(), shard, "claim");
         int at = Integer.parseInt(home.get(1));
@@ -101,14 +101,8 @@ public final class ShardedSchedules {
         return new ScheduleClient.Tick(fired, skipped, raced, List.copyOf(problems));
     }
 
-    private void checkQueue(String queue) {
-        if (!RequestChecks.queueName(queue).equals(layout.queue())) {
-            throw new InvalidRequestException("queue", "must be '" + layout.queue() + "' on this sharded client, was '" + queue + "'");
-        }
-    }
-
     private Optional<Integer> homeOf(String queue, String name) {
-        checkQueue(queue);
+        layout.checkQueue(queue);
         RequestChecks.scheduleName(name);
         List<String> home = directory(name, "", "get");
         return home.get(0).equals("HOME") ? Optional.of(Integer.parseInt(home.get(1))) : Optional.empty();

@@ -1,12 +1,10 @@
 package io.echomq.queue.shard;
 
-import io.echomq.queue.Dedupe;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.internal.KeyHomeRedirect;
-import io.echomq.queue.internal.RequestChecks;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -44,8 +42,8 @@ public final class ShardedSubmissions {
      */
     public Enqueued enqueue(String queue, NewJob job) {
         shards.get(0).submissions().check(queue, job);
-        int shard = shardOf(job, "");
-        if (keys(job).isEmpty()) {
+        int shard = shardOf(job);
+        if (KeyHomes.keysOf(job).isEmpty()) {
             return shards.get(shard).submissions().enqueue(queue, job);
         }
         return keyHomes.enqueue(queue, job, shard);
@@ -59,13 +57,12 @@ public final class ShardedSubmissions {
      * another shard.
      */
     public List<Enqueued> enqueueBatch(String queue, List<NewJob> jobs) {
-        RequestChecks.range("jobs", jobs == null ? 0 : jobs.size(), 1, io.echomq.queue.Submissions.MAX_BATCH_JOBS);
         shards.get(0).submissions().checkBatch(queue, jobs);
         int[] shardOfJob = new int[jobs.size()];
         Arrays.fill(shardOfJob, -1);
         for (int i = 0; i < jobs.size(); i++) {
-            if (pinned(jobs.get(i), "jobs[" + i + "].")) {
-                shardOfJob[i] = shardOf(jobs.get(i), "jobs[" + i + "].");
+            if (pinned(jobs.get(i))) {
+                shardOfJob[i] = shardOf(jobs.get(i));
             }
         }
         int first = Arrays.stream(shardOfJob).filter(s -> s >= 0).findFirst().orElseGet(this::nextInTurn);
@@ -137,34 +134,20 @@ public final class ShardedSubmissions {
     }
 
     /** Whether the job's shard follows from the job itself (a named lane or a key) rather than from the turn. */
-    private static boolean pinned(NewJob job, String at) {
-        return job != null && (ShardLayout.pinsLane(lane(job, at)) || !keys(job).isEmpty());
+    private static boolean pinned(NewJob job) {
+        return ShardLayout.pinsLane(lane(job)) || !KeyHomes.keysOf(job).isEmpty();
     }
 
-    private int shardOf(NewJob job, String at) {
-        if (job == null) {
-            throw new InvalidRequestException(at.isEmpty() ? "job" : at.substring(0, at.length() - 1), "is required");
-        }
-        String lane = lane(job, at);
-        List<String> keys = keys(job);
+    /** The shard of a job checked already (see {@code Submissions.check}). */
+    private int shardOf(NewJob job) {
+        String lane = lane(job);
+        List<KeyHomes.Key> keys = KeyHomes.keysOf(job);
         return ShardLayout.pinsLane(lane) ? layout.shardOfLane(lane)
-                : keys.isEmpty() ? nextInTurn() : layout.ownerOfKey(keys.get(0));
+                : keys.isEmpty() ? nextInTurn() : layout.ownerOfKey(keys.get(0).key());
     }
 
-    /** The keys that name the job to other submissions: its idempotency key and its dedupe key, each owned by one shard. */
-    private static List<String> keys(NewJob job) {
-        List<String> keys = new ArrayList<>(2);
-        job.idempotencyKey().ifPresent(keys::add);
-        job.dedupe().map(Dedupe::key).ifPresent(keys::add);
-        return keys;
-    }
-
-    private static String lane(NewJob job, String at) {
-        try {
-            return RequestChecks.laneName(job.lane().orElse(NewJob.DEFAULT_LANE));
-        } catch (InvalidRequestException e) {
-            throw at.isEmpty() ? e : new InvalidRequestException(at + e.field(), e.getMessage().substring(e.field().length() + 2));
-        }
+    private static String lane(NewJob job) {
+        return job.lane().orElse(NewJob.DEFAULT_LANE);
     }
 
     private int nextInTurn() {

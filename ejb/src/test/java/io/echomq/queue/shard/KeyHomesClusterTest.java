@@ -100,15 +100,7 @@ class KeyHomesClusterTest {
 
         /** The shards holding a job (in any state) under the key: exactly one after every repair. */
         List<Integer> shardsHoldingTheKeysJob() {
-            List<Integer> holding = new ArrayList<>();
-            for (int shard = 0; shard < layout.shards(); shard++) {
-                QueueKeys keys = layout.keys(shard);
-                String id = redis.hget(keys.idempotency(), key);
-                if (id != null && redis.exists(keys.job(id))) {
-                    holding.add(shard);
-                }
-            }
-            return holding;
+            return shardsHolding(layout, key);
         }
 
         String homeEntry() {
@@ -314,13 +306,21 @@ class KeyHomesClusterTest {
             pool.shutdownNow();
         }
         for (String key : keys) {
-            int jobs = 0;
-            for (int shard = 0; shard < f.layout().shards(); shard++) {
-                String id = redis.hget(f.layout().keys(shard).idempotency(), key);
-                jobs += id != null && redis.exists(f.layout().keys(shard).job(id)) ? 1 : 0;
-            }
-            assertThat(jobs).as("jobs of key %s over the shards", key).isEqualTo(1);
+            assertThat(shardsHolding(f.layout(), key).size()).as("jobs of key %s over the shards", key).isEqualTo(1);
         }
+    }
+
+    /** The shards of {@code layout} holding a job (in any state) under the idempotency key {@code key}. */
+    private static List<Integer> shardsHolding(ShardLayout layout, String key) {
+        List<Integer> holding = new ArrayList<>();
+        for (int shard = 0; shard < layout.shards(); shard++) {
+            QueueKeys keys = layout.keys(shard);
+            String id = redis.hget(keys.idempotency(), key);
+            if (id != null && redis.exists(keys.job(id))) {
+                holding.add(shard);
+            }
+        }
+        return holding;
     }
 
     /** Sends a keyed submission again while its key is in flight on another shard, as a client answered 503 would. */

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.StreamEntryID;
 
 /**
  * A sharded queue's settings, reads and queue-wide limits on the testkit's Valkey Cluster of three
@@ -212,7 +214,7 @@ class ShardedMetaClusterTest {
             if (page.lastRead().equals(resume)) {
                 break;
             }
-            assertThat(page.events()).as("a page in id order").isSortedAccordingTo(ShardedMetaClusterTest::byStreamId);
+            assertThat(page.events()).as("a page in id order").isSortedAccordingTo(Comparator.comparing(e -> new StreamEntryID(e.id())));
             resume = page.lastRead();
         }
         assertThat(seen.stream().filter(e -> e.event().equals("enqueued")).map(QueueEvent::jobId).toList())
@@ -363,13 +365,6 @@ class ShardedMetaClusterTest {
             assertThat(inWindow).as("starts in the window of %d ms ending at %d (all: %s)", windowMs, end, starts).isLessThanOrEqualTo(3);
         }
         assertThat(starts).hasSizeGreaterThanOrEqualTo(8);
-    }
-
-    private static int byStreamId(QueueEvent a, QueueEvent b) {
-        String[] x = a.id().split("-");
-        String[] y = b.id().split("-");
-        int byTime = Long.compare(Long.parseLong(x[0]), Long.parseLong(y[0]));
-        return byTime != 0 ? byTime : Long.compare(Long.parseLong(x[1]), Long.parseLong(y[1]));
     }
 
     private static List<String> enqueueLaneless(ShardedQueue queue, int jobs) {

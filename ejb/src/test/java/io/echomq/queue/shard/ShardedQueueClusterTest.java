@@ -29,7 +29,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * A queue of three shards on the testkit's Valkey Cluster of three masters (docs/SHARDING.md): its
@@ -380,7 +379,7 @@ class ShardedQueueClusterTest {
     }
 
     private static int masterOf(QueueKeys keys) {
-        return cluster.masterPortOf(JedisClusterCRC16.getSlot(keys.prefix()));
+        return cluster.masterPortOfKey(keys.prefix());
     }
 
     private static String newQueue() {

@@ -145,6 +145,11 @@ public final class ValkeyCluster implements Closeable {
         throw new IllegalStateException("no live node knows a master of slot " + slot);
     }
 
+    /** The port of the master serving {@code key}'s slot now (its hash tag's, when it has one). */
+    public int masterPortOfKey(String key) {
+        return masterPortOf(JedisClusterCRC16.getSlot(key));
+    }
+
     /**
      * {@code count} names, {@code stem-0}, {@code stem-1}, ..., picked so that the hash tag
      * {@code {name}} of each lands on a different master now: keys tagged with them spread the
