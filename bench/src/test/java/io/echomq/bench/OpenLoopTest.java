@@ -28,11 +28,9 @@ class OpenLoopTest {
     @Test
     void aSendWhoseReplyNeverCameDoesNotStopTheOfferedLoad() throws Exception {
         ValkeyService valkey = RealServices.valkey();
-        DefaultJedisClientConfig.Builder impatient = DefaultJedisClientConfig.builder().socketTimeoutMillis(300);
-        valkey.user().ifPresent(impatient::user);
-        valkey.password().ifPresent(impatient::password);
+        DefaultJedisClientConfig impatient = DefaultJedisClientConfig.builder().from(valkey.clientConfig()).socketTimeoutMillis(300).build();
         String queueName = "open-loop-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
-        try (RedisClient producerConnection = RedisClient.builder().hostAndPort(valkey.host(), valkey.port()).clientConfig(impatient.build()).build();
+        try (RedisClient producerConnection = RedisClient.builder().hostAndPort(valkey.host(), valkey.port()).clientConfig(impatient).build();
                 RedisClient operator = valkey.newClient()) {
             QueueClient queue = QueueClient.connect(producerConnection, QueueSettings.DEFAULT);
             QueueClient reader = QueueClient.connect(operator, QueueSettings.DEFAULT);

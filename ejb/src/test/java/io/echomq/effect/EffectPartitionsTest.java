@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.echomq.demo.Charge;
 import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.queue.JobIdentity;
 import io.echomq.queue.Lease;
@@ -44,7 +45,6 @@ class EffectPartitionsTest {
         Migrations.migrate(database.dataSource());
         LedgerChargeHandler.createTables(database.dataSource());
         jdbi = Jdbi.create(database.dataSource());
-        jdbi.useHandle(h -> h.execute("INSERT INTO echomq.demo_account (id) VALUES ('acct')"));
         store = new EffectStore(jdbi, new EffectSettings(Duration.ofSeconds(10), Duration.ofSeconds(30), WINDOW));
         partitions = new EffectPartitions(EffectTransactions.local(jdbi), Duration.ofSeconds(30));
         // One partition per second of creation time, for ten seconds from CREATED_MS.
@@ -55,10 +55,8 @@ class EffectPartitionsTest {
         return new Lease("payments", Integer.toString(JOBS.incrementAndGet()), CREATED_MS + createdAfter, 1, key);
     }
 
-    private void charge(Handle tx, Lease lease) {
-        tx.createUpdate("INSERT INTO echomq.demo_ledger (queue, job_id, attempt, account, amount_cents) VALUES (:q, :j, :a, 'acct', 500)")
-                .bind("q", lease.queue()).bind("j", Long.parseLong(lease.jobId())).bind("a", lease.token())
-                .execute();
+    private static void charge(Handle tx, Lease lease) {
+        LedgerChargeHandler.charge(tx, lease.queue(), lease.jobId(), lease.token(), new Charge("acct", 500));
     }
 
     private int charges(List<Lease> jobs) {
@@ -67,8 +65,7 @@ class EffectPartitionsTest {
     }
 
     private String partitionOf(Lease job) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT tableoid::regclass::text FROM echomq.effect WHERE queue = :q AND job_id = :j")
-                .bind("q", job.queue()).bind("j", Long.parseLong(job.jobId())).mapTo(String.class).one());
+        return EffectRows.partitionOf(jdbi, job.queue(), job.jobId()).orElseThrow();
     }
 
     /**

@@ -79,33 +79,26 @@ class ShardedEngineTest {
     void jobsOfManyLanesOnAThreeShardQueueAreEachAppliedOnceOnAllThreeMastersAndAbandonedLeasesOnEveryShardAreReaped(
             PostgresService postgres) throws Exception {
         String queueName = newQueue();
-        PostgresService.Database database = postgres.createDatabase("sharded");
-        Migrations.migrate(database.dataSource());
-        LedgerChargeHandler.createTables(database.dataSource());
-        Jdbi jdbi = Jdbi.create(database.dataSource());
-        QueueShards shards = QueueShards.connect(redis, QueueClient.connect(redis, QueueSettings.DEFAULT), ReplicaWait.NONE,
-                Map.of(queueName, 3));
-        ShardedQueue queue = shards.sharded(queueName).orElseThrow();
-        ShardLayout layout = queue.layout();
-        Map<String, String> accountOfJob = new HashMap<>();
-        for (int round = 0; round < JOBS_PER_LANE; round++) {
-            for (int lane = 0; lane < LANES; lane++) {
-                String account = "lane-" + lane + "/" + round;
-                String id = queue.submissions().enqueue(queueName,
-                        NewJob.of("{\"account\":\"" + account + "\",\"amountCents\":100}").inLane("lane-" + lane)).id();
-                accountOfJob.put(id, account);
+        try (ShardedEngine sharded = new ShardedEngine(postgres, queueName, MaintenanceListener.NONE)) {
+            LedgerChargeHandler.createTables(sharded.database.dataSource());
+            Jdbi jdbi = sharded.jdbi;
+            ShardedQueue queue = sharded.shards.sharded(queueName).orElseThrow();
+            ShardLayout layout = queue.layout();
+            Map<String, String> accountOfJob = new HashMap<>();
+            for (int round = 0; round < JOBS_PER_LANE; round++) {
+                for (int lane = 0; lane < LANES; lane++) {
+                    String account = "lane-" + lane + "/" + round;
+                    String id = queue.submissions().enqueue(queueName,
+                            NewJob.of("{\"account\":\"" + account + "\",\"amountCents\":100}").inLane("lane-" + lane)).id();
+                    accountOfJob.put(id, account);
+                }
             }
-        }
-        // A worker that dies holding leases on every shard: only maintenance on every shard gives them back.
-        List<ClaimedJob> abandoned = queue.leases().claim(queueName, Duration.ofMillis(300), 30, "died");
-        assertThat(abandoned.stream().map(job -> layout.shardOfJob(job.lease().jobId())).collect(Collectors.toSet()))
-                .as("shards of the abandoned leases").containsExactlyInAnyOrder(0, 1, 2);
+            // A worker that dies holding leases on every shard: only maintenance on every shard gives them back.
+            List<ClaimedJob> abandoned = queue.leases().claim(queueName, Duration.ofMillis(300), 30, "died");
+            assertThat(abandoned.stream().map(job -> layout.shardOfJob(job.lease().jobId())).collect(Collectors.toSet()))
+                    .as("shards of the abandoned leases").containsExactlyInAnyOrder(0, 1, 2);
 
-        ExecutorService loops = Executors.newCachedThreadPool();
-        EngineThreads threads = EngineThreads.from(loops, EngineThreads.daemonThreads("sharded-timers"));
-        EngineAssembly engine = new EngineAssembly(shards, new EffectStore(jdbi, EffectSettings.DEFAULT), Outbox.NONE, threads,
-                "sharded", WorkerListener.NONE, MaintenanceListener.NONE);
-        try {
+            EngineAssembly engine = sharded.engine;
             engine.startWorker(queueName, new LedgerChargeHandler(), WorkerSettings.DEFAULT.withConcurrency(4));
             engine.startMaintenance(List.of(queueName), Maintenance.Settings.DEFAULT.withInterval(Duration.ofMillis(100)));
 
@@ -143,11 +136,6 @@ class ShardedEngineTest {
             assertThat(completedOnMaster.keySet()).as("masters holding the completed jobs")
                     .containsExactlyInAnyOrderElementsOf(cluster.masterPorts());
             assertThat(completedOnMaster.values()).as("completed jobs per master").allSatisfy(n -> assertThat(n).isPositive());
-        } finally {
-            engine.stop(Duration.ofSeconds(5));
-            loops.shutdownNow();
-            threads.close();
-            loops.awaitTermination(5, TimeUnit.SECONDS);
         }
     }
 
@@ -169,42 +157,26 @@ class ShardedEngineTest {
     @Test
     void aShardWhoseCopyOfTheSettingsLaggedCatchesUpInTheEnginesMaintenance(PostgresService postgres) throws Exception {
         String queueName = newQueue();
-        PostgresService.Database database = postgres.createDatabase("sharded");
-        Migrations.migrate(database.dataSource());
-        QueueShards shards = QueueShards.connect(redis, QueueClient.connect(redis, QueueSettings.DEFAULT), ReplicaWait.NONE,
-                Map.of(queueName, 3));
-        ShardLayout layout = shards.sharded(queueName).orElseThrow().layout();
-        shards.pause(queueName);
-        // Shard 1 as a writer that died between shard 0 and the copies leaves it: unpaused, one version behind.
-        String lagging = layout.keys(1).meta();
-        redis.hset(lagging, "meta_version", Long.toString(Long.parseLong(redis.hget(lagging, "meta_version")) - 1));
-        redis.hdel(lagging, "paused");
-        assertThat(shards.partsOf(queueName).get(1).reads().stats(queueName).paused()).as("shard 1 before maintenance").isFalse();
+        try (ShardedEngine sharded = new ShardedEngine(postgres, queueName, MaintenanceListener.NONE)) {
+            QueueShards shards = sharded.shards;
+            ShardLayout layout = shards.sharded(queueName).orElseThrow().layout();
+            shards.pause(queueName);
+            // Shard 1 as a writer that died between shard 0 and the copies leaves it: unpaused, one version behind.
+            String lagging = layout.keys(1).meta();
+            redis.hset(lagging, "meta_version", Long.toString(Long.parseLong(redis.hget(lagging, "meta_version")) - 1));
+            redis.hdel(lagging, "paused");
+            assertThat(shards.partsOf(queueName).get(1).reads().stats(queueName).paused()).as("shard 1 before maintenance").isFalse();
 
-        ExecutorService loops = Executors.newCachedThreadPool();
-        EngineThreads threads = EngineThreads.from(loops, EngineThreads.daemonThreads("sharded-timers"));
-        EngineAssembly engine = new EngineAssembly(shards, new EffectStore(Jdbi.create(database.dataSource()), EffectSettings.DEFAULT),
-                Outbox.NONE, threads, "sharded", WorkerListener.NONE, MaintenanceListener.NONE);
-        try {
-            engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT).runOnce();
+            sharded.engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT).runOnce();
 
             assertThat(shards.partsOf(queueName)).as("every shard after one maintenance pass")
                     .allSatisfy(shard -> assertThat(shard.reads().stats(queueName).paused()).isTrue());
-        } finally {
-            engine.stop(Duration.ofSeconds(5));
-            loops.shutdownNow();
-            threads.close();
-            loops.awaitTermination(5, TimeUnit.SECONDS);
         }
     }
 
     @Test
     void theEnginesMaintenanceSweepsTheKeyHomesOfAShardedQueueAndSyncsItsSettings(PostgresService postgres) throws Exception {
         String queueName = newQueue();
-        PostgresService.Database database = postgres.createDatabase("sharded");
-        Migrations.migrate(database.dataSource());
-        QueueShards shards = QueueShards.connect(redis, QueueClient.connect(redis, QueueSettings.DEFAULT), ReplicaWait.NONE,
-                Map.of(queueName, 3));
         Set<String> ran = ConcurrentHashMap.newKeySet();
         MaintenanceListener duties = new MaintenanceListener() {
             @Override
@@ -214,26 +186,50 @@ class ShardedEngineTest {
                 }
             }
         };
-        ExecutorService loops = Executors.newCachedThreadPool();
-        EngineThreads threads = EngineThreads.from(loops, EngineThreads.daemonThreads("sharded-timers"));
-        EngineAssembly engine = new EngineAssembly(shards, new EffectStore(Jdbi.create(database.dataSource()), EffectSettings.DEFAULT),
-                Outbox.NONE, threads, "sharded", WorkerListener.NONE, duties);
-        try {
-            engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT).runOnce();
+        try (ShardedEngine sharded = new ShardedEngine(postgres, queueName, duties)) {
+            sharded.engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT).runOnce();
 
             // Without the sweep, a submitter stopped between reserving a key's home and making its
             // job would leave the key in flight for every other shard's lanes for good.
             assertThat(ran).as("the sharded queue's duties in one maintenance pass").contains("key-homes", "shard-settings");
-        } finally {
-            engine.stop(Duration.ofSeconds(5));
-            loops.shutdownNow();
-            threads.close();
-            loops.awaitTermination(5, TimeUnit.SECONDS);
         }
     }
 
     private static String newQueue() {
         return "shengine-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
+    }
+
+    /**
+     * A fresh database migrated for the effect store, {@code queueName} laid out over three shards,
+     * and the engine assembled on them (nothing started); closing stops the engine and its threads.
+     */
+    private static final class ShardedEngine implements AutoCloseable {
+
+        final PostgresService.Database database;
+        final Jdbi jdbi;
+        final QueueShards shards;
+        final EngineAssembly engine;
+        private final ExecutorService loops;
+        private final EngineThreads threads;
+
+        ShardedEngine(PostgresService postgres, String queueName, MaintenanceListener maintenanceListener) {
+            database = postgres.createDatabase("sharded");
+            Migrations.migrate(database.dataSource());
+            jdbi = Jdbi.create(database.dataSource());
+            shards = QueueShards.connect(redis, QueueClient.connect(redis, QueueSettings.DEFAULT), ReplicaWait.NONE, Map.of(queueName, 3));
+            loops = Executors.newCachedThreadPool();
+            threads = EngineThreads.from(loops, EngineThreads.daemonThreads("sharded-timers"));
+            engine = new EngineAssembly(shards, new EffectStore(jdbi, EffectSettings.DEFAULT), Outbox.NONE, threads, "sharded",
+                    WorkerListener.NONE, maintenanceListener);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            engine.stop(Duration.ofSeconds(5));
+            loops.shutdownNow();
+            threads.close();
+            loops.awaitTermination(5, TimeUnit.SECONDS);
+        }
     }
 
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.echomq.demo.Charge;
 import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.EffectPartitions;
+import io.echomq.effect.EffectRows;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.JobState;
@@ -53,8 +54,7 @@ class EffectPartitionRetirementTest {
     }
 
     private String partitionOf(String jobId) {
-        return engine.jdbi.withHandle(h -> h.createQuery("SELECT tableoid::regclass::text FROM echomq.effect WHERE queue = :q AND job_id = :j")
-                .bind("q", engine.queueName).bind("j", Long.parseLong(jobId)).mapTo(String.class).findOne().orElse("none"));
+        return EffectRows.partitionOf(engine.jdbi, engine.queueName, jobId).orElse("none");
     }
 
     /**
@@ -88,7 +88,7 @@ class EffectPartitionRetirementTest {
     @Test
     void aPartitionPastTheAgeGoesWholeAndTheRowsOfJobsValkeyStillHoldsMoveToTheDefaultPartition() {
         List<Enqueued> jobs = fourAppliedJobsInOnePartition();
-        String partition = "echomq." + partitionOf(jobs.get(0).id()).substring("echomq.".length());
+        String partition = partitionOf(jobs.get(0).id());
 
         Pass pass = retirement(Duration.ofMillis(1)).runOnce(engine.queueName);
 

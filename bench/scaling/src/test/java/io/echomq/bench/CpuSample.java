@@ -27,7 +27,12 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Double
         Map<Long, Double> seconds = new HashMap<>();
         Map<Long, Double> compiler = new HashMap<>();
         kindByPid.keySet().forEach(pid -> processSeconds(pid).ifPresent(s -> seconds.put(pid, s)));
-        kindByPid.keySet().forEach(pid -> compiler.put(pid, compilerSeconds(pid)));
+        // Only the workers' compiler time is reported: listing every thread of every process would cost the sample for nothing.
+        kindByPid.forEach((pid, kind) -> {
+            if (kind.equals("worker")) {
+                compiler.put(pid, compilerSeconds(pid));
+            }
+        });
         Map<Integer, Double> valkey = new HashMap<>();
         for (int port : valkeyMasters) {
             try (Jedis node = connect.apply(port)) {
@@ -39,10 +44,7 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Double
 
     private static java.util.Optional<Double> processSeconds(long pid) {
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            // fields[0] is field 3 (state): utime is field 14, stime field 15.
-            return java.util.Optional.of((Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / TICKS_PER_SECOND);
+            return java.util.Optional.of(statSeconds(Files.readString(Path.of("/proc", Long.toString(pid), "stat"))));
         } catch (IOException | RuntimeException e) {
             return java.util.Optional.empty();   // the process ended meanwhile
         }
@@ -61,8 +63,7 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Double
                     String stat = Files.readString(task.resolve("stat"));
                     String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
                     if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
-                        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                        total += (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / TICKS_PER_SECOND;
+                        total += statSeconds(stat);
                     }
                 } catch (IOException | RuntimeException e) {
                     // the thread ended meanwhile
@@ -72,6 +73,13 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Double
             return 0;   // the process ended meanwhile
         }
         return total;
+    }
+
+    /** utime + stime of a process's or thread's {@code stat} line, in seconds. */
+    private static double statSeconds(String stat) {
+        // After the name's closing parenthesis, fields[0] is field 3 (state): utime is field 14, stime field 15.
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / TICKS_PER_SECOND;
     }
 
     private static double valkeySeconds(String info) {
@@ -131,8 +139,7 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Double
 
     /** Valkey masters' own accounting ({@code INFO cpu}), summed: percent of one core. */
     double valkeyPercent(CpuSample before) {
-        return 100 * valkeyByPort.entrySet().stream().mapToDouble(e -> e.getValue() - before.valkeyByPort.getOrDefault(e.getKey(), 0.0))
-                .sum() / wallSeconds(before);
+        return valkeyPercentByPort(before).values().stream().mapToDouble(Double::doubleValue).sum();
     }
 
     /** Each Valkey master's own accounting ({@code INFO cpu}): percent of one core, by port. */

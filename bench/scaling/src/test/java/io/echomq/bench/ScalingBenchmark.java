@@ -72,16 +72,11 @@ class ScalingBenchmark {
 
     @Test
     void severalAppServersShareTheQueuesWithoutDuplicatesAndWithFairLanes() throws Exception {
-        PostgresService.Database database = RealServices.postgres().createDatabase("scaling");
-        Migrations.migrate(database.dataSource());
-        LedgerChargeHandler.createTables(database.dataSource());
-        Jdbi jdbi = Jdbi.create(database.dataSource());
         List<Row> rows = new ArrayList<>();
-        try (ValkeyCluster cluster = ValkeyCluster.start(); RedisClusterClient redis = patientClient(cluster)) {
-            QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+        try (Services services = Services.start("scaling")) {
             for (int repeat = 1; repeat <= repeats; repeat++) {
                 for (int instances : instanceCounts) {
-                    Row row = measure(instances, repeat, cluster, queue, database, jdbi);
+                    Row row = measure(instances, repeat, services);
                     rows.add(row);
                     // Each run's row as it ends, so that a later run that fails leaves the earlier ones on record.
                     System.out.print(table(List.of(row)));
@@ -97,13 +92,42 @@ class ScalingBenchmark {
     }
 
     /**
+     * What both benchmarks run on: a database with the effect store's and the demo ledger's tables,
+     * a 3-master Valkey Cluster, and the feeder's client of it.
+     */
+    private record Services(PostgresService.Database database, Jdbi jdbi, ValkeyCluster cluster, RedisClusterClient redis,
+                            QueueClient queue) implements AutoCloseable {
+
+        static Services start(String databaseName) {
+            PostgresService.Database database = RealServices.postgres().createDatabase(databaseName);
+            Migrations.migrate(database.dataSource());
+            LedgerChargeHandler.createTables(database.dataSource());
+            ValkeyCluster cluster = ValkeyCluster.start();
+            try {
+                RedisClusterClient redis = patientClient(cluster);
+                return new Services(database, Jdbi.create(database.dataSource()), cluster, redis, QueueClient.connect(redis, QueueSettings.DEFAULT));
+            } catch (RuntimeException e) {
+                cluster.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
+            try (cluster) {
+                redis.close();
+            }
+        }
+    }
+
+    /**
      * The feeder's client, waiting up to {@link #FEEDER_READ_TIMEOUT} for a reply: on the shared
      * machine a master sometimes answered a batch of submissions after more than the client's
      * default 2 s, and a submission whose outcome is unknown voids the run (its jobs cannot be counted).
      */
     private static RedisClusterClient patientClient(ValkeyCluster cluster) {
         return RedisClusterClient.builder().nodes(cluster.nodes())
-                .clientConfig(DefaultJedisClientConfig.builder().password(cluster.password())
+                .clientConfig(DefaultJedisClientConfig.builder().from(cluster.clientConfig())
                         .socketTimeoutMillis((int) FEEDER_READ_TIMEOUT.toMillis()).build())
                 .build();
     }
@@ -123,16 +147,11 @@ class ScalingBenchmark {
      */
     @Test
     void oneHotQueueOverOneAndThreeShardsWithoutDuplicatesAndWithFairLanes() throws Exception {
-        PostgresService.Database database = RealServices.postgres().createDatabase("hotqueue");
-        Migrations.migrate(database.dataSource());
-        LedgerChargeHandler.createTables(database.dataSource());
-        Jdbi jdbi = Jdbi.create(database.dataSource());
         List<HotRow> rows = new ArrayList<>();
-        try (ValkeyCluster cluster = ValkeyCluster.start(); RedisClusterClient redis = patientClient(cluster)) {
-            QueueClient queue = QueueClient.connect(redis, QueueSettings.DEFAULT);
+        try (Services services = Services.start("hotqueue")) {
             for (int repeat = 1; repeat <= repeats; repeat++) {
                 for (int shards : hotShardCounts) {
-                    rows.add(measureHot(shards, repeat, cluster, redis, queue, database, jdbi));
+                    rows.add(measureHot(shards, repeat, services));
                 }
             }
         }
@@ -144,52 +163,17 @@ class ScalingBenchmark {
         }
     }
 
-    private HotRow measureHot(int shards, int repeat, ValkeyCluster cluster, RedisClusterClient redis, QueueClient queue,
-            PostgresService.Database database, Jdbi jdbi) throws Exception {
+    private HotRow measureHot(int shards, int repeat, Services services) throws Exception {
         String hot = "hot" + shards + "-" + System.nanoTime();
-        FeedTarget target = shards == 1 ? FeedTarget.of(queue)
-                : FeedTarget.of(ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(hot, shards)));
-        long startDeadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        Path logs = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "scaling"));
+        FeedTarget target = shards == 1 ? FeedTarget.of(services.queue)
+                : FeedTarget.of(ShardedQueue.connect(services.redis, QueueSettings.DEFAULT, ShardLayout.of(hot, shards)));
         String loadAtStart = loadAverage();
-        List<WorkerJvm> workers = new ArrayList<>();
-        try {
-            for (int i = 0; i < hotInstances; i++) {
-                workers.add(WorkerJvm.start(cluster, database, List.of(hot), concurrency,
-                        Map.of("echomq.queues." + hot + ".shards", Integer.toString(shards)), logs.resolve(hot + "-worker-" + i + ".log")));
-            }
-            for (WorkerJvm worker : workers) {
-                worker.awaitStarted(startDeadline);
-            }
-            List<Integer> masters = cluster.masterPorts();
-            Map<Long, String> processes = processesToMeasure(cluster, workers, jdbi);
-            Feeder feeder = new Feeder(target, List.of(hot), HOT_LANES);
-            Thread feeding = new Thread(feeder, "feeder");
-            feeding.setDaemon(true);
-            feeding.start();
-            Thread.sleep(warmup.toMillis());
-            CpuSample before = CpuSample.take(processes, masters, cluster::connectTo);
-            Map<String, Map<String, Long>> lanesBefore = chargesPerLane(jdbi, List.of(hot));
-            Thread.sleep(steady.toMillis());
-            CpuSample after = CpuSample.take(processes, masters, cluster::connectTo);
-            Map<String, Map<String, Long>> lanesAfter = chargesPerLane(jdbi, List.of(hot));
-            feeder.stop();
-            feeding.join();
-            feeder.throwIfFailed();
-            long windowJobs = total(lanesAfter) - total(lanesBefore);
-            double fairness = leastOverMost(lanesBefore.get(hot), lanesAfter.get(hot), HOT_LANES);
-            awaitDrained(jdbi, List.of(hot), feeder.submitted());
-            LedgerSummary ledger = LedgerSummary.of(jdbi, hot);
-            forgetEffectsAndCharges(jdbi);
-            return new HotRow(shards, repeat, windowJobs, after.wallSeconds(before), ledger.duplicates(),
-                    feeder.submitted() - ledger.distinctJobs(), fairness, List.copyOf(after.valkeyPercentByPort(before).values()),
-                    after.percentOfKind(before, "worker"), after.percentOfKind(before, "postgres"), after.percentOfKind(before, "bench"),
-                    after.machinePercent(before), loadAtStart, loadAverage());
-        } finally {
-            for (WorkerJvm worker : workers) {
-                worker.close();
-            }
-        }
+        Window window = runWindow(services, List.of(hot), HOT_LANES, target, hotInstances,
+                Map.of("echomq.queues." + hot + ".shards", Integer.toString(shards)));
+        return new HotRow(shards, repeat, window.jobs(), window.seconds(), window.duplicates, window.lost, window.laneFairness(),
+                List.copyOf(window.after.valkeyPercentByPort(window.before).values()), window.after.percentOfKind(window.before, "worker"),
+                window.after.percentOfKind(window.before, "postgres"), window.after.percentOfKind(window.before, "bench"),
+                window.after.machinePercent(window.before), loadAtStart, loadAverage());
     }
 
     /** The 1-minute load average now: what else ran on the cores beside the benchmark. */
@@ -219,68 +203,110 @@ class ScalingBenchmark {
                           String loadAtStart, String loadAtEnd) {
     }
 
-    private Row measure(int instances, int repeat, ValkeyCluster cluster, QueueClient queue, PostgresService.Database database,
-            Jdbi jdbi) throws Exception {
-        List<String> queues = cluster.hashTagsOnDistinctMasters("scale" + instances + "-" + System.nanoTime(), QUEUES);
-        long startDeadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        Path logs = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "scaling"));
+    private Row measure(int instances, int repeat, Services services) throws Exception {
+        List<String> queues = services.cluster.hashTagsOnDistinctMasters("scale" + instances + "-" + System.nanoTime(), QUEUES);
+        Window window = runWindow(services, queues, LANES, FeedTarget.of(services.queue), instances, Map.of());
+        if (window.unavailable > 0) {
+            System.out.printf("scaling: %d instance(s), repeat %d: %d calls refused by a cluster down for a moment (sent again, or the round skipped)%n",
+                    instances, repeat, window.unavailable);
+        }
+        effectRowSize = window.effectRowSize;
+        List<Double> shares = new ArrayList<>();
+        for (int i = 0; i < instances; i++) {
+            shares.add(100.0 * (window.completedAfter.get(i) - window.completedBefore.get(i)) / Math.max(1, window.jobs()));
+        }
+        Map<Long, Double> cpuByWorker = window.after.percentByPid(window.before, "worker");
+        Map<Long, Double> compilerByWorker = window.after.compilerPercentByPid(window.before, "worker");
+        List<Double> workerCpu = window.workerPids.stream().map(pid -> cpuByWorker.getOrDefault(pid, 0.0)).toList();
+        double workerJitCpu = window.workerPids.stream().mapToDouble(pid -> compilerByWorker.getOrDefault(pid, 0.0)).sum();
+        return new Row(instances, repeat, window.jobs(), window.seconds(), window.duplicates, window.lost, window.laneFairness(), shares,
+                workerCpu, workerJitCpu, window.after.valkeyPercent(window.before), window.after.percentOfKind(window.before, "valkey"),
+                window.after.percentOfKind(window.before, "postgres"), window.after.percentOfKind(window.before, "bench"),
+                window.after.machinePercent(window.before));
+    }
+
+    /**
+     * One run: {@code instances} worker JVMs on {@code queues} (with {@code settings}), the feeder
+     * keeping every lane supplied, the warm-up, the steady window read at both ends, then the
+     * feeder stopped, the queues drained and counted in the ledger, and the tables emptied.
+     */
+    private Window runWindow(Services services, List<String> queues, int lanes, FeedTarget target, int instances,
+            Map<String, String> settings) throws Exception {
         List<WorkerJvm> workers = new ArrayList<>();
         try {
-            for (int i = 0; i < instances; i++) {
-                workers.add(WorkerJvm.start(cluster, database, queues, concurrency, logs.resolve(queues.get(0) + "-worker-" + i + ".log")));
-            }
-            for (WorkerJvm worker : workers) {
-                worker.awaitStarted(startDeadline);
-            }
-            List<Integer> masters = cluster.masterPorts();
-            Map<Long, String> processes = processesToMeasure(cluster, workers, jdbi);
-            Feeder feeder = new Feeder(FeedTarget.of(queue), queues, LANES);
+            startWorkers(services, queues, instances, settings, workers);
+            Map<Long, String> processes = processesToMeasure(services.cluster, workers, services.jdbi);
+            List<Integer> masters = services.cluster.masterPorts();
+            Feeder feeder = new Feeder(target, queues, lanes);
             Thread feeding = new Thread(feeder, "feeder");
             feeding.setDaemon(true);
             feeding.start();
             Thread.sleep(warmup.toMillis());
-            CpuSample before = CpuSample.take(processes, masters, cluster::connectTo);
-            Map<String, Map<String, Long>> lanesBefore = chargesPerLane(jdbi, queues);
-            List<Long> perWorkerBefore = completedPerWorker(workers);
+            CpuSample before = CpuSample.take(processes, masters, services.cluster::connectTo);
+            Map<String, Map<String, Long>> lanesBefore = chargesPerLane(services.jdbi, queues);
+            List<Long> completedBefore = completedPerWorker(workers);
             Thread.sleep(steady.toMillis());
-            CpuSample after = CpuSample.take(processes, masters, cluster::connectTo);
-            Map<String, Map<String, Long>> lanesAfter = chargesPerLane(jdbi, queues);
-            List<Long> perWorkerAfter = completedPerWorker(workers);
+            CpuSample after = CpuSample.take(processes, masters, services.cluster::connectTo);
+            Map<String, Map<String, Long>> lanesAfter = chargesPerLane(services.jdbi, queues);
+            List<Long> completedAfter = completedPerWorker(workers);
             feeder.stop();
             feeding.join();
             feeder.throwIfFailed();
-            long windowJobs = total(lanesAfter) - total(lanesBefore);
-            double fairness = queues.stream().mapToDouble(q -> leastOverMost(lanesBefore.get(q), lanesAfter.get(q), LANES)).min().orElse(0);
-            if (feeder.unavailable.get() > 0) {
-                System.out.printf("scaling: %d instance(s), repeat %d: %d calls refused by a cluster down for a moment (sent again, or the round skipped)%n",
-                        instances, repeat, feeder.unavailable.get());
-            }
-            awaitDrained(jdbi, queues, feeder.submitted());
+            awaitDrained(services.jdbi, queues, feeder.submitted());
             long lost = feeder.submitted();
             long duplicates = 0;
             for (String q : queues) {
-                LedgerSummary ledger = LedgerSummary.of(jdbi, q);
+                LedgerSummary ledger = LedgerSummary.of(services.jdbi, q);
                 lost -= ledger.distinctJobs();
                 duplicates += ledger.duplicates();
             }
-            List<Double> shares = new ArrayList<>();
-            for (int i = 0; i < workers.size(); i++) {
-                shares.add(100.0 * (perWorkerAfter.get(i) - perWorkerBefore.get(i)) / Math.max(1, windowJobs));
-            }
-            List<Double> workerCpu = workers.stream().map(w -> after.percentByPid(before, "worker").getOrDefault(w.pid(), 0.0)).toList();
-            double workerJitCpu = workers.stream().mapToDouble(w -> after.compilerPercentByPid(before, "worker").getOrDefault(w.pid(), 0.0))
-                    .sum();
-            effectRowSize = effectRowSize(jdbi);
-            forgetEffectsAndCharges(jdbi);
-            return new Row(instances, repeat, windowJobs, after.wallSeconds(before), duplicates, lost, fairness, shares, workerCpu,
-                    workerJitCpu, after.valkeyPercent(before), after.percentOfKind(before, "valkey"), after.percentOfKind(before, "postgres"),
-                    after.percentOfKind(before, "bench"), after.machinePercent(before));
+            String effectStore = effectRowSize(services.jdbi);
+            forgetEffectsAndCharges(services.jdbi);
+            return new Window(queues, lanes, before, after, lanesBefore, lanesAfter, workers.stream().map(WorkerJvm::pid).toList(),
+                    completedBefore, completedAfter, feeder.unavailable.get(), lost, duplicates, effectStore);
         } finally {
             for (WorkerJvm worker : workers) {
                 worker.close();
             }
         }
     }
+
+    /** Starts {@code instances} worker JVMs into {@code workers} (so the caller closes those started if one fails) and waits until each runs. */
+    private void startWorkers(Services services, List<String> queues, int instances, Map<String, String> settings,
+            List<WorkerJvm> workers) throws Exception {
+        long startDeadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        Path logs = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "scaling"));
+        for (int i = 0; i < instances; i++) {
+            workers.add(WorkerJvm.start(services.cluster, services.database, queues, concurrency, settings,
+                    logs.resolve(queues.get(0) + "-worker-" + i + ".log")));
+        }
+        for (WorkerJvm worker : workers) {
+            worker.awaitStarted(startDeadline);
+        }
+    }
+
+    /**
+     * What one run saw: CPU, the ledger's rows per lane and each worker's completions at both ends
+     * of the steady window (workers in start order), and, once drained, the jobs lost or applied twice.
+     */
+    private record Window(List<String> queues, int lanes, CpuSample before, CpuSample after, Map<String, Map<String, Long>> lanesBefore,
+                          Map<String, Map<String, Long>> lanesAfter, List<Long> workerPids, List<Long> completedBefore,
+                          List<Long> completedAfter, long unavailable, long lost, long duplicates, String effectRowSize) {
+
+        long jobs() {
+            return total(lanesAfter) - total(lanesBefore);
+        }
+
+        double seconds() {
+            return after.wallSeconds(before);
+        }
+
+        /** The least fair queue's lane fairness. */
+        double laneFairness() {
+            return queues.stream().mapToDouble(q -> leastOverMost(lanesBefore.get(q), lanesAfter.get(q), lanes)).min().orElse(0);
+        }
+    }
+
 
     /** Where a feeder sends: a queue's pending count and its batch submission. */
     private interface FeedTarget {
@@ -497,10 +523,14 @@ class ScalingBenchmark {
         jdbi.useHandle(h -> h.execute("TRUNCATE echomq.effect, echomq.demo_ledger"));
     }
 
-    /** What the effect store costs per job on disk (table, primary key and age index), for sizing PostgreSQL. */
+    /**
+     * What the effect store costs per job on disk (tables, primary keys and age indexes), for sizing
+     * PostgreSQL. Summed over the partitions, as the soak sums them: a partitioned table's own size is 0.
+     */
     private static String effectRowSize(Jdbi jdbi) {
         return jdbi.withHandle(h -> h.createQuery("""
-                        SELECT count(*) AS n, pg_total_relation_size('echomq.effect') AS bytes FROM echomq.effect""")
+                        SELECT (SELECT count(*) FROM echomq.effect) AS n,
+                               (SELECT coalesce(sum(pg_total_relation_size(relid)), 0) FROM pg_partition_tree('echomq.effect')) AS bytes""")
                 .map((rs, ctx) -> String.format("effect store: %d rows, %d bytes with indexes, %.0f bytes per job%n",
                         rs.getLong("n"), rs.getLong("bytes"), (double) rs.getLong("bytes") / Math.max(1, rs.getLong("n"))))
                 .one());

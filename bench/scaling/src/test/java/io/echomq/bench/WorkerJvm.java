@@ -6,7 +6,6 @@ import io.echomq.testkit.services.ValkeyCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -22,12 +21,11 @@ final class WorkerJvm implements AutoCloseable {
         this.output = output;
     }
 
-    static WorkerJvm start(ValkeyCluster cluster, PostgresService.Database database, List<String> queues, int concurrency,
-                           Path output) throws IOException {
-        return start(cluster, database, queues, concurrency, Map.of(), output);
-    }
-
-    /** @param settings further engine settings by their keys ({@code echomq.queues.<q>.shards}, say), passed as the environment */
+    /**
+     * @param settings further engine settings ({@code echomq.queues.<q>.shards}, say), passed as
+     *                 environment variables named by the keys themselves: the worker's
+     *                 {@code ConfigReader.environment} looks a key up as given before its upper-case form
+     */
     static WorkerJvm start(ValkeyCluster cluster, PostgresService.Database database, List<String> queues, int concurrency,
                            Map<String, String> settings, Path output) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
@@ -42,8 +40,7 @@ final class WorkerJvm implements AutoCloseable {
         builder.environment().put("ECHOMQ_JDBC_PASSWORD", database.password() == null ? "" : database.password());
         builder.environment().put("ECHOMQ_QUEUES", String.join(",", queues));
         builder.environment().put("ECHOMQ_WORKER_CONCURRENCY", Integer.toString(concurrency));
-        // MicroProfile Config's rule for environment variables, which the standalone worker reads by.
-        settings.forEach((key, value) -> builder.environment().put(key.replaceAll("[^A-Za-z0-9]", "_").toUpperCase(Locale.ROOT), value));
+        settings.forEach(builder.environment()::put);
         return new WorkerJvm(builder.start(), output);
     }
 
