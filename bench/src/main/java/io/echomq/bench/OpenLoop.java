@@ -2,7 +2,7 @@ package io.echomq.bench;
 
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
-import io.echomq.queue.QueueOutcomeUnknownException;
+import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.Submissions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,9 +18,10 @@ final class OpenLoop {
 
     /**
      * What a run sent, and how far behind its schedule the producer fell at worst; of the jobs
-     * sent, {@code outcomeUnknown} were in sends whose reply never came (each may or may not exist).
+     * sent, {@code unanswered} were in sends Valkey did not answer in time (each may or may not
+     * exist: the script may have run, or the connection never got as far as sending it).
      */
-    record Sent(int jobs, long maxLateNanos, int outcomeUnknown) {
+    record Sent(int jobs, long maxLateNanos, int unanswered) {
     }
 
     private OpenLoop() {
@@ -34,7 +35,7 @@ final class OpenLoop {
         long start = System.nanoTime();
         long endNanos = start + limit.toNanos();
         int sent = 0;
-        int outcomeUnknown = 0;
+        int unanswered = 0;
         long maxLateNanos = 0;
         while (sent < jobs && System.nanoTime() - endNanos < 0) {
             long now = System.nanoTime();
@@ -52,16 +53,16 @@ final class OpenLoop {
             }
             try {
                 send(queue, queueName, burst);
-            } catch (QueueOutcomeUnknownException e) {
-                // An overloaded machine can stall Valkey past the client's read timeout. The load
-                // must go on being offered: a producer that stopped here would leave the run
-                // measuring an idle engine.
-                outcomeUnknown += burst.size();
-                System.err.println("open loop: a send of " + burst.size() + " jobs has no known outcome, going on: " + e.getMessage());
+            } catch (QueueUnavailableException e) {
+                // An overloaded machine can stall Valkey past the client's read timeout, during
+                // the script's reply or a new connection's handshake. The load must go on being
+                // offered: a producer that stopped here would leave the run measuring an idle engine.
+                unanswered += burst.size();
+                System.err.println("open loop: a send of " + burst.size() + " jobs was not answered, going on: " + e.getMessage());
             }
             sent += burst.size();
         }
-        return new Sent(sent, maxLateNanos, outcomeUnknown);
+        return new Sent(sent, maxLateNanos, unanswered);
     }
 
     private static void send(QueueClient queue, String queueName, List<NewJob> burst) {

@@ -174,9 +174,9 @@ final class Soak {
                         s.p99Millis(), (System.nanoTime() - sampling) / 1e6);
             }
             OpenLoop.Sent sent = producing.get();
-            if (sent.outcomeUnknown() > 0) {
-                System.err.printf(Locale.ROOT, "soak: %s sent %d jobs, %d of them in sends whose outcome is unknown (Valkey did not answer in time)%n",
-                        name(mode), sent.jobs(), sent.outcomeUnknown());
+            if (sent.unanswered() > 0) {
+                System.err.printf(Locale.ROOT, "soak: %s sent %d jobs, %d of them in sends Valkey did not answer in time%n",
+                        name(mode), sent.jobs(), sent.unanswered());
             }
             seconds.close();
             engine.stop(Duration.ofSeconds(30));

@@ -43,9 +43,9 @@ class OpenLoopTest {
             OpenLoop.Sent sent = running.get(1, TimeUnit.MINUTES);
 
             assertThat(sent.jobs()).as("jobs offered").isEqualTo(JOBS);
-            assertThat(sent.outcomeUnknown()).as("jobs in sends that timed out").isBetween(1, JOBS - 20);
+            assertThat(sent.unanswered()).as("jobs in sends that timed out").isBetween(1, JOBS - 20);
             assertThat(reader.reads().stats(queueName).pending()).as("jobs in the queue: every send that was answered, after the stall too")
-                    .isGreaterThanOrEqualTo(JOBS - sent.outcomeUnknown());
+                    .isGreaterThanOrEqualTo(JOBS - sent.unanswered());
         }
     }
 

@@ -47,7 +47,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * A queue of three shards run by the engine's own assembly on the testkit's 3-master Valkey
