@@ -32,10 +32,14 @@ public final class Leases implements WorkerLeases {
     private final Flows flows;
     /** A queue's keys after checking its name: the queue's own, or one shard's for a shard's client (docs/SHARDING.md). */
     private final Function<String, QueueKeys> keysOf;
+    /** complete-claim's shard count argument: a shard's client's shard count N, {@code ""} on an unsharded client. */
+    private final String shards;
 
-    Leases(ScriptRunner scripts, int promoteBatch, Retention retention, Flows flows, Function<String, QueueKeys> keysOf) {
+    Leases(ScriptRunner scripts, int promoteBatch, Retention retention, Flows flows, Function<String, QueueKeys> keysOf,
+            String shards) {
         this.flows = flows;
         this.keysOf = keysOf;
+        this.shards = shards;
         this.scripts = scripts;
         this.promoteBatch = promoteBatch;
         this.retention = retention;
@@ -43,7 +47,7 @@ public final class Leases implements WorkerLeases {
 
     /** The keys of a lease's queue, after checking every field the fencing compares. */
     private QueueKeys keysOf(Lease lease) {
-        RequestChecks.leaseKeys(lease);
+        RequestChecks.leaseFields(lease);
         return keysOf.apply(lease.queue());
     }
 
@@ -76,16 +80,8 @@ public final class Leases implements WorkerLeases {
      * does), in one atomic script call. Either part may be empty. All leases must be of
      * {@code queue}. Completed jobs beyond the {@link QueueSettings#retention() retention} bounds
      * are deleted in the same call (at most two per job completed).
-     */
-    @Override
-    public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs,
-            String workerId) {
-        return completeAndClaim(queue, finished, lease, maxJobs, workerId, Duration.ZERO);
-    }
-
-    /**
-     * {@link #completeAndClaim(String, List, Duration, int, String)} by a caller that may be idle.
-     * The idle claimers of a queue take turns: an idle caller ({@code idlePoll} its idle poll,
+     *
+     * <p>The idle claimers of a queue take turns: an idle caller ({@code idlePoll} its idle poll,
      * zero when it is not idle) whose claim finds nothing books the queue's next idle turn, one
      * idle poll after the last one booked, and is told how long until it
      * ({@link CompletedAndClaimed#untilIdleTurn}). N idle workers that claim at their turns ask
@@ -108,13 +104,14 @@ public final class Leases implements WorkerLeases {
      * claims over the shards (docs/SHARDING.md, 5). It books no idle turn: a sharded queue's idle
      * workers back off each on its own.
      *
-     * @param shards the shard count the caller claims under
-     * @throws ShardCountRefusedException when the shard records another count (docs/SHARDING.md, 10):
-     *                                    nothing was acknowledged nor claimed
+     * @throws ShardCountRefusedException when the shard records another count than this shard's client claims under
+     *                                    (docs/SHARDING.md, 10): nothing was acknowledged nor claimed
      */
-    public ShardTurn completeAndClaimOnShard(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId,
-            int shards) {
-        Object reply = runCompleteClaim(queue, finished, lease, maxJobs, workerId, Duration.ZERO, Integer.toString(shards));
+    public ShardTurn completeAndClaimOnShard(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId) {
+        if (shards.isEmpty()) {
+            throw new IllegalStateException("shard turns are for a shard's client; queue '" + queue + "' is not sharded here");
+        }
+        Object reply = runCompleteClaim(queue, finished, lease, maxJobs, workerId, Duration.ZERO, shards);
         Replies.shardCountRefused(reply).ifPresent(recorded -> {
             throw new ShardCountRefusedException("echomq.queues." + queue + ".shards: this engine claims queue '" + queue + "' as "
                     + shards + " shards, but the queue's layout was changed to " + recorded + " since it started "
@@ -123,17 +120,15 @@ public final class Leases implements WorkerLeases {
         return new ShardTurn(Replies.completedAndClaimed(queue, finished, reply), Replies.lanesWithWork(reply));
     }
 
-    /** @param shards a sharded queue's shard count, checked and answered with the lanes; {@code ""} for neither */
+    /** @param shardCount a sharded queue's shard count, checked and answered with the lanes; {@code ""} for neither */
     private Object runCompleteClaim(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId,
-            Duration idlePoll, String shards) {
+            Duration idlePoll, String shardCount) {
         QueueKeys keys = keysOf.apply(queue);
         RequestChecks.lease(lease);
         RequestChecks.range("maxJobs", maxJobs, 0, MAX_CLAIM_JOBS);
         RequestChecks.range("finished", finished.size(), 0, MAX_CLAIM_JOBS);
         RequestChecks.workerId(workerId);
-        if (idlePoll.isNegative()) {
-            throw new InvalidRequestException("idlePoll", "must not be negative, was " + idlePoll);
-        }
+        RequestChecks.nonNegative("idlePoll", idlePoll);
         List<String> args = new ArrayList<>(9 + finished.size() * 3);
         args.addAll(List.of(keys.prefix(), Long.toString(lease.toMillis()), Integer.toString(maxJobs), workerId,
                 Integer.toString(promoteBatch), Integer.toString(retention.completedKeepCount()),
@@ -147,8 +142,8 @@ public final class Leases implements WorkerLeases {
             args.add(Long.toString(done.token()));
             args.add(Long.toString(done.jobCreatedMs()));
         }
-        if (!shards.isEmpty()) {
-            args.add(shards);
+        if (!shardCount.isEmpty()) {
+            args.add(shardCount);
         }
         return scripts.run(Script.COMPLETE_CLAIM, keys, null, args);
     }

@@ -42,7 +42,8 @@ public final class QueueClient {
         this.admin = new QueueAdmin(scripts, settings.maxDelay(), keysOf);
         this.flows = new Flows(redis, scripts, settings, admin);
         this.submissions = new Submissions(scripts, settings, telemetry, flows, keysOf, idLayout);
-        this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention(), flows, keysOf);
+        this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention(), flows, keysOf,
+                idLayout.isEmpty() ? "" : idLayout.get(0));
         this.reads = new QueueReads(redis, scripts, keysOf);
         this.schedules = new ScheduleClient(redis, scripts, settings, telemetry, keysOf, idLayout);
         this.outboxAdmin = new OutboxAdmin(redis);

@@ -53,12 +53,8 @@ public final class QueueReads {
      * the first page). A job that changes state meanwhile may show on no page.
      */
     public JobPage jobs(String queue, JobState state, Optional<String> cursor, int limit) {
-        QueueKeys keys = keysOf.apply(queue);
-        RequestChecks.range("limit", limit, 1, MAX_PAGE);
-        if (state == null) {
-            throw new InvalidRequestException("state", "is required");
-        }
-        return read(() -> new JobPages(redis, keys).page(state, cursor, limit));
+        JobPages pages = pages(queue, state, limit);
+        return read(() -> pages.page(state, cursor, limit));
     }
 
     /**
@@ -68,12 +64,18 @@ public final class QueueReads {
      * {@link JobPosition#cursor()} is the cursor of a page that ends with that job.
      */
     public List<JobPosition> positions(String queue, JobState state, Optional<String> cursor, int limit) {
+        JobPages pages = pages(queue, state, limit);
+        return read(() -> pages.positions(state, cursor, limit));
+    }
+
+    /** The pages of a queue, after checking a page request's queue, limit and state. */
+    private JobPages pages(String queue, JobState state, int limit) {
         QueueKeys keys = keysOf.apply(queue);
         RequestChecks.range("limit", limit, 1, MAX_PAGE);
         if (state == null) {
             throw new InvalidRequestException("state", "is required");
         }
-        return read(() -> new JobPages(redis, keys).positions(state, cursor, limit));
+        return new JobPages(redis, keys);
     }
 
     /** These jobs as the queue holds them now, in the order given; a job that is gone is left out. */

@@ -12,7 +12,7 @@ import java.util.List;
  */
 public interface WorkerLeases {
 
-    /** See {@link Leases#completeAndClaim(String, List, Duration, int, String)}. */
+    /** {@link #completeAndClaim(String, List, Duration, int, String, Duration)} by a caller that is not idle (no idle turn). */
     default CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId) {
         return completeAndClaim(queue, finished, lease, maxJobs, workerId, Duration.ZERO);
     }

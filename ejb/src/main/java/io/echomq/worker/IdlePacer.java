@@ -34,7 +34,6 @@ final class IdlePacer {
     /** The first wait after a claim found nothing. */
     static final long FIRST_IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private final Duration idlePoll;
     private final long idlePollNanos;
     /** 0: no linger (single jobs, or turned off). */
     private final long lingerNanos;
@@ -50,7 +49,6 @@ final class IdlePacer {
     }
 
     IdlePacer(Duration idlePoll, Duration linger, long nowNanos) {
-        this.idlePoll = idlePoll;
         this.idlePollNanos = idlePoll.toNanos();
         this.lingerNanos = linger.toNanos();
         this.backOffUntil = nowNanos;
@@ -73,12 +71,7 @@ final class IdlePacer {
      * grown to the idle poll), so that its next claim takes an idle turn; zero before.
      */
     Duration idleTurn() {
-        return idleWaitNanos == idlePollNanos ? idlePoll : Duration.ZERO;
-    }
-
-    /** A turn asked Valkey for {@code wanted} jobs and got {@code found} of them. */
-    void claimed(long nowNanos, int wanted, int found) {
-        claimed(nowNanos, wanted, found, 0);
+        return idleWaitNanos == idlePollNanos ? Duration.ofNanos(idlePollNanos) : Duration.ZERO;
     }
 
     /**

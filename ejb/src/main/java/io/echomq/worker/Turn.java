@@ -103,7 +103,7 @@ final class Turn {
         CompletedAndClaimed result;
         try {
             result = valkey.completeAndClaim(acknowledgements.stream().map(ClaimedJob::lease).toList(), wanted,
-                    wanted > 0 ? pacer.idleTurn() : Duration.ZERO);
+                    pacer.idleTurn());
         } catch (RuntimeException e) {
             completer.notSent(acknowledgements);
             pacer.valkeyFailed(System.nanoTime());

@@ -19,7 +19,7 @@ class IdlePacerTest {
         long now = 0;
         long[] waits = new long[10];
         for (int i = 0; i < waits.length; i++) {
-            pacer.claimed(now, 1, 0);
+            pacer.claimed(now, 1, 0, 0);
             waits[i] = pacer.nanosUntilDue(now);
             now += waits[i];
             assertThat(pacer.turnDue(now, false)).isTrue();
@@ -33,7 +33,7 @@ class IdlePacerTest {
         IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
         long now = 0;
         while (pacer.idleTurn().isZero()) {
-            pacer.claimed(now, 1, 0);
+            pacer.claimed(now, 1, 0, 0);
             now += pacer.nanosUntilDue(now);
         }
         assertThat(pacer.idleTurn()).isEqualTo(IDLE_POLL);
@@ -49,18 +49,18 @@ class IdlePacerTest {
     void findingWorkMakesTheNextTurnDueAtOnceAndResetsTheWait() {
         IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
         for (int i = 0; i < 5; i++) {
-            pacer.claimed(0, 1, 0);
+            pacer.claimed(0, 1, 0, 0);
         }
-        pacer.claimed(0, 1, 1);
+        pacer.claimed(0, 1, 1, 0);
         assertThat(pacer.turnDue(0, false)).isTrue();
-        pacer.claimed(0, 1, 0);
+        pacer.claimed(0, 1, 0, 0);
         assertThat(pacer.nanosUntilDue(0)).isEqualTo(IdlePacer.FIRST_IDLE_WAIT_NANOS);
     }
 
     @Test
     void acknowledgementsWaitingMakeATurnDueWhileTheQueueIsIdle() {
         IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
-        pacer.claimed(0, 1, 0);
+        pacer.claimed(0, 1, 0, 0);
         assertThat(pacer.turnDue(0, false)).isFalse();
         assertThat(pacer.turnDue(0, true)).isTrue();
     }
@@ -68,7 +68,7 @@ class IdlePacerTest {
     @Test
     void aTurnThatAskedForNoJobsDoesNotPace() {
         IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
-        pacer.claimed(0, 0, 0);
+        pacer.claimed(0, 0, 0, 0);
         assertThat(pacer.turnDue(0, false)).isTrue();
     }
 
@@ -83,7 +83,7 @@ class IdlePacerTest {
     @Test
     void aClaimThatFoundTheQueueCaughtUpWaitsTheLingerBeforeTheNext() {
         IdlePacer pacer = new IdlePacer(IDLE_POLL, LINGER, 0);
-        pacer.claimed(0, 300, 7);
+        pacer.claimed(0, 300, 7, 0);
         assertThat(pacer.turnDue(LINGER.toNanos() - 1, false)).isFalse();
         assertThat(pacer.nanosUntilDue(0)).isEqualTo(LINGER.toNanos());
         assertThat(pacer.turnDue(LINGER.toNanos(), false)).isTrue();
@@ -92,7 +92,7 @@ class IdlePacerTest {
     @Test
     void acknowledgementsWaitForTheLingerInsteadOfClaimingTheFewJobsThatArrivedMeanwhile() {
         IdlePacer pacer = new IdlePacer(IDLE_POLL, LINGER, 0);
-        pacer.claimed(0, 300, 7);
+        pacer.claimed(0, 300, 7, 0);
         assertThat(pacer.turnDue(1, true)).isFalse();
         assertThat(pacer.turnDue(LINGER.toNanos(), true)).isTrue();
     }
@@ -100,8 +100,8 @@ class IdlePacerTest {
     @Test
     void aFullClaimMeansABacklogAndTheNextTurnIsDueAtOnce() {
         IdlePacer pacer = new IdlePacer(IDLE_POLL, LINGER, 0);
-        pacer.claimed(0, 300, 7);
-        pacer.claimed(LINGER.toNanos(), 300, 300);
+        pacer.claimed(0, 300, 7, 0);
+        pacer.claimed(LINGER.toNanos(), 300, 300, 0);
         assertThat(pacer.turnDue(LINGER.toNanos(), false)).isTrue();
     }
 
@@ -110,8 +110,8 @@ class IdlePacerTest {
         IdlePacer lingering = new IdlePacer(IDLE_POLL, LINGER, 0);
         IdlePacer plain = new IdlePacer(IDLE_POLL, 0);
         for (int i = 0; i < 3; i++) {
-            lingering.claimed(0, 100, 0);
-            plain.claimed(0, 100, 0);
+            lingering.claimed(0, 100, 0, 0);
+            plain.claimed(0, 100, 0, 0);
         }
         assertThat(lingering.nanosUntilDue(0)).isEqualTo(plain.nanosUntilDue(0));
         assertThat(lingering.turnDue(0, true)).isTrue();
@@ -120,7 +120,7 @@ class IdlePacerTest {
     @Test
     void withoutALingerAShortClaimIsFollowedAtOnce() {
         IdlePacer pacer = new IdlePacer(IDLE_POLL, 0);
-        pacer.claimed(0, 300, 7);
+        pacer.claimed(0, 300, 7, 0);
         assertThat(pacer.turnDue(0, false)).isTrue();
     }
 }

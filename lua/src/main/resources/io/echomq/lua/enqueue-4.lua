@@ -61,13 +61,6 @@ local trace = ARGV[12]
 -- #include key_home
 -- #include enqueue_one
 
-local function claim(arg)
-  if arg == nil or arg == '' then
-    return 'own'
-  end
-  return arg
-end
-
 local ids = id_layout(ARGV[13], ARGV[14])
 return enqueue_one(prefix, seq, ring, delayed, idem, integer_text(now_ms()), payload, max_attempts, delay_ms, lane, idem_key, run_at,
-  priority, dedupe_key, window_ms, mode, trace, ids, ids and {idem = claim(ARGV[15]), dedupe = claim(ARGV[16])})
+  priority, dedupe_key, window_ms, mode, trace, ids, ids and {idem = ARGV[15], dedupe = ARGV[16]})

@@ -30,9 +30,10 @@
     ARGV[7] slots skipped by this call (came due while paused, or missed beyond the grace)
     ARGV[8] the latest skipped slot, ms ('' when none is skipped)
     ARGV[9] trace context of the firing ('' = none): stored as each fired job's 'trace'
-    ARGV[10] id layout 'N:s' on shard s of a queue of N shards, '' on a queue of one shard: the
-            slots' jobs are minted n × N + s as enqueue's are (includes/mint_id, docs/SHARDING.md 1)
-    ARGV[11] the first slot to fire, ms; ARGV[12], ... the others, ascending (none: just advance)
+    ARGV[10] id stride N, on shard s of a queue of N shards ('' on a queue of one shard)
+    ARGV[11] id offset s, with ARGV[10] ('' on a queue of one shard): the slots' jobs are minted
+             n × N + s as enqueue's are (includes/mint_id, docs/SHARDING.md 1)
+    ARGV[12] the first slot to fire, ms; ARGV[13], ... the others, ascending (none: just advance)
 
   Output:
     {'FIRED', next_slot, skipped, slot1, job1, slot2, job2, ...}   job is the slot's job id
@@ -58,7 +59,7 @@ local trace = ARGV[9]
 -- #include log_event
 -- #include key_home
 -- #include enqueue_one
-local ids = id_layout(string.match(ARGV[10], '^(%d+):(%d+)$'))
+local ids = id_layout(ARGV[10], ARGV[11])
 
 local f = rcall('HMGET', schedule, 'version', 'next_slot', 'paused', 'anchor', 'resumed_at', 'payload', 'lane',
   'max_attempts', 'misfire', 'misfire_limit', 'misfire_grace_ms')
@@ -81,7 +82,7 @@ local floor = tonumber(expected ~= '' and expected or f[4])
 local resumed_at = tonumber(f[5] or '')
 local late_line = plan_now - tonumber(f[11])
 local slots, late_fired, last = {}, 0, nil
-for k = 11, #ARGV do
+for k = 12, #ARGV do
   local slot = tonumber(ARGV[k])
   if not slot or slot ~= math.floor(slot) then
     return {'REFUSED', 'slot ' .. ARGV[k] .. ' is not a time in ms'}

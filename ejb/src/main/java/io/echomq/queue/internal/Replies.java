@@ -23,6 +23,7 @@ import io.echomq.queue.shard.ShardSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,29 +38,40 @@ public final class Replies {
     private Replies() {
     }
 
+    /**
+     * The answer of enqueue.
+     *
+     * @throws KeyHomeRedirect when a shard of a sharded queue did not make the job because of its keys' homes
+     */
     public static Enqueued enqueued(String queue, Object reply) {
-        return enqueuedJobs(queue, reply, "enqueue").get(0);
+        List<Object> r = list(reply, "enqueue");
+        KeyHomeRedirect.Redirect redirect = redirect(r, 0);
+        if (redirect != null) {
+            throw new KeyHomeRedirect(Collections.singletonList(null), Map.of(0, redirect));
+        }
+        return enqueuedOne(queue, r, 0);
     }
 
-    /** One job's reply of enqueue or enqueue-batch; null for the HOME and FENCED answers of a shard, put in {@code redirects}. */
-    private static Enqueued enqueuedOne(String queue, List<Object> r, int at, Map<Integer, KeyHomeRedirect.Redirect> redirects) {
-        String status = text(r.get(0));
+    /** The job answered at {@code r[at]} by enqueue or enqueue-batch, one that is no redirect. */
+    private static Enqueued enqueuedOne(String queue, List<Object> r, int at) {
+        String status = text(r.get(at));
         return switch (status) {
-            case "CREATED" -> new Enqueued(queue, text(r.get(1)), state(r.get(2)), false, Enqueued.Outcome.CREATED);
-            case "DUPLICATE" -> new Enqueued(queue, text(r.get(1)), state(r.get(2)), true, Enqueued.Outcome.DUPLICATE);
-            case "REPLACED" -> new Enqueued(queue, text(r.get(1)), state(r.get(2)), false, Enqueued.Outcome.REPLACED);
+            case "CREATED" -> new Enqueued(queue, text(r.get(at + 1)), state(r.get(at + 2)), false, Enqueued.Outcome.CREATED);
+            case "DUPLICATE" -> new Enqueued(queue, text(r.get(at + 1)), state(r.get(at + 2)), true, Enqueued.Outcome.DUPLICATE);
+            case "REPLACED" -> new Enqueued(queue, text(r.get(at + 1)), state(r.get(at + 2)), false, Enqueued.Outcome.REPLACED);
             // The window's job may have been deleted since it finished: the window holds all the same.
-            case "THROTTLED" -> new Enqueued(queue, text(r.get(1)), text(r.get(2)).isEmpty() ? null : state(r.get(2)), false,
-                    Enqueued.Outcome.THROTTLED);
-            case "HOME" -> {
-                redirects.put(at, new KeyHomeRedirect.Redirect(text(r.get(2)), Integer.parseInt(text(r.get(1)))));
-                yield null;
-            }
-            case "FENCED" -> {
-                redirects.put(at, new KeyHomeRedirect.Redirect(text(r.get(1)), -1));
-                yield null;
-            }
-            default -> throw unexpected("enqueue", r);
+            case "THROTTLED" -> new Enqueued(queue, text(r.get(at + 1)), text(r.get(at + 2)).isEmpty() ? null : state(r.get(at + 2)),
+                    false, Enqueued.Outcome.THROTTLED);
+            default -> throw unexpected("enqueue", r.subList(at, at + 3));
+        };
+    }
+
+    /** A shard's HOME or FENCED answer at {@code r[at]}: why it made no job; null for any other answer. */
+    private static KeyHomeRedirect.Redirect redirect(List<Object> r, int at) {
+        return switch (text(r.get(at))) {
+            case "HOME" -> new KeyHomeRedirect.Redirect(text(r.get(at + 2)), Integer.parseInt(text(r.get(at + 1))));
+            case "FENCED" -> new KeyHomeRedirect.Redirect(text(r.get(at + 1)), -1);
+            default -> null;
         };
     }
 
@@ -69,17 +81,23 @@ public final class Replies {
      * @throws KeyHomeRedirect when a shard of a sharded queue did not make some of the jobs because of their keys' homes
      */
     public static List<Enqueued> enqueuedBatch(String queue, Object reply) {
-        return enqueuedJobs(queue, reply, "enqueue-batch");
-    }
-
-    private static List<Enqueued> enqueuedJobs(String queue, Object reply, String script) {
-        List<Object> r = list(reply, script);
+        List<Object> r = list(reply, "enqueue-batch");
         List<Enqueued> jobs = new ArrayList<>(r.size() / 3);
-        Map<Integer, KeyHomeRedirect.Redirect> redirects = new HashMap<>();
+        // Made only at a shard's first redirect: an unsharded batch never has one.
+        Map<Integer, KeyHomeRedirect.Redirect> redirects = null;
         for (int i = 0; i + 2 < r.size(); i += 3) {
-            jobs.add(enqueuedOne(queue, List.of(r.get(i), r.get(i + 1), r.get(i + 2)), i / 3, redirects));
+            KeyHomeRedirect.Redirect redirect = redirect(r, i);
+            if (redirect == null) {
+                jobs.add(enqueuedOne(queue, r, i));
+                continue;
+            }
+            if (redirects == null) {
+                redirects = new HashMap<>();
+            }
+            redirects.put(i / 3, redirect);
+            jobs.add(null);
         }
-        if (!redirects.isEmpty()) {
+        if (redirects != null) {
             throw new KeyHomeRedirect(jobs, redirects);
         }
         return List.copyOf(jobs);

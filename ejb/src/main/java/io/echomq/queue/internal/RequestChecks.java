@@ -230,13 +230,18 @@ public final class RequestChecks {
 
     /** The keys of a lease's queue, after checking every field the fencing compares. */
     public static QueueKeys leaseKeys(Lease lease) {
+        leaseFields(lease);
+        return queueKeys(lease.queue());
+    }
+
+    /** Checks every field of a lease the fencing compares, for callers that name its queue's keys themselves. */
+    public static void leaseFields(Lease lease) {
         if (lease == null) {
             throw new InvalidRequestException("lease", "is required");
         }
         jobId(lease.jobId());
         range("token", lease.token(), 1, Long.MAX_VALUE);
         range("jobCreatedMs", lease.jobCreatedMs(), 0, Long.MAX_VALUE);
-        return queueKeys(lease.queue());
     }
 
     /** A job's last error or note as stored: never empty, at most {@value #MAX_ERROR_CHARS} characters and a mark of the cut. */

@@ -64,21 +64,15 @@ public final class ScheduleClient {
     private final JobTelemetry telemetry;
     /** A queue's keys after checking its name: the queue's own, or one shard's for a shard's client (docs/SHARDING.md 3.3). */
     private final Function<String, QueueKeys> queueKeys;
-    /** schedule-fire's id layout argument: '' on a queue of one shard, 'N:s' on shard s of N (docs/SHARDING.md 1). */
-    private final String idLayout;
+    /** schedule-fire's id layout arguments: a shard's stride N and offset s, or two '' on a queue of one shard (docs/SHARDING.md 1). */
+    private final List<String> idLayout;
 
     /**
-     * Over the queue client's connections and scripts; callers take it from {@link QueueClient#schedules()}.
+     * Over the queue client's connections and scripts, on the keys {@code queueKeys} names, minting
+     * the fired jobs' ids by {@code idLayout} (empty, or a shard's stride and offset), as its
+     * submissions do; callers take it from {@link QueueClient#schedules()}.
      *
      * @param telemetry traces each firing as the creation of its jobs
-     */
-    public ScheduleClient(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings, JobTelemetry telemetry) {
-        this(redis, scripts, settings, telemetry, RequestChecks::queueKeys, List.of());
-    }
-
-    /**
-     * As {@link #ScheduleClient(UnifiedJedis, ScriptRunner, QueueSettings, JobTelemetry)} on the keys {@code queueKeys}
-     * names, minting the fired jobs' ids by {@code idLayout} (empty, or a shard's stride and offset), as its submissions do.
      */
     public ScheduleClient(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings, JobTelemetry telemetry,
             Function<String, QueueKeys> queueKeys, List<String> idLayout) {
@@ -87,7 +81,7 @@ public final class ScheduleClient {
         this.settings = settings;
         this.telemetry = telemetry;
         this.queueKeys = queueKeys;
-        this.idLayout = String.join(":", idLayout);
+        this.idLayout = idLayout.isEmpty() ? List.of("", "") : List.copyOf(idLayout);
     }
 
     /**
@@ -169,7 +163,7 @@ public final class ScheduleClient {
      */
     public ScheduleFiring fire(String queue, String name, long version, OptionalLong expectedNext, FiringPlan plan) {
         QueueKeys keys = keysOf(queue, name);
-        List<String> args = new ArrayList<>(9 + plan.fire().size());
+        List<String> args = new ArrayList<>(11 + plan.fire().size());
         args.add(keys.prefix());
         args.add(name);
         args.add(Long.toString(version));
@@ -178,7 +172,7 @@ public final class ScheduleClient {
         args.add(Long.toString(plan.nextSlotMs()));
         args.add(Long.toString(plan.skipped()));
         args.add(plan.latestSkipped().isPresent() ? Long.toString(plan.latestSkipped().getAsLong()) : "");
-        args.add(idLayout);
+        args.addAll(idLayout);
         plan.fire().forEach(slot -> args.add(Long.toString(slot)));
         if (plan.fire().isEmpty()) {
             // Only advancing: no job is made, so there is no creation to trace.

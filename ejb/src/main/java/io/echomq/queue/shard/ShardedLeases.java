@@ -85,7 +85,7 @@ public final class ShardedLeases implements WorkerLeases {
                 continue;
             }
             Leases.ShardTurn asked = shards.get(shard).leases().completeAndClaimOnShard(queue,
-                    acks.stream().map(finished::get).toList(), lease, wanted, workerId, layout.shards());
+                    acks.stream().map(finished::get).toList(), lease, wanted, workerId);
             split.lanesWithWork(shard, asked.lanesWithWork());
             CompletedAndClaimed done = asked.done();
             for (int a = 0; a < acks.size(); a++) {
@@ -129,7 +129,7 @@ public final class ShardedLeases implements WorkerLeases {
     }
 
     private Leases shardOf(Lease lease) {
-        RequestChecks.leaseKeys(lease);
+        RequestChecks.leaseFields(lease);
         return shards.get(layout.shardOfJob(lease.jobId())).leases();
     }
 }

@@ -24,14 +24,14 @@
 -- window (the caller gives no delay or run-at time with it).
 --
 -- A submission on a shard of a sharded queue gives claims ({idem = claim, dedupe = claim}, each
--- 'own' when nil; nil for none: an unsharded queue, and the flow and schedule keys, whose home is
+-- 'own' when nil or ''; nil for none: an unsharded queue, and the flow and schedule keys, whose home is
 -- the shard that makes them, docs/SHARDING.md 3.2): each key first passes key_home_check, which may answer {'HOME', shard, kind} or
 -- {'FENCED', kind, ''} and make nothing; the idempotency key is checked before its lookup and the
 -- dedupe key after it, so a known idempotency key still answers its job first.
 local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, max_attempts, delay_ms, lane, idem_key, run_at,
     priority, dedupe_key, window_ms, mode, trace, ids, claims)
   if claims then
-    local home = key_home_check(prefix, 'idem', idem_key, claims.idem or 'own', ids.offset)
+    local home = key_home_check(prefix, 'idem', idem_key, claims.idem, ids.offset)
     if home then
       return home
     end
@@ -49,7 +49,7 @@ local function enqueue_one(prefix, seq, ring, delayed, idem, now_text, payload, 
   end
 
   if claims then
-    local home = key_home_check(prefix, 'dedupe', dedupe_key, claims.dedupe or 'own', ids.offset)
+    local home = key_home_check(prefix, 'dedupe', dedupe_key, claims.dedupe, ids.offset)
     if home then
       return home
     end

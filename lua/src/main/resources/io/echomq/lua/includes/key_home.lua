@@ -1,6 +1,6 @@
 -- The key-home check of a sharded queue (docs/SHARDING.md, 3.1), made by enqueue_one before it
 -- judges an idempotency or dedupe key. claim says how this shard came to make K's job:
---   'own'            this shard owns K (the fast path): the owner's homes:<kind> names K's home
+--   'own', nil, ''   this shard owns K (the fast path): the owner's homes:<kind> names K's home
 --                    when it is another shard, and then nothing is made here ({'HOME', s, kind}:
 --                    the submission follows the home); no entry, or one naming this shard, goes on;
 --   '<owner>:<t>'    this shard is K's home by the reservation of token t on the owner: a token
@@ -13,7 +13,7 @@ local function key_home_check(prefix, kind, key, claim, self)
   if key == nil or key == '' then
     return nil
   end
-  if claim == 'own' then
+  if claim == nil or claim == '' or claim == 'own' then
     local entry = redis.call('HGET', prefix .. 'homes:' .. kind, key)
     if entry then
       local home = tonumber(string.match(entry, '^(%d+):'))

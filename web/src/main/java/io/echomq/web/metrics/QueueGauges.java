@@ -1,7 +1,6 @@
 package io.echomq.web.metrics;
 
 import io.echomq.queue.JobState;
-import io.echomq.queue.QueueReads;
 import io.echomq.queue.QueueStats;
 import io.echomq.queue.shard.QueueShards;
 import io.echomq.runtime.EchoMqEngine;
@@ -98,12 +97,6 @@ public class QueueGauges {
         Duration oldest = shards.partsOf(queue).stream().map(shard -> PendingAge.oldestPending(shard.reads(), queue, now))
                 .max(Comparator.naturalOrder()).orElse(Duration.ZERO);
         record(shards.stats(queue), oldest);
-    }
-
-    void read(QueueReads reads, String queue) {
-        QueueStats stats = reads.stats(queue);
-        Duration oldest = PendingAge.oldestPending(reads, queue, Instant.now(clock));
-        record(stats, oldest);
     }
 
     void record(QueueStats stats, Duration oldestPending) {

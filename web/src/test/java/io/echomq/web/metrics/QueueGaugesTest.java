@@ -11,6 +11,7 @@ import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.ServerClock;
+import io.echomq.queue.shard.QueueShards;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
 import java.time.Clock;
@@ -53,7 +54,7 @@ class QueueGaugesTest {
         client.admin().pause(queue);
         QueueMetrics metrics = new QueueMetrics();
 
-        gaugesAt(metrics, Instant.now()).read(client.reads(), queue);
+        gaugesAt(metrics, Instant.now()).read(QueueShards.none(client), queue);
 
         assertThat(metrics.scrape())
                 .contains("echomq_queue_jobs{queue=\"" + queue + "\",state=\"pending\"} 1.0")
@@ -67,7 +68,7 @@ class QueueGaugesTest {
     void anEmptyQueuesOldestPendingAgeIsZero() {
         QueueMetrics metrics = new QueueMetrics();
 
-        gaugesAt(metrics, Instant.now()).read(client.reads(), queue);
+        gaugesAt(metrics, Instant.now()).read(QueueShards.none(client), queue);
 
         assertThat(metrics.scrape()).contains("echomq_queue_oldest_pending_age_seconds{queue=\"" + queue + "\"} 0.0");
     }
@@ -102,7 +103,7 @@ class QueueGaugesTest {
         Instant due = client.reads().job(queue, job.id()).orElseThrow().dueAt().orElseThrow();
         QueueMetrics metrics = new QueueMetrics();
 
-        gaugesAt(metrics, due.plus(Duration.ofMinutes(5))).read(client.reads(), queue);
+        gaugesAt(metrics, due.plus(Duration.ofMinutes(5))).read(QueueShards.none(client), queue);
 
         assertThat(PendingAge.oldestPending(client.reads(), queue, due.minusSeconds(1))).isZero();
         assertThat(metrics.scrape()).contains("echomq_queue_oldest_pending_age_seconds{queue=\"" + queue + "\"} 300.0");
