@@ -371,6 +371,7 @@ class ShardedStateMachinePropertyTest {
                     assertThat(answer instanceof ManualTransition.Moved).as("requeue %s job %s", from, id).isEqualTo(from == JobState.DEAD);
                     if (from == JobState.DEAD) {
                         job.state = JobState.PENDING;
+                        job.maxAttempts = (int) job.attempts + job.budget;
                     }
                 }
                 case REMOVE -> {
@@ -514,6 +515,8 @@ class ShardedStateMachinePropertyTest {
     static final class ModelJob {
         String lane;
         int maxAttempts;
+        /** The attempts it was submitted with: a requeue gives it as many more (requeue-3.lua). */
+        final int budget;
         JobState state = JobState.PENDING;
         long attempts;
         /** Its idempotency key, or null. */
@@ -522,6 +525,7 @@ class ShardedStateMachinePropertyTest {
         ModelJob(String lane, int maxAttempts) {
             this.lane = lane;
             this.maxAttempts = maxAttempts;
+            this.budget = maxAttempts;
         }
     }
 
