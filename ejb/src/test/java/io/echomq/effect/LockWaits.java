@@ -59,9 +59,15 @@ public final class LockWaits {
         assertThat(waiter.query()).as("in the statement that locks the keys").contains("pg_advisory_xact_lock");
     }
 
+    /*
+     * pg_stat_activity's row is read when the scan starts, pg_blocking_pids when the row is
+     * filtered: a backend that began to wait in between shows as blocked with a row taken while it
+     * still ran (no wait event). Only a row that itself shows a lock wait is an answer; the next
+     * poll sees the waiter whole.
+     */
     private static Optional<Waiter> waiterOn(Jdbi jdbi, int holder) {
         return jdbi.withHandle(h -> h.createQuery("SELECT pid, wait_event_type, wait_event, query FROM pg_stat_activity "
-                        + "WHERE :holder = ANY(pg_blocking_pids(pid)) LIMIT 1")
+                        + "WHERE wait_event_type = 'Lock' AND :holder = ANY(pg_blocking_pids(pid)) LIMIT 1")
                 .bind("holder", holder)
                 .map((row, ctx) -> new Waiter(row.getInt("pid"), row.getString("wait_event_type"), row.getString("wait_event"),
                         row.getString("query")))
