@@ -85,10 +85,7 @@ public final class QueueClient {
             ShardLayout layout, int shard) {
         QueueKeys keys = layout.keys(shard);
         return new QueueClient(redis, settings, replicaWait, telemetry, queue -> {
-            if (!RequestChecks.queueName(queue).equals(layout.queue())) {
-                throw new InvalidRequestException("queue", "must be '" + layout.queue() + "' on this client of its shard " + shard
-                        + ", was '" + queue + "'");
-            }
+            layout.checkQueue(queue);
             return keys;
         }, List.of(Integer.toString(layout.shards()), Integer.toString(shard)));
     }

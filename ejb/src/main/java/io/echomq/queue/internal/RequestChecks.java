@@ -228,13 +228,7 @@ public final class RequestChecks {
         return new QueueKeys(queueName(queue));
     }
 
-    /** The keys of a lease's queue, after checking every field the fencing compares. */
-    public static QueueKeys leaseKeys(Lease lease) {
-        leaseFields(lease);
-        return queueKeys(lease.queue());
-    }
-
-    /** Checks every field of a lease the fencing compares, for callers that name its queue's keys themselves. */
+    /** Checks every field of a lease the fencing compares; the caller names its queue's keys (a shard's or the queue's). */
     public static void leaseFields(Lease lease) {
         if (lease == null) {
             throw new InvalidRequestException("lease", "is required");
