@@ -154,7 +154,7 @@ public final class QueueReads {
     public EventIterator follow(String queue, Optional<String> after, EventFilter filter) {
         QueueKeys keys = keysOf.apply(queue);
         String start = after.isPresent() ? entryId(after.get()) : lastEventId(queue);
-        return new EventIterator(redis, keys, start, filter);
+        return new StreamFollower(redis, keys, start, filter);
     }
 
     /** The id of the newest entry of the queue's job-event stream, or "0-0" when it has none: "from now on". */
