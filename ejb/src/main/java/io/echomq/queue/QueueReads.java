@@ -147,7 +147,9 @@ public final class QueueReads {
     /**
      * Follows the queue's job events after entry {@code after} (exclusive; "0" for the oldest the
      * stream still keeps), or after the newest entry there is now when {@code after} is empty:
-     * a blocking iterator (see {@link EventIterator}). Close it to stop following.
+     * a blocking iterator (see {@link EventIterator}). Close it to stop following. This client
+     * follows the queue's one stream; a sharded queue is followed over every shard by
+     * {@code QueueShards.follow} (docs/SHARDING.md, section 8).
      *
      * @throws InvalidRequestException naming {@code from} for an id that is not a stream entry id
      */
