@@ -54,6 +54,8 @@ class ShardedEventFollowClusterTest {
     /** Half a blocking read's slice: an event handed out within it was woken for, not polled for. */
     private static final Duration PROMPT = EventIterator.BLOCK_SLICE.dividedBy(2);
     private static final Duration EVENT_WAIT = Duration.ofSeconds(10);
+    /** How the queues on the shared cluster are named (the private cluster's queue is named apart). */
+    private static final String SHARED_STEM = "shfollow-";
 
     private static ValkeyCluster cluster;
     private static RedisClusterClient redis;
@@ -171,7 +173,7 @@ class ShardedEventFollowClusterTest {
         ShardLayout layout = queue.layout();
         String name = layout.queue();
         await().atMost(EventIterator.BLOCK_SLICE.plusSeconds(1)).pollInterval(Duration.ofMillis(20))
-                .until(() -> readerThreads("").isEmpty());
+                .alias("no reader of another test's follower blocked on this cluster").until(() -> readerThreads(SHARED_STEM).isEmpty());
         Map<Integer, Long> blockedBefore = new HashMap<>();
         for (int shard = 0; shard < layout.shards(); shard++) {
             blockedBefore.put(shard, blockedClients(cluster, masterOf(cluster, layout, shard)));
@@ -180,7 +182,7 @@ class ShardedEventFollowClusterTest {
         for (int shard = 0; shard < layout.shards(); shard++) {
             awaitAReaderBlockedOn(cluster, layout, shard, blockedBefore.get(shard));
         }
-        assertThat(readerThreads(name)).as("one reader per shard").hasSize(layout.shards());
+        assertThat(readerThreads(name + "#")).as("one reader per shard").hasSize(layout.shards());
 
         Map<Integer, Long> xreadsBefore = xreadCalls(layout);
         assertThat(follower.poll(Duration.ofMillis(1_500))).isEmpty();
@@ -194,7 +196,7 @@ class ShardedEventFollowClusterTest {
         follower.close();
         assertThat(waiting.get(PROMPT.toMillis(), MILLISECONDS)).as("closed: no more events, at once").isFalse();
         await().atMost(EventIterator.BLOCK_SLICE.plusSeconds(1)).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
-            assertThat(readerThreads(name)).as("reader threads still alive").isEmpty();
+            assertThat(readerThreads(name + "#")).as("reader threads still alive").isEmpty();
             for (int shard = 0; shard < layout.shards(); shard++) {
                 assertThat(blockedClients(cluster, masterOf(cluster, layout, shard))).as("blocked reads on shard %d's master", shard)
                         .isEqualTo(blockedBefore.get(shard));
@@ -205,7 +207,7 @@ class ShardedEventFollowClusterTest {
     @Test
     void aShardWhoseMasterAndReplicaAreDownEndsTheFollowWithAnExceptionNamingIt() throws Exception {
         try (ValkeyCluster own = ValkeyCluster.start(); RedisClusterClient client = own.newClient()) {
-            ShardedQueue queue = newQueue(client);
+            ShardedQueue queue = newQueue(client, "shdown-");
             ShardLayout layout = queue.layout();
             String name = layout.queue();
             try (EventIterator follower = queue.reads().follow(name, Optional.empty(), EventFilter.ALL)) {
@@ -239,10 +241,10 @@ class ShardedEventFollowClusterTest {
         byShard.forEach((shard, ids) -> assertThat(ids).as("shard %d's events in its stream's order", shard).isSorted());
     }
 
-    /** The live reader threads of followers of {@code queue} (of every queue when empty). */
+    /** The live reader threads of followers of the queues whose name starts with {@code queue}. */
     private static List<String> readerThreads(String queue) {
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
-                .filter(thread -> thread.startsWith("echomq-events[" + (queue.isEmpty() ? "" : queue + "#"))).toList();
+                .filter(thread -> thread.startsWith("echomq-events[" + queue)).toList();
     }
 
     private static void awaitAReaderBlockedOn(ValkeyCluster on, ShardLayout layout, int shard, long blockedBefore) {
@@ -292,7 +294,11 @@ class ShardedEventFollowClusterTest {
     }
 
     private static ShardedQueue newQueue(RedisClusterClient client) {
-        String name = "shfollow-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
+        return newQueue(client, SHARED_STEM);
+    }
+
+    private static ShardedQueue newQueue(RedisClusterClient client, String stem) {
+        String name = stem + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
         return ShardedQueue.connect(client, QueueSettings.DEFAULT, ShardLayout.of(name, 3));
     }
 }
