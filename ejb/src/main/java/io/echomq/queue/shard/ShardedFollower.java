@@ -184,8 +184,9 @@ final class ShardedFollower implements EventIterator {
 
     /**
      * Ends the wait at once (a caller blocked in {@link #hasNext()} or {@link #poll} is woken); each
-     * reader thread ends when its current blocking read does, within {@link #BLOCK_SLICE}, and gives
-     * its connection back.
+     * reader thread ends when its current blocking read does, within {@link #BLOCK_SLICE} (on a
+     * master that just went down, when the cluster client's retries give up), and gives its
+     * connection back.
      */
     @Override
     public void close() {
