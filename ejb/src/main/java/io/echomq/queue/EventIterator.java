@@ -1,122 +1,42 @@
 package io.echomq.queue;
 
-import static io.echomq.queue.internal.ValkeyCommands.read;
-
-import io.echomq.queue.internal.QueueKeys;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.Iterator;
-import java.util.List;
-import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Optional;
-import redis.clients.jedis.StreamEntryID;
-import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.params.XReadParams;
-import redis.clients.jedis.resps.StreamEntry;
 
 /**
- * Follows a queue's job-event stream from a given entry on: {@link #hasNext()} blocks until an
- * entry that matches the filter arrives, the iterator is closed, or the thread is interrupted
- * (then it answers false, with the interrupt kept). Each blocking read ({@code XREAD BLOCK})
- * holds one pooled connection for at most {@link #BLOCK_SLICE}, then gives it back, so a
- * follower costs one connection while it waits and a closed one none. Entries the stream's cap
- * trimmed before they were read are not seen: {@link #lastRead()} tells where to resume.
- * Not thread-safe, except {@link #close()}, which any thread may call. Obtained from
- * {@link QueueReads#follow}.
+ * Follows a queue's job events from a given point on: {@link #hasNext()} blocks until an entry
+ * that matches the filter arrives, the iterator is closed, or the thread is interrupted (then it
+ * answers false, with the interrupt kept). An entry is handed out as soon as a blocking read
+ * ({@code XREAD BLOCK}) sees it: no poll interval is added. Entries the stream's cap trimmed
+ * before they were read are not seen: {@link #lastRead()} tells where to resume.
+ *
+ * <p>On a queue of one shard it follows the queue's one stream in the caller's thread
+ * ({@link QueueReads#follow}). On a sharded queue (docs/SHARDING.md, section 8) it follows every
+ * shard's stream, one blocking reader per shard, entries in order within each shard (so within
+ * each job), shards interleaved as their entries arrive; {@link #lastRead()} is then one entry id
+ * per shard, joined, the same resume point the HTTP event stream gives as an event's id.
+ *
+ * <p>Not thread-safe, except {@link #close()}, which any thread may call. A read that fails
+ * (Valkey, or a shard's master, unreachable) throws {@link QueueUnavailableException} from
+ * {@link #hasNext()}, {@link #next()} or {@link #poll}; follow again from {@link #lastRead()}.
  */
-public final class EventIterator implements Iterator<QueueEvent>, AutoCloseable {
+public interface EventIterator extends Iterator<QueueEvent>, AutoCloseable {
 
-    /** The longest one blocking read holds a connection. */
-    public static final Duration BLOCK_SLICE = Duration.ofSeconds(1);
-    private static final int BATCH = 100;
-
-    private final UnifiedJedis redis;
-    private final String streamKey;
-    private final EventFilter filter;
-    private final Deque<QueueEvent> ready = new ArrayDeque<>();
-    /** Written by the reading thread only: the last entry read from the stream, and the last one handed out. */
-    private String position;
-    private String lastDelivered;
-    private volatile boolean closed;
-
-    EventIterator(UnifiedJedis redis, QueueKeys keys, String after, EventFilter filter) {
-        this.redis = redis;
-        this.streamKey = keys.events();
-        this.position = after;
-        this.lastDelivered = after;
-        this.filter = filter;
-    }
+    /** The longest one blocking read holds a connection: also how long a closed follower's reads may still run. */
+    Duration BLOCK_SLICE = Duration.ofSeconds(1);
 
     /** Waits for the next matching entry for at most {@code wait}; empty when none came, or once closed. */
-    public Optional<QueueEvent> poll(Duration wait) {
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (ready.isEmpty() && !closed) {
-            long left = Math.max(0, deadline - System.nanoTime());
-            readOnce(Math.min(left, BLOCK_SLICE.toNanos()) / 1_000_000);
-            if (System.nanoTime() >= deadline) {
-                break;
-            }
-        }
-        return Optional.ofNullable(deliver());
-    }
-
-    private QueueEvent deliver() {
-        QueueEvent event = ready.poll();
-        if (event != null) {
-            lastDelivered = event.id();
-        }
-        return event;
-    }
-
-    private void readOnce(long blockMs) {
-        XReadParams params = XReadParams.xReadParams().count(BATCH).block((int) Math.max(1, blockMs));
-        Map<String, List<StreamEntry>> got = read(() -> redis.xreadAsMap(params,
-                Map.of(streamKey, new StreamEntryID(position))));
-        if (got == null) {
-            return;
-        }
-        for (StreamEntry entry : got.getOrDefault(streamKey, List.of())) {
-            position = entry.getID().toString();
-            QueueEvent event = QueueEvent.of(position, entry.getFields());
-            if (filter.matches(event)) {
-                ready.add(event);
-            }
-        }
-    }
-
-    @Override
-    public boolean hasNext() {
-        while (ready.isEmpty() && !closed) {
-            if (Thread.currentThread().isInterrupted()) {
-                return false;
-            }
-            readOnce(BLOCK_SLICE.toMillis());
-        }
-        return !ready.isEmpty();
-    }
-
-    @Override
-    public QueueEvent next() {
-        if (!hasNext()) {
-            throw new NoSuchElementException("the event stream was closed or the thread interrupted");
-        }
-        return deliver();
-    }
+    Optional<QueueEvent> poll(Duration wait);
 
     /**
-     * Where to resume: the id of the last entry handed out, or of the last one read when every
-     * entry read was handed out or filtered out, or the starting id. A new follower started after
-     * it sees exactly the matching entries this one has not handed out.
+     * Where to resume: the last entry handed out, or the last one read when every entry read was
+     * handed out or filtered out, or the starting point. A new follower started after it sees
+     * exactly the matching entries this one has not handed out.
      */
-    public String lastRead() {
-        return ready.isEmpty() ? position : lastDelivered;
-    }
+    String lastRead();
 
-    /** Ends the wait: hasNext answers false after the current blocking read (at most {@link #BLOCK_SLICE}). */
+    /** Ends the wait: {@link #hasNext()} answers false, at the latest once the current blocking reads end (within {@link #BLOCK_SLICE}). */
     @Override
-    public void close() {
-        closed = true;
-    }
+    void close();
 }

@@ -147,14 +147,16 @@ public final class QueueReads {
     /**
      * Follows the queue's job events after entry {@code after} (exclusive; "0" for the oldest the
      * stream still keeps), or after the newest entry there is now when {@code after} is empty:
-     * a blocking iterator (see {@link EventIterator}). Close it to stop following.
+     * a blocking iterator (see {@link EventIterator}). Close it to stop following. This client
+     * follows the queue's one stream; a sharded queue is followed over every shard by
+     * {@code QueueShards.follow} (docs/SHARDING.md, section 8).
      *
      * @throws InvalidRequestException naming {@code from} for an id that is not a stream entry id
      */
     public EventIterator follow(String queue, Optional<String> after, EventFilter filter) {
         QueueKeys keys = keysOf.apply(queue);
         String start = after.isPresent() ? entryId(after.get()) : lastEventId(queue);
-        return new EventIterator(redis, keys, start, filter);
+        return new StreamFollower(redis, keys, start, filter);
     }
 
     /** The id of the newest entry of the queue's job-event stream, or "0-0" when it has none: "from now on". */

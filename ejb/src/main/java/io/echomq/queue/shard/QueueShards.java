@@ -2,6 +2,7 @@ package io.echomq.queue.shard;
 
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.EventFilter;
+import io.echomq.queue.EventIterator;
 import io.echomq.queue.EventPage;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.JobIdentity;
@@ -146,6 +147,15 @@ public final class QueueShards {
     public List<String> resumePoints(String name, String after, EventPage page) {
         return sharded(name).map(q -> q.reads().resumePoints(after, page))
                 .orElseGet(() -> page.events().stream().map(QueueEvent::id).toList());
+    }
+
+    /**
+     * Follows the queue's job events, blocking (see {@link EventIterator}): on a sharded queue over
+     * every shard, {@code after} and {@link EventIterator#lastRead()} being resume points of every
+     * shard, the same as {@link #events} and the HTTP event stream take (see {@link ShardedReads#follow}).
+     */
+    public EventIterator follow(String name, Optional<String> after, EventFilter filter) {
+        return sharded(name).map(q -> q.reads().follow(name, after, filter)).orElseGet(() -> queue.reads().follow(name, after, filter));
     }
 
     /** Where "from now on" starts in the queue's job-event stream: a resume point of every shard on a sharded queue. */

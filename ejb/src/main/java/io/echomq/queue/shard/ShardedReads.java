@@ -1,6 +1,7 @@
 package io.echomq.queue.shard;
 
 import io.echomq.queue.EventFilter;
+import io.echomq.queue.EventIterator;
 import io.echomq.queue.EventPage;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.JobEvent;
@@ -34,7 +35,8 @@ import redis.clients.jedis.StreamEntryID;
  * its id names, counts summed over the shards, pages and the job-event stream merged over the
  * shards with a cursor that joins one position per shard, the limits from shard 0 alone. Each
  * shard's part is today's read there, so the same caveat holds: a job that changes state during a
- * read may show in its old state. Thread-safe.
+ * read may show in its old state. The job-event stream is also followed blocking over every shard
+ * ({@link #follow}). Thread-safe.
  */
 public final class ShardedReads {
 
@@ -135,12 +137,34 @@ public final class ShardedReads {
             }
         }
         merged.sort(Comparator.comparing(entry -> new StreamEntryID(entry.id())));
-        return new EventPage(List.copyOf(merged), String.join(CURSOR_SEPARATOR, lastRead));
+        return new EventPage(List.copyOf(merged), resumePoint(lastRead));
+    }
+
+    /**
+     * Follows the queue's job events on every shard, blocking (see {@link EventIterator}): each
+     * shard's stream after its own entry id of {@code after} (a resume point as {@link #events}
+     * takes it, the HTTP event stream's ids included), or after every shard's newest entry now when
+     * {@code after} is empty. Each entry is handed out as soon as its shard's blocking read sees it,
+     * in order within its shard; {@link EventIterator#lastRead()} is a resume point of every shard,
+     * for this method, {@link #events} or the HTTP event stream. Holds a reader thread and, while it
+     * waits, one connection per shard until closed.
+     *
+     * @throws InvalidRequestException naming {@code from} for a resume point that is not one
+     */
+    public EventIterator follow(String queue, Optional<String> after, EventFilter filter) {
+        List<String> from = after.isPresent() ? eventPositionsIn("from", after.get())
+                : shards.stream().map(shard -> shard.reads().lastEventId(queue)).toList();
+        return ShardedFollower.start(queue, shards, from, filter);
     }
 
     /** Where "from now on" starts: the newest entry id of every shard's stream, joined (see {@link QueueReads#lastEventId}). */
     public String lastEventId(String queue) {
-        return String.join(CURSOR_SEPARATOR, shards.stream().map(shard -> shard.reads().lastEventId(queue)).toList());
+        return resumePoint(shards.stream().map(shard -> shard.reads().lastEventId(queue)).toList());
+    }
+
+    /** One entry id per shard, in shard order, joined: the one form of a resume point of the event stream. */
+    static String resumePoint(List<String> positions) {
+        return String.join(CURSOR_SEPARATOR, positions);
     }
 
     /**
@@ -157,7 +181,7 @@ public final class ShardedReads {
         List<String> points = new ArrayList<>(page.events().size());
         for (QueueEvent event : page.events()) {
             position.set(layout.shardOfJob(event.jobId()), event.id());
-            points.add(String.join(CURSOR_SEPARATOR, position));
+            points.add(resumePoint(position));
         }
         return List.copyOf(points);
     }
