@@ -171,7 +171,7 @@ class OutboxShardedQueueTest {
 
         assertThat(outboxRows()).isZero();
         assertThat(shards.stats(sharded).total()).as("jobs after the resend: each row's key answered its first job").isEqualTo(3);
-        assertThat(jobsOnShard(laneShard)).as("the lane's jobs, both on its shard")
+        assertThat(jobsOnShard(laneShard)).as("the lane's jobs, both on its shard").filteredOn(job -> job.lane().equals(lane))
                 .extracting(job -> job.idempotencyKey().orElseThrow())
                 .containsExactlyInAnyOrder(followUpKey(ownedByTheLanesShard), followUpKey(ownedByAnotherShard));
         int owner = layout.ownerOfKey(followUpKey(laneless));
