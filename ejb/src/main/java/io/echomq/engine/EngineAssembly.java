@@ -60,7 +60,8 @@ public final class EngineAssembly {
     /**
      * @param shards the queues' layouts: a worker of a sharded queue claims over its shards, and
      *               maintenance keeps house on every shard of it (docs/SHARDING.md, 5 and 7); a
-     *               follow-up into a sharded queue is refused until the outbox is routed over shards
+     *               follow-up into a sharded queue is written only when the outbox's relay routes
+     *               that queue over the same shards ({@link Outbox#over})
      */
     public EngineAssembly(QueueShards shards, EffectStore effects, Outbox outbox, EngineThreads threads, String workerId,
             WorkerListener listener, MaintenanceListener maintenanceListener) {

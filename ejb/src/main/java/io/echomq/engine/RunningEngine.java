@@ -8,7 +8,6 @@ import io.echomq.outbox.Outbox;
 import io.echomq.outbox.OutboxRelay;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.QueueClient;
-import io.echomq.queue.Submissions;
 import io.echomq.queue.limits.LimitsSource;
 import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.schedule.Schedule;
@@ -85,11 +84,11 @@ public final class RunningEngine implements AutoCloseable {
                     Migrations.migrate(connections.dataSource(), tables, binding.beanClass().getClassLoader());
                 }
             }
-            // Follow-ups are written in the effect transactions, so their outbox is in the engine's own database.
-            Submissions submissions = connections.queue().submissions();
-            relay = OutboxRelay.start(OUTBOX_NAME, connections.dataSource(), submissions, connections.queue().outboxAdmin(),
+            // Follow-ups are written in the effect transactions, so their outbox is in the engine's own database;
+            // its rows go to the queues as the engine lays them out (a sharded queue's on their shards).
+            relay = OutboxRelay.start(OUTBOX_NAME, connections.dataSource(), shards.outboxDoor(), connections.queue().outboxAdmin(),
                     config.outboxPollInterval());
-            assembly = new EngineAssembly(shards, connections.effects(), Outbox.relayedBy(submissions, relay), threads,
+            assembly = new EngineAssembly(shards, connections.effects(), Outbox.relayedBy(relay), threads,
                     workerId, listener, maintenanceListener);
             for (HandlerBinding binding : handlers) {
                 assembly.startWorker(binding.queue(), binding.handler(), config.workerFor(binding.queue()));

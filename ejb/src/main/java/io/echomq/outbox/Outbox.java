@@ -1,7 +1,6 @@
 package io.echomq.outbox;
 
 import io.echomq.api.JobRequest;
-import io.echomq.queue.Submissions;
 import io.echomq.queue.shard.QueueShards;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -17,35 +16,33 @@ import java.util.List;
 public final class Outbox {
 
     /** An engine assembled without a relay: a follow-up would never leave the table, so it is refused. */
-    public static final Outbox NONE = new Outbox(null, null, null);
+    public static final Outbox NONE = new Outbox(null, null);
 
-    private final Submissions submissions;
     private final OutboxRelay relay;
     /** The layouts of the queues its engine serves, null when it knows none (every queue of one shard). */
     private final QueueShards shards;
 
-    private Outbox(Submissions submissions, OutboxRelay relay, QueueShards shards) {
-        this.submissions = submissions;
+    private Outbox(OutboxRelay relay, QueueShards shards) {
         this.relay = relay;
         this.shards = shards;
     }
 
     /**
-     * @param submissions the rules every follow-up is checked by before it is written
-     * @param relay       the relay of the very data source the effect transactions use
+     * @param relay the relay of the very data source the effect transactions use; every follow-up is
+     *              checked by the rules of the door it relays through before it is written
      */
-    public static Outbox relayedBy(Submissions submissions, OutboxRelay relay) {
-        return new Outbox(submissions, relay, null);
+    public static Outbox relayedBy(OutboxRelay relay) {
+        return new Outbox(relay, null);
     }
 
     /**
-     * This outbox, refusing follow-ups into the queues {@code shards} lays out over several shards:
-     * its relay submits through the unsharded client, which would make such a job on shard 0 under
-     * an id that names no shard, until the relay is routed over shards (docs/SHARDING.md, "What is
-     * built, and what remains", item 6).
+     * This outbox in an engine that lays its queues out as {@code shards} says: a follow-up into a
+     * queue of N shards is written only when the relay routes that queue over the same N (its door
+     * is {@link QueueShards#outboxDoor()}, or lays the queue out by the same configuration), so its
+     * job is made on the shard a submission of it would reach (docs/SHARDING.md, 2 and 3.1).
      */
     public Outbox over(QueueShards shards) {
-        return new Outbox(submissions, relay, shards);
+        return new Outbox(relay, shards);
     }
 
     /**
@@ -60,9 +57,9 @@ public final class Outbox {
             throw new IllegalStateException("follow-up jobs need the engine's outbox relay, and this engine was assembled without one "
                     + "(EngineAssembly with an Outbox); nothing was written");
         }
-        refuseShardedQueue(request);
+        requireRoute(request);
         // The request is a follow-up (JobRequests.followUp keyed it), so its key is one only the outbox's door admits.
-        JobRequests.checked(submissions.outboxDoor(), request);
+        JobRequests.checked(relay.door(), request);
         OutboxWriter.checkStorable(List.of(request), false);
         try {
             OutboxWriter.insert(transaction, List.of(request));
@@ -71,10 +68,21 @@ public final class Outbox {
         }
     }
 
-    private void refuseShardedQueue(JobRequest request) {
+    /**
+     * Refuses a follow-up the relay would make under another layout than the engine's: on shard 0
+     * under an id that names no shard, or on a shard of another count.
+     */
+    private void requireRoute(JobRequest request) {
         // A null request or queue is the request checks' to refuse, by field.
-        if (shards != null && request != null && request.queue() != null) {
-            shards.requireOneShard(request.queue(), "routing follow-up jobs into it");
+        if (shards == null || request == null || request.queue() == null) {
+            return;
+        }
+        int engine = shards.shardsOf(request.queue());
+        int relayed = relay.door().shardsOf(request.queue());
+        if (engine != relayed) {
+            throw new IllegalArgumentException("queue: '" + request.queue() + "' has " + engine + " shards in this engine, and the "
+                    + "relay of its outbox " + relay.name() + " lays it out over " + relayed + ", so its job would be made under an id "
+                    + "of another layout: relay through the engine's QueueShards.outboxDoor(); nothing was written");
         }
     }
 

@@ -161,12 +161,12 @@ public final class OutboxRelay implements AutoCloseable {
         }
     }
 
-    private OutboxRelay(String name, DataSource dataSource, Submissions submissions, OutboxAdmin admin, Duration pollInterval,
+    private OutboxRelay(String name, DataSource dataSource, OutboxDoor door, OutboxAdmin admin, Duration pollInterval,
             RetryPolicy retryPolicy) {
         this.name = name;
         this.dataSource = dataSource;
         // Rows carry the keys the engine minted (follow-ups, outbox:<relay key>), which only the outbox's door admits.
-        this.door = submissions.outboxDoor();
+        this.door = door;
         this.admin = admin;
         this.pollInterval = pollInterval;
         this.retryPolicy = retryPolicy;
@@ -190,17 +190,34 @@ public final class OutboxRelay implements AutoCloseable {
     /** As {@link #idle(String, DataSource, Submissions, OutboxAdmin, Duration)}, trying refused rows by {@code retryPolicy}. */
     public static OutboxRelay idle(String name, DataSource dataSource, Submissions submissions, OutboxAdmin admin, Duration pollInterval,
             RetryPolicy retryPolicy) {
-        return new OutboxRelay(name, dataSource, submissions, admin, pollInterval, retryPolicy);
+        return idle(name, dataSource, submissions.outboxDoor(), admin, pollInterval, retryPolicy);
+    }
+
+    /**
+     * As {@link #idle(String, DataSource, Submissions, OutboxAdmin, Duration, RetryPolicy)}, relaying
+     * through {@code door}: an engine's {@code QueueShards.outboxDoor()} routes rows into sharded queues.
+     */
+    public static OutboxRelay idle(String name, DataSource dataSource, OutboxDoor door, OutboxAdmin admin, Duration pollInterval,
+            RetryPolicy retryPolicy) {
+        return new OutboxRelay(name, dataSource, door, admin, pollInterval, retryPolicy);
     }
 
     /**
      * A relay sweeping every {@code pollInterval} and whenever woken.
      *
-     * @param submissions where rows go: the narrowest role that enqueues
+     * @param submissions where rows go: one client's queues, through its outbox's door
      * @param admin       where the gauges, the dead rows and the admins' commands on them are exchanged
      */
     public static OutboxRelay start(String name, DataSource dataSource, Submissions submissions, OutboxAdmin admin, Duration pollInterval) {
-        OutboxRelay relay = new OutboxRelay(name, dataSource, submissions, admin, pollInterval, RetryPolicy.DEFAULT);
+        return start(name, dataSource, submissions.outboxDoor(), admin, pollInterval);
+    }
+
+    /**
+     * As {@link #start(String, DataSource, Submissions, OutboxAdmin, Duration)}, relaying through
+     * {@code door}: an engine's {@code QueueShards.outboxDoor()} routes rows into sharded queues.
+     */
+    public static OutboxRelay start(String name, DataSource dataSource, OutboxDoor door, OutboxAdmin admin, Duration pollInterval) {
+        OutboxRelay relay = new OutboxRelay(name, dataSource, door, admin, pollInterval, RetryPolicy.DEFAULT);
         long ms = pollInterval.toMillis();
         relay.thread.scheduleWithFixedDelay(relay::sweepQuietly, ms, ms, TimeUnit.MILLISECONDS);
         LOG.info("EchoMQ outbox relay started for " + name + ", sweeping every " + ms + " ms");
@@ -209,6 +226,11 @@ public final class OutboxRelay implements AutoCloseable {
 
     public String name() {
         return name;
+    }
+
+    /** The door the rows go through: the writers of this outbox check their rows by its rules and layouts. */
+    OutboxDoor door() {
+        return door;
     }
 
     public DataSource dataSource() {

@@ -27,7 +27,7 @@ public final class Submissions {
     private final QueueSettings settings;
     private final JobTelemetry telemetry;
     private final UnaryOperator<String> keyRule;
-    private final OutboxDoor outboxDoor;
+    private final QueueOutboxDoor outboxDoor;
     /** A queue's keys after checking its name: the queue's own, or one shard's for a shard's client (docs/SHARDING.md). */
     private final Function<String, QueueKeys> keysOf;
     /**
@@ -44,7 +44,7 @@ public final class Submissions {
         this.settings = settings;
         this.telemetry = telemetry;
         this.keyRule = RequestChecks::idempotencyKey;
-        this.outboxDoor = new OutboxDoor(new Submissions(this), flows.outboxDoor(), telemetry);
+        this.outboxDoor = new QueueOutboxDoor(new Submissions(this), flows.outboxDoor(), telemetry);
     }
 
     /** The same submissions under the outbox's key rule: only {@link OutboxDoor} holds one. */
@@ -64,7 +64,7 @@ public final class Submissions {
      * and relay only ({@link io.echomq.outbox}); the HTTP API and every submitter use these
      * submissions, which refuse those keys.
      */
-    public OutboxDoor outboxDoor() {
+    public QueueOutboxDoor outboxDoor() {
         if (outboxDoor == null) {
             throw new IllegalStateException("the outbox's door has no door of its own");
         }
@@ -94,6 +94,11 @@ public final class Submissions {
             throw new IllegalStateException("key claims are for a shard's client; queue '" + queue + "' is not sharded here");
         }
         return enqueue(queue, job, List.of(idempotencyKeyClaim, dedupeKeyClaim));
+    }
+
+    /** The N of the ids this client mints ({@code n × N + s}): 1 on a queue of one shard. */
+    int idStride() {
+        return idLayout.isEmpty() ? 1 : Integer.parseInt(idLayout.get(0));
     }
 
     private Enqueued enqueue(String queue, NewJob job, List<String> claims) {

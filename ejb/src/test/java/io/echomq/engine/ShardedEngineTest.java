@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.echomq.api.JobRequest;
 import io.echomq.demo.LedgerChargeHandler;
 import io.echomq.effect.EffectSettings;
 import io.echomq.effect.EffectStore;
@@ -12,7 +13,10 @@ import io.echomq.maintenance.Maintenance;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.maintenance.Pass;
 import io.echomq.outbox.Outbox;
+import io.echomq.outbox.OutboxRelay;
 import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.JobState;
+import io.echomq.queue.JobView;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
@@ -33,6 +37,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -194,6 +199,58 @@ class ShardedEngineTest {
         }
     }
 
+    @Test
+    void aHandlersFollowUpIntoAThreeShardQueueIsMadeOnceOnItsLanesShardUnderAnIdNamingItAndAppliedOnce(PostgresService postgres)
+            throws Exception {
+        String orders = newQueue();
+        String charges = newQueue();
+        int jobs = 12;
+        try (ShardedEngine sharded = new ShardedEngine(postgres, Map.of(orders, 3, charges, 3), MaintenanceListener.NONE, true)) {
+            LedgerChargeHandler.createTables(sharded.database.dataSource());
+            QueueShards shards = sharded.shards;
+            ShardLayout layout = shards.sharded(charges).orElseThrow().layout();
+            AtomicInteger handlerRuns = new AtomicInteger();
+            WorkerSettings settings = WorkerSettings.DEFAULT.withConcurrency(2).withIdlePoll(Duration.ofMillis(20));
+            sharded.engine.startWorker(orders, job -> {
+                handlerRuns.incrementAndGet();
+                int n = Integer.parseInt(job.payload());
+                job.followUp("charge", JobRequest.of(charges, "{\"account\":\"order-" + n + "\",\"amountCents\":100}")
+                        .withLane("charge-lane-" + n % 6));
+            }, settings);
+            sharded.engine.startWorker(charges, new LedgerChargeHandler(), settings);
+            for (int n = 0; n < jobs; n++) {
+                shards.enqueue(orders, NewJob.of(Integer.toString(n)).inLane("order-lane-" + n % 3));
+            }
+
+            await("every follow-up applied").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> assertThat(shards.stats(charges).completed()).as("%s", shards.stats(charges)).isEqualTo(jobs));
+
+            assertThat(handlerRuns).as("order handler runs").hasValue(jobs);
+            assertThat(shards.stats(charges).total()).as("follow-up jobs over every shard: one per order").isEqualTo(jobs);
+            List<JobView> made = shards.jobs(charges, JobState.COMPLETED, Optional.empty(), 100).jobs();
+            assertThat(made).hasSize(jobs).allSatisfy(job -> {
+                assertThat(layout.shardOfJob(job.id())).as("the shard job %s in %s names", job.id(), job.lane())
+                        .isEqualTo(layout.shardOfLane(job.lane()));
+                assertThat(job.idempotencyKey()).hasValueSatisfying(key -> assertThat(key).startsWith("followup:" + orders + ":"));
+            });
+            for (int shard = 0; shard < layout.shards(); shard++) {
+                int on = shard;
+                long lanesJobs = made.stream().filter(job -> layout.shardOfLane(job.lane()) == on).count();
+                assertThat(shards.partsOf(charges).get(shard).reads().stats(charges).completed())
+                        .as("follow-ups completed on shard %d, the shard of their lanes", shard).isEqualTo(lanesJobs);
+            }
+            Map<String, Long> chargesPerAccount = sharded.jdbi.withHandle(h -> h.createQuery(
+                    "SELECT account, count(*) AS n FROM echomq.demo_ledger WHERE queue = :queue GROUP BY account")
+                    .bind("queue", charges)
+                    .reduceRows(new HashMap<String, Long>(), (map, row) -> {
+                        map.put(row.getColumn("account", String.class), row.getColumn("n", Long.class));
+                        return map;
+                    }));
+            assertThat(chargesPerAccount).as("charges per order").hasSize(jobs);
+            assertThat(chargesPerAccount.values()).as("charges per order").containsOnly(1L);
+        }
+    }
+
     private static String newQueue() {
         return "shengine-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
     }
@@ -208,23 +265,36 @@ class ShardedEngineTest {
         final Jdbi jdbi;
         final QueueShards shards;
         final EngineAssembly engine;
+        private final OutboxRelay relay;
         private final ExecutorService loops;
         private final EngineThreads threads;
 
         ShardedEngine(PostgresService postgres, String queueName, MaintenanceListener maintenanceListener) {
+            this(postgres, Map.of(queueName, 3), maintenanceListener, false);
+        }
+
+        /** With {@code outbox}, handlers may make follow-ups: the engine's outbox is relayed through its queues' layouts, as at start. */
+        ShardedEngine(PostgresService postgres, Map<String, Integer> shardCounts, MaintenanceListener maintenanceListener,
+                boolean outbox) {
             database = postgres.createDatabase("sharded");
             Migrations.migrate(database.dataSource());
             jdbi = Jdbi.create(database.dataSource());
-            shards = QueueShards.connect(redis, QueueClient.connect(redis, QueueSettings.DEFAULT), ReplicaWait.NONE, Map.of(queueName, 3));
+            QueueClient client = QueueClient.connect(redis, QueueSettings.DEFAULT);
+            shards = QueueShards.connect(redis, client, ReplicaWait.NONE, shardCounts);
+            relay = outbox ? OutboxRelay.start("sharded/" + database.name(), database.dataSource(), shards.outboxDoor(),
+                    client.outboxAdmin(), Duration.ofMinutes(1)) : null;
             loops = Executors.newCachedThreadPool();
             threads = EngineThreads.from(loops, EngineThreads.daemonThreads("sharded-timers"));
-            engine = new EngineAssembly(shards, new EffectStore(jdbi, EffectSettings.DEFAULT), Outbox.NONE, threads, "sharded",
-                    WorkerListener.NONE, maintenanceListener);
+            engine = new EngineAssembly(shards, new EffectStore(jdbi, EffectSettings.DEFAULT),
+                    relay == null ? Outbox.NONE : Outbox.relayedBy(relay), threads, "sharded", WorkerListener.NONE, maintenanceListener);
         }
 
         @Override
         public void close() throws InterruptedException {
             engine.stop(Duration.ofSeconds(5));
+            if (relay != null) {
+                relay.close();
+            }
             loops.shutdownNow();
             threads.close();
             loops.awaitTermination(5, TimeUnit.SECONDS);

@@ -420,7 +420,7 @@ class OutboxRelayTest {
     }
 
     /** The data source, except that every DELETE fails: a relay that dies after its enqueues. */
-    private static DataSource failingOnDelete(DataSource real) {
+    static DataSource failingOnDelete(DataSource real) {
         return (DataSource) Proxy.newProxyInstance(OutboxRelayTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
                 (proxy, method, args) -> {
                     Object result = invoke(real, method, args);

@@ -85,7 +85,7 @@ public final class Engine implements AutoCloseable {
         effects = new EffectStore(jdbi, effectSettings);
         relay = outboxPoll == null ? null
                 : OutboxRelay.start("proof/" + queueName, pool, queue.submissions(), queue.outboxAdmin(), outboxPoll);
-        Outbox outbox = relay == null ? Outbox.NONE : Outbox.relayedBy(queue.submissions(), relay);
+        Outbox outbox = relay == null ? Outbox.NONE : Outbox.relayedBy(relay);
         assembly = new EngineAssembly(queue, effects, outbox, threads, "proof", events, MaintenanceListener.NONE);
     }
 

@@ -56,7 +56,7 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
     private final Map<MessageEndpointFactory, Activation> activations = new ConcurrentHashMap<>();
 
     /** What the adapter holds while started. */
-    private record Runtime(EngineConfig config, UnifiedJedis redis, QueueClient queue, BootstrapContext context,
+    private record Runtime(EngineConfig config, UnifiedJedis redis, QueueClient queue, QueueShards shards, BootstrapContext context,
                            EngineThreads threads, ApplicationDataSources dataSources, Map<String, OutboxRelay> relays) {
     }
 
@@ -130,8 +130,8 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
             redis.close();
             throw new ResourceAdapterInternalException("EchoMQ adapter cannot use Valkey: " + e.getMessage(), e);
         }
-        runtime = new Runtime(config, redis, queue, context, newThreads(context), new ApplicationDataSources(),
-                new ConcurrentHashMap<>());
+        runtime = new Runtime(config, redis, queue, layOut(redis, queue, config), context, newThreads(context),
+                new ApplicationDataSources(), new ConcurrentHashMap<>());
         LOG.info("EchoMQ resource adapter started: worker " + workerId() + ", Valkey "
                 + (config.valkey().isCluster() ? "cluster " + config.valkey().clusterNodes() : "server") + ", telemetry " + traces);
     }
@@ -192,20 +192,32 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
         return started().queue();
     }
 
+    /** The adapter's queues, each laid out at its first use over the shards its configuration gives it (see {@link #shardsOf}). */
+    public QueueShards queueShards() {
+        return started().shards();
+    }
+
     /**
-     * {@code queueName} laid out over the shards its configuration gives it
-     * ({@code echomq.queues.<q>.shards}, docs/SHARDING.md 10), for an activation's workers and
-     * maintenance, as the engine lays out its queues at start.
+     * The adapter's queues, {@code queueName} laid out by now over the shards its configuration
+     * gives it ({@code echomq.queues.<q>.shards}, docs/SHARDING.md 10), for an activation's workers
+     * and maintenance, as the engine lays out its queues at start. The same layouts route the
+     * adapter's outbox rows ({@link #dataSource}).
      *
      * @throws io.echomq.queue.shard.ShardCountRefusedException when the queue holds jobs minted under another count
      */
     public QueueShards shardsOf(String queueName) {
-        Runtime started = started();
-        return layOut(started.redis(), started.queue(), started.config(), queueName);
+        QueueShards shards = started().shards();
+        shards.sharded(queueName);
+        return shards;
     }
 
-    static QueueShards layOut(UnifiedJedis redis, QueueClient queue, EngineConfig config, String queueName) {
-        return QueueShards.connect(redis, queue, config.replicaWait(), Map.of(queueName, config.shardsFor(queueName)));
+    /**
+     * The adapter's queues, each laid out at its first use as its configuration says: an
+     * activation's queue when it is activated, an outbox row's queue when a relay sends it (so a
+     * row into a sharded queue is made on the shard a submission of it would reach).
+     */
+    static QueueShards layOut(UnifiedJedis redis, QueueClient queue, EngineConfig config) {
+        return QueueShards.onFirstUse(redis, queue, config.replicaWait(), config::shardsFor);
     }
 
     /** The engine's threads for every activation: runner loops on the WorkManager, the rest the adapter's own. */
@@ -238,8 +250,8 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
         Runtime started = started();
         DataSource dataSource = started.dataSources().get(name, property);
         // Every data source the adapter uses has its outbox relayed from here on (outbound: OutboxRelay).
-        started.relays().computeIfAbsent(name, n -> OutboxRelay.start(n, dataSource, started.queue().submissions(), started.queue().outboxAdmin(),
-                started.config().outboxPollInterval()));
+        started.relays().computeIfAbsent(name, n -> OutboxRelay.start(n, dataSource, started.shards().outboxDoor(),
+                started.queue().outboxAdmin(), started.config().outboxPollInterval()));
         return dataSource;
     }
 

@@ -41,7 +41,7 @@ class AdapterShardsTest {
         EngineConfig config = AdapterConfig.read(Map.of("echomq.valkey.cluster-nodes", cluster.seedNodes(),
                 "echomq.valkey.password", cluster.password(), "echomq.queues." + queue + ".shards", "3"));
 
-        QueueShards shards = EchoMqResourceAdapter.layOut(redis, QueueClient.connect(redis, config.queueSettings()), config, queue);
+        QueueShards shards = EchoMqResourceAdapter.layOut(redis, QueueClient.connect(redis, config.queueSettings()), config);
         ShardLayout layout = shards.sharded(queue).orElseThrow().layout();
         IntStream.range(0, 12).forEach(i -> shards.enqueue(queue, NewJob.of("{}").inLane("lane-" + i)));
         List<ClaimedJob> claimed = shards.leases(queue).completeAndClaim(queue, List.of(), Duration.ofSeconds(30), 12, "mdb").claimed();

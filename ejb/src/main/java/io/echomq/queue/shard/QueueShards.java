@@ -4,11 +4,14 @@ import io.echomq.queue.Enqueued;
 import io.echomq.queue.EventFilter;
 import io.echomq.queue.EventIterator;
 import io.echomq.queue.EventPage;
+import io.echomq.queue.FlowSubmitted;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.JobIdentity;
 import io.echomq.queue.JobPage;
 import io.echomq.queue.JobState;
+import io.echomq.queue.NewFlow;
 import io.echomq.queue.NewJob;
+import io.echomq.queue.OutboxDoor;
 import io.echomq.queue.QueueEvent;
 import io.echomq.queue.QueueAdmin;
 import io.echomq.queue.QueueClient;
@@ -23,6 +26,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.ToIntFunction;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -30,21 +36,30 @@ import redis.clients.jedis.UnifiedJedis;
  * ({@code echomq.queues.<q>.shards}, docs/SHARDING.md): the one place that says, for a queue,
  * which client's parts reach its jobs. A queue of one shard is served by the engine's
  * {@link QueueClient} exactly as before sharding; a queue of N > 1 by its {@link ShardedQueue}.
- * Immutable and thread-safe.
+ * Thread-safe: a queue's layout, once known, never changes here.
  */
 public final class QueueShards {
 
     private final QueueClient queue;
-    private final Map<String, ShardedQueue> sharded;
+    /** Every queue laid out so far: its shards when it has more than one, else empty. */
+    private final ConcurrentMap<String, Optional<ShardedQueue>> laidOut;
+    /** How a queue not laid out at connect is laid out at its first use; null when such a queue has one shard, unchecked. */
+    private final OnUse onUse;
+    private final OutboxDoor outboxDoor = new RoutedOutboxDoor();
 
-    private QueueShards(QueueClient queue, Map<String, ShardedQueue> sharded) {
+    /** What laying a queue out at its first use needs: the connection, and the shard count its configuration gives it. */
+    private record OnUse(UnifiedJedis redis, ReplicaWait replicaWait, ShardLayouts layouts, ToIntFunction<String> shardCount) {
+    }
+
+    private QueueShards(QueueClient queue, Map<String, Optional<ShardedQueue>> laidOut, OnUse onUse) {
         this.queue = queue;
-        this.sharded = Map.copyOf(sharded);
+        this.laidOut = new ConcurrentHashMap<>(laidOut);
+        this.onUse = onUse;
     }
 
     /** Every queue on one shard: {@code queue}'s parts serve them all. */
     public static QueueShards none(QueueClient queue) {
-        return new QueueShards(queue, Map.of());
+        return new QueueShards(queue, Map.of(), null);
     }
 
     /**
@@ -57,16 +72,32 @@ public final class QueueShards {
      */
     public static QueueShards connect(UnifiedJedis redis, QueueClient queue, ReplicaWait replicaWait, Map<String, Integer> shardCounts) {
         ShardLayouts layouts = new ShardLayouts(redis, new ScriptRunner(redis, ReplicaWait.NONE));
-        Map<String, ShardedQueue> sharded = new HashMap<>();
-        shardCounts.forEach((name, shards) -> {
-            ShardLayout layout = ShardLayout.of(name, shards);
-            if (shards == 1) {
-                layouts.record(layout);
-            } else {
-                sharded.put(name, ShardedQueue.connect(redis, queue.settings(), replicaWait, queue.telemetry(), layout));
-            }
-        });
-        return new QueueShards(queue, sharded);
+        Map<String, Optional<ShardedQueue>> laidOut = new HashMap<>();
+        shardCounts.forEach((name, shards) -> laidOut.put(name, layOut(redis, queue, replicaWait, layouts, name, shards)));
+        return new QueueShards(queue, laidOut, null);
+    }
+
+    /**
+     * The queues of a runtime that learns them as it goes (the resource adapter: a message-driven
+     * bean's queue at its activation, an outbox row's queue when it is relayed): each is laid out
+     * at its first use with the count {@code shardCount} gives it, checked and recorded as
+     * {@link #connect} does, then kept.
+     *
+     * @throws ShardCountRefusedException from any call that first uses a queue holding jobs minted under another count
+     */
+    public static QueueShards onFirstUse(UnifiedJedis redis, QueueClient queue, ReplicaWait replicaWait, ToIntFunction<String> shardCount) {
+        ShardLayouts layouts = new ShardLayouts(redis, new ScriptRunner(redis, ReplicaWait.NONE));
+        return new QueueShards(queue, Map.of(), new OnUse(redis, replicaWait, layouts, shardCount));
+    }
+
+    private static Optional<ShardedQueue> layOut(UnifiedJedis redis, QueueClient queue, ReplicaWait replicaWait, ShardLayouts layouts,
+            String name, int shards) {
+        ShardLayout layout = ShardLayout.of(name, shards);
+        if (shards == 1) {
+            layouts.record(layout);
+            return Optional.empty();
+        }
+        return Optional.of(ShardedQueue.connect(redis, queue.settings(), replicaWait, queue.telemetry(), layout));
     }
 
     /** The client of the queues of one shard (and the engine's calls that are not per queue). */
@@ -74,9 +105,40 @@ public final class QueueShards {
         return queue;
     }
 
-    /** {@code name}'s shards, when it has more than one. */
+    /** {@code name}'s shards, when it has more than one (none for a null name, which the requests' checks refuse by field). */
     public Optional<ShardedQueue> sharded(String name) {
-        return Optional.ofNullable(sharded.get(name));
+        if (name == null) {
+            return Optional.empty();
+        }
+        Optional<ShardedQueue> known = laidOut.get(name);
+        if (known != null) {
+            return known;
+        }
+        if (onUse == null || !isQueueName(name)) {
+            return Optional.empty();
+        }
+        return laidOut.computeIfAbsent(name, n -> layOut(onUse.redis(), queue, onUse.replicaWait(), onUse.layouts(), n,
+                onUse.shardCount().applyAsInt(n)));
+    }
+
+    private static boolean isQueueName(String name) {
+        try {
+            QueueClient.checkQueueName(name);
+            return true;
+        } catch (InvalidRequestException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The engine's outbox's door into these queues (see {@link OutboxDoor}): a job into a sharded
+     * queue through {@link ShardedSubmissions#outboxDoor()}, on the shard a submission of it would
+     * reach, its key through its home, so a row relayed again finds the one job it made; a job
+     * into any other queue through the unsharded client's door. A flow with a job in a sharded
+     * queue is refused naming that job's {@code queue}, as flows are not routed over shards yet.
+     */
+    public OutboxDoor outboxDoor() {
+        return outboxDoor;
     }
 
     /** How many shards {@code name} has. */
@@ -208,8 +270,71 @@ public final class QueueShards {
     public void requireOneShard(String name, String what) {
         int shards = shardsOf(name);
         if (shards > 1) {
-            throw new InvalidRequestException("queue", "'" + name + "' has " + shards + " shards, and " + what
-                    + " is not built over shards yet (docs/SHARDING.md, \"What is built, and what remains\")");
+            throw notOverShardsYet("queue", name, shards, what);
+        }
+    }
+
+    /** The refusal of a call not routed over shards yet, naming {@code field}. */
+    static InvalidRequestException notOverShardsYet(String field, String name, int shards, String what) {
+        return new InvalidRequestException(field, "'" + name + "' has " + shards + " shards, and " + what
+                + " is not built over shards yet (docs/SHARDING.md, \"What is built, and what remains\")");
+    }
+
+    /** The door of {@link #outboxDoor()}: each call to the door of its queue's layout. */
+    private final class RoutedOutboxDoor implements OutboxDoor {
+
+        @Override
+        public Enqueued enqueue(String name, NewJob job, String creationContext) {
+            return doorOf(name).enqueue(name, job, creationContext);
+        }
+
+        @Override
+        public void check(String name, NewJob job) {
+            doorOf(name).check(name, job);
+        }
+
+        @Override
+        public FlowSubmitted submitFlow(NewFlow flow, String creationContext) {
+            requireFlowOnOneShard(flow);
+            return queue.submissions().outboxDoor().submitFlow(flow, creationContext);
+        }
+
+        @Override
+        public void checkFlow(NewFlow flow) {
+            requireFlowOnOneShard(flow);
+            queue.submissions().outboxDoor().checkFlow(flow);
+        }
+
+        @Override
+        public int shardsOf(String name) {
+            return QueueShards.this.shardsOf(name);
+        }
+
+        private OutboxDoor doorOf(String name) {
+            return sharded(name).<OutboxDoor>map(q -> q.submissions().outboxDoor()).orElseGet(() -> queue.submissions().outboxDoor());
+        }
+    }
+
+    /**
+     * Refuses a flow with a job in a sharded queue: a flow's jobs are made by the unsharded client's
+     * {@code Flows}, not routed over shards yet (docs/SHARDING.md, 3.4).
+     *
+     * @throws InvalidRequestException naming the job's {@code queue}, e.g. {@code children[1].queue}
+     */
+    public void requireFlowOnOneShard(NewFlow flow) {
+        requireFlowOnOneShard(flow, "");
+    }
+
+    private void requireFlowOnOneShard(NewFlow node, String at) {
+        if (node == null) {
+            return;
+        }
+        int shards = shardsOf(node.queue());
+        if (shards > 1) {
+            throw notOverShardsYet(at + "queue", node.queue(), shards, "a flow's job in it");
+        }
+        for (int i = 0; i < node.children().size(); i++) {
+            requireFlowOnOneShard(node.children().get(i), at + "children[" + i + "].");
         }
     }
 

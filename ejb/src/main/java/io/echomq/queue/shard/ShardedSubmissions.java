@@ -28,10 +28,23 @@ public final class ShardedSubmissions {
     /** The next shard a job without lane and key goes to; every producer thread moves it on. */
     private final AtomicInteger turn = new AtomicInteger();
 
+    private final ShardedOutboxDoor outboxDoor;
+
     ShardedSubmissions(ShardLayout layout, List<QueueClient> shards, KeyHomes keyHomes) {
         this.layout = layout;
         this.shards = shards;
         this.keyHomes = keyHomes;
+        this.outboxDoor = new ShardedOutboxDoor(layout, this, shards);
+    }
+
+    /**
+     * The engine's outbox's door into this queue: jobs routed as {@link #enqueue} routes them, each
+     * made through its shard's {@code Submissions.outboxDoor()}, which admits the keys the engine
+     * mints for the rows it relays. For the outbox's writers and relay only (through
+     * {@link QueueShards#outboxDoor()}); submitters use {@link #enqueue}, which refuses those keys.
+     */
+    public ShardedOutboxDoor outboxDoor() {
+        return outboxDoor;
     }
 
     /**
@@ -47,6 +60,15 @@ public final class ShardedSubmissions {
             return shards.get(shard).submissions().enqueue(queue, job);
         }
         return keyHomes.enqueue(queue, job, shard);
+    }
+
+    /** As {@link #enqueue}, for a job {@link ShardedOutboxDoor} checked by the outbox's key rule. */
+    Enqueued enqueueThroughOutbox(String queue, NewJob job) {
+        int shard = shardOf(job);
+        if (KeyHomes.keysOf(job).isEmpty()) {
+            return shards.get(shard).submissions().outboxDoor().enqueue(queue, job, "");
+        }
+        return keyHomes.enqueue(queue, job, shard, KeyHomes.ClaimedEnqueue.OUTBOX);
     }
 
     /**

@@ -60,7 +60,7 @@ public final class Activation {
         EndpointDelivery delivery = new EndpointDelivery(factory, dataSource, adapter.transactions());
         EffectStore effects = new EffectStore(delivery, adapter.config().effects());
         // The bean's data source's outbox, relayed like its connection factories' rows: one outbox, one relay, one key rule.
-        Outbox outbox = Outbox.relayedBy(adapter.queue().submissions(), relay);
+        Outbox outbox = Outbox.relayedBy(relay);
         EngineAssembly assembly;
         try {
             // Its workers claim through the queue's WorkerLeases (over every shard of a sharded queue), as the engine's do.

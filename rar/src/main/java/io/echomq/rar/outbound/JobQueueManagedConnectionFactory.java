@@ -130,7 +130,7 @@ public class JobQueueManagedConnectionFactory implements ManagedConnectionFactor
                 }
                 String name = dataSource;
                 try {
-                    enqueuer = new OutboundEnqueuer(ra.queue(), ra.transactions(), () -> ra.outboxRelay(name, "dataSource"));
+                    enqueuer = new OutboundEnqueuer(ra.queueShards(), ra.transactions(), () -> ra.outboxRelay(name, "dataSource"));
                 } catch (IllegalStateException e) {
                     throw new ResourceException(e.getMessage(), e);
                 }

@@ -18,6 +18,7 @@ import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueOutcomeUnknownException;
 import io.echomq.queue.QueueUnavailableException;
 import io.echomq.queue.Submissions;
+import io.echomq.queue.shard.QueueShards;
 import io.echomq.tracing.JobTelemetry;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
@@ -38,6 +39,7 @@ public final class OutboundEnqueuer {
 
     private static final Logger LOG = Logger.getLogger(OutboundEnqueuer.class.getName());
 
+    private final QueueShards shards;
     private final Submissions submissions;
     private final Flows flows;
     private final JobTelemetry telemetry;
@@ -52,6 +54,17 @@ public final class OutboundEnqueuer {
      *                     inside a transaction (it looks the data source up and migrates it)
      */
     public OutboundEnqueuer(QueueClient queue, TransactionSynchronizationRegistry transactions, Supplier<OutboxRelay> relay) {
+        this(QueueShards.none(queue), transactions, relay);
+    }
+
+    /**
+     * As {@link #OutboundEnqueuer(QueueClient, TransactionSynchronizationRegistry, Supplier)}, a job
+     * enqueued at once into a sharded queue going to the shard {@code shards} routes it to (its
+     * rows in a transaction are routed by the relay, over the same layouts)
+     */
+    public OutboundEnqueuer(QueueShards shards, TransactionSynchronizationRegistry transactions, Supplier<OutboxRelay> relay) {
+        QueueClient queue = shards.unsharded();
+        this.shards = shards;
         this.submissions = queue.submissions();
         this.flows = queue.flows();
         this.telemetry = queue.telemetry();
@@ -68,7 +81,7 @@ public final class OutboundEnqueuer {
         }
         boolean keyed = request.idempotencyKey() != null;
         try {
-            Enqueued enqueued = submissions.enqueue(request.queue(), job);
+            Enqueued enqueued = shards.enqueue(request.queue(), job);
             return new Submission(enqueued.queue(), enqueued.id(), null, false, enqueued.replayed());
         } catch (QueueUnavailableException e) {
             throw failed(e, keyed);
@@ -95,7 +108,7 @@ public final class OutboundEnqueuer {
         }
         boolean keyed = requests.stream().allMatch(r -> r.idempotencyKey() != null);
         try {
-            return submissions.enqueueBatch(queueName, jobs).stream()
+            return shards.enqueueBatch(queueName, jobs).stream()
                     .map(e -> new Submission(e.queue(), e.id(), null, false, e.replayed()))
                     .toList();
         } catch (QueueUnavailableException e) {
@@ -109,6 +122,7 @@ public final class OutboundEnqueuer {
      */
     public Submission submitFlow(FlowRequest flow) {
         NewFlow checked = JobRequests.checkedFlow(flows, flow);
+        shards.requireFlowOnOneShard(checked);
         if (inTransaction()) {
             OutboxWriter.checkStorable(flow);
             long id = toOutbox(List.of(flow.job()), List.of(OutboxFlows.encodeChildren(flow))).get(0);

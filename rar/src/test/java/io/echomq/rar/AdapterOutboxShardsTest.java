@@ -1,0 +1,152 @@
+package io.echomq.rar;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.echomq.api.FlowRequest;
+import io.echomq.api.Job;
+import io.echomq.api.JobRequest;
+import io.echomq.api.Submission;
+import io.echomq.effect.Migrations;
+import io.echomq.outbox.JobRequests;
+import io.echomq.outbox.OutboxRelay;
+import io.echomq.outbox.OutboxWriter;
+import io.echomq.queue.JobState;
+import io.echomq.queue.JobView;
+import io.echomq.queue.QueueClient;
+import io.echomq.queue.shard.QueueShards;
+import io.echomq.rar.outbound.OutboundEnqueuer;
+import io.echomq.queue.shard.ShardLayout;
+import io.echomq.runtime.EngineConfig;
+import io.echomq.testkit.PostgresService;
+import io.echomq.testkit.RealServices;
+import io.echomq.testkit.WithRealServices;
+import io.echomq.testkit.services.ValkeyCluster;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.stream.IntStream;
+import javax.sql.DataSource;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.RedisClusterClient;
+
+/**
+ * The adapter's outbox relay into a queue its configuration lays out over three shards, on the
+ * testkit's 3-master Valkey Cluster: the relay lays the row's queue out at its first row, makes
+ * each row's job once on the shard a submission of it would reach, and a row sent again after its
+ * relay died finds that one job, also when the row's key is owned by another shard than its lane's.
+ */
+@WithRealServices
+class AdapterOutboxShardsTest {
+
+    private final ValkeyCluster cluster = RealServices.valkeyCluster();
+    private final RedisClusterClient redis = cluster.newClient();
+    private final String queue = "adapter-outbox-shards-" + UUID.randomUUID();
+
+    @AfterEach
+    void closeClient() {
+        redis.close();
+    }
+
+    @Test
+    void theAdaptersRelayMakesEachRowsJobOnceOnItsLanesShardAlsoWhenSentAgainAfterItDied(PostgresService postgres) throws Exception {
+        EngineConfig config = AdapterConfig.read(Map.of("echomq.valkey.cluster-nodes", cluster.seedNodes(),
+                "echomq.valkey.password", cluster.password(), "echomq.queues." + queue + ".shards", "3"));
+        QueueClient client = QueueClient.connect(redis, config.queueSettings());
+        QueueShards shards = EchoMqResourceAdapter.layOut(redis, client, config);
+        ShardLayout layout = ShardLayout.of(queue, 3);
+        DataSource database = postgres.createDatabase("adaptershards").dataSource();
+        Migrations.migrate(database);
+        String lane = IntStream.range(0, 1_000).mapToObj(i -> "lane-" + i).filter(l -> layout.shardOfLane(l) == 2).findFirst().orElseThrow();
+        Job handled = new Job("orders", "41", 1764979200000L, 1, "default", "{}");
+        String step = IntStream.range(0, 1_000).mapToObj(i -> "step-" + i)
+                .filter(s -> layout.ownerOfKey(handled.followUpKey(s)) != 2).findFirst().orElseThrow();
+        // A bean's follow-up (a reserved key owned by another shard than its lane's) and a row written without a key.
+        OutboxWriter.insert(database, List.of(JobRequests.followUp(handled, step, JobRequest.of(queue, "{\"followUp\":true}").withLane(lane)),
+                JobRequest.of(queue, "{\"plain\":true}").withLane(lane)));
+
+        try (OutboxRelay dying = OutboxRelay.idle("test/" + queue, failingOnDelete(database), shards.outboxDoor(), client.outboxAdmin(),
+                Duration.ofMinutes(1), OutboxRelay.RetryPolicy.DEFAULT)) {
+            assertThatThrownBy(dying::sweep).hasMessageContaining("DELETE refused");
+        }
+        try (OutboxRelay next = OutboxRelay.idle("test/" + queue, database, shards.outboxDoor(), client.outboxAdmin(),
+                Duration.ofMinutes(1), OutboxRelay.RetryPolicy.DEFAULT)) {
+            assertThat(next.sweep().relayed()).isEqualTo(2);
+        }
+
+        assertThat(shards.shardsOf(queue)).as("the queue's layout, learnt from its first row").isEqualTo(3);
+        long rowsLeft = Jdbi.create(database).withHandle(h -> h.createQuery("SELECT count(*) FROM echomq.outbox").mapTo(Long.class).one());
+        assertThat(rowsLeft).as("rows left").isZero();
+        assertThat(shards.stats(queue).total()).as("jobs over every shard: one per row").isEqualTo(2);
+        List<JobView> onLaneShard = shards.partsOf(queue).get(2).reads().jobs(queue, JobState.PENDING, Optional.empty(), 10).jobs();
+        assertThat(onLaneShard).as("jobs on the lane's shard").hasSize(2).allSatisfy(job ->
+                assertThat(layout.shardOfJob(job.id())).as("the shard job %s names", job.id()).isEqualTo(2));
+        List<String> keys = new ArrayList<>();
+        onLaneShard.forEach(job -> keys.add(job.idempotencyKey().orElseThrow()));
+        assertThat(keys).anySatisfy(key -> assertThat(key).isEqualTo(handled.followUpKey(step)))
+                .anySatisfy(key -> assertThat(key).startsWith(OutboxRelay.RELAY_KEY_PREFIX));
+    }
+
+    @Test
+    void aConnectionFactorysDirectEnqueueGoesToItsLanesShardAndAFlowIntoTheShardedQueueIsRefusedNamingItsJob() {
+        EngineConfig config = AdapterConfig.read(Map.of("echomq.valkey.cluster-nodes", cluster.seedNodes(),
+                "echomq.valkey.password", cluster.password(), "echomq.queues." + queue + ".shards", "3"));
+        QueueClient client = QueueClient.connect(redis, config.queueSettings());
+        QueueShards shards = EchoMqResourceAdapter.layOut(redis, client, config);
+        ShardLayout layout = ShardLayout.of(queue, 3);
+        String plain = "adapter-plain-" + UUID.randomUUID();
+        OutboundEnqueuer direct = new OutboundEnqueuer(shards, null, () -> {
+            throw new AssertionError("no transaction here: the outbox must not be used");
+        });
+
+        List<Submission> made = IntStream.range(0, 6).mapToObj(i -> direct.enqueue(JobRequest.of(queue, "{}").withLane("lane-" + i))).toList();
+
+        for (int i = 0; i < made.size(); i++) {
+            int shard = layout.shardOfLane("lane-" + i);
+            String id = made.get(i).jobId();
+            assertThat(layout.shardOfJob(id)).as("the shard of job %s in lane-%d", id, i).isEqualTo(shard);
+            assertThat(shards.partsOf(queue).get(shard).reads().job(queue, id)).as("job %s on its lane's shard", id).isPresent();
+        }
+        assertThatThrownBy(() -> direct.submitFlow(FlowRequest.of(JobRequest.of(plain, "{}"), FlowRequest.of(JobRequest.of(queue, "{}")))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("children[0].queue: '" + queue + "' has 3 shards");
+        assertThat(client.reads().stats(plain).total()).as("jobs of the refused flow's parent").isZero();
+    }
+
+    /** {@code real}, except that a DELETE cannot be prepared: a relay using it sends its rows and dies before deleting them. */
+    private static DataSource failingOnDelete(DataSource real) {
+        return (DataSource) Proxy.newProxyInstance(AdapterOutboxShardsTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object result = invoke(real, method, args);
+                    if (!method.getName().equals("getConnection")) {
+                        return result;
+                    }
+                    Connection connection = (Connection) result;
+                    return Proxy.newProxyInstance(AdapterOutboxShardsTest.class.getClassLoader(), new Class<?>[] {Connection.class},
+                            (p, m, a) -> {
+                                if (m.getName().equals("prepareStatement") && String.valueOf(a[0]).startsWith("DELETE")) {
+                                    throw new SQLException("DELETE refused (the relay died here)");
+                                }
+                                return invoke(connection, m, a);
+                            });
+                });
+    }
+
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+}
