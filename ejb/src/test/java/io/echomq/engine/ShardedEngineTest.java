@@ -5,19 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.echomq.demo.LedgerChargeHandler;
-import io.echomq.effect.EffectSettings;
-import io.echomq.effect.EffectStore;
-import io.echomq.effect.Migrations;
 import io.echomq.maintenance.Maintenance;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.maintenance.Pass;
-import io.echomq.outbox.Outbox;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.NewJob;
-import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.QueueStats;
-import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.queue.shard.QueueShards;
 import io.echomq.queue.shard.ShardCountRefusedException;
@@ -35,9 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -78,7 +69,7 @@ class ShardedEngineTest {
     void jobsOfManyLanesOnAThreeShardQueueAreEachAppliedOnceOnAllThreeMastersAndAbandonedLeasesOnEveryShardAreReaped(
             PostgresService postgres) throws Exception {
         String queueName = newQueue();
-        try (ShardedEngine sharded = new ShardedEngine(postgres, queueName, MaintenanceListener.NONE)) {
+        try (ShardedEngine sharded = new ShardedEngine(redis, postgres, queueName, WorkerListener.NONE, MaintenanceListener.NONE)) {
             LedgerChargeHandler.createTables(sharded.database.dataSource());
             Jdbi jdbi = sharded.jdbi;
             ShardedQueue queue = sharded.shards.sharded(queueName).orElseThrow();
@@ -156,7 +147,7 @@ class ShardedEngineTest {
     @Test
     void aShardWhoseCopyOfTheSettingsLaggedCatchesUpInTheEnginesMaintenance(PostgresService postgres) throws Exception {
         String queueName = newQueue();
-        try (ShardedEngine sharded = new ShardedEngine(postgres, queueName, MaintenanceListener.NONE)) {
+        try (ShardedEngine sharded = new ShardedEngine(redis, postgres, queueName, WorkerListener.NONE, MaintenanceListener.NONE)) {
             QueueShards shards = sharded.shards;
             ShardLayout layout = shards.sharded(queueName).orElseThrow().layout();
             shards.pause(queueName);
@@ -185,7 +176,7 @@ class ShardedEngineTest {
                 }
             }
         };
-        try (ShardedEngine sharded = new ShardedEngine(postgres, queueName, duties)) {
+        try (ShardedEngine sharded = new ShardedEngine(redis, postgres, queueName, WorkerListener.NONE, duties)) {
             sharded.engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT).runOnce();
 
             // Without the sweep, a submitter stopped between reserving a key's home and making its
@@ -197,38 +188,4 @@ class ShardedEngineTest {
     private static String newQueue() {
         return "shengine-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
     }
-
-    /**
-     * A fresh database migrated for the effect store, {@code queueName} laid out over three shards,
-     * and the engine assembled on them (nothing started); closing stops the engine and its threads.
-     */
-    private static final class ShardedEngine implements AutoCloseable {
-
-        final PostgresService.Database database;
-        final Jdbi jdbi;
-        final QueueShards shards;
-        final EngineAssembly engine;
-        private final ExecutorService loops;
-        private final EngineThreads threads;
-
-        ShardedEngine(PostgresService postgres, String queueName, MaintenanceListener maintenanceListener) {
-            database = postgres.createDatabase("sharded");
-            Migrations.migrate(database.dataSource());
-            jdbi = Jdbi.create(database.dataSource());
-            shards = QueueShards.connect(redis, QueueClient.connect(redis, QueueSettings.DEFAULT), ReplicaWait.NONE, Map.of(queueName, 3));
-            loops = Executors.newCachedThreadPool();
-            threads = EngineThreads.from(loops, EngineThreads.daemonThreads("sharded-timers"));
-            engine = new EngineAssembly(shards, new EffectStore(jdbi, EffectSettings.DEFAULT), Outbox.NONE, threads, "sharded",
-                    WorkerListener.NONE, maintenanceListener);
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            engine.stop(Duration.ofSeconds(5));
-            loops.shutdownNow();
-            threads.close();
-            loops.awaitTermination(5, TimeUnit.SECONDS);
-        }
-    }
-
 }
