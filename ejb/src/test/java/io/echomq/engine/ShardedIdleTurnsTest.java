@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -143,13 +144,15 @@ class ShardedIdleTurnsTest {
         int turns = calls.claimCalls.size() - turnsBefore;
         Map<Integer, Long> scriptCallsAfter = scriptCallsByMaster();
 
-        // Taking turns: about one claim over the shards per idle poll (30 here); each worker alone would make 90.
-        assertThat(turns).as("claims by 3 idle workers over %.0f idle polls", polls).isLessThanOrEqualTo((int) (polls * 1.5));
-        for (Map.Entry<Integer, Integer> shard : masterOfShard.entrySet()) {
-            long asked = scriptCallsAfter.get(shard.getValue()) - scriptCallsBefore.get(shard.getValue());
-            assertThat(asked).as("calls on shard %d by 3 idle workers over %.0f idle polls", shard.getKey(), polls)
-                    .isLessThanOrEqualTo((long) (polls * 1.5));
-        }
+        Map<Integer, Long> askedOfShard = new HashMap<>();
+        masterOfShard.forEach((shard, master) -> askedOfShard.put(shard, scriptCallsAfter.get(master) - scriptCallsBefore.get(master)));
+
+        // Taking turns: about one claim over the shards per idle poll (30 here), so one call on each
+        // shard per idle poll; each worker alone would make 90 of each.
+        String figures = String.format(Locale.ROOT, "over %.0f idle polls, 3 idle workers made %d claims, and these calls on each shard: %s",
+                polls, turns, askedOfShard);
+        assertThat(turns).as(figures).isLessThanOrEqualTo((int) (polls * 1.5));
+        assertThat(askedOfShard.values()).as(figures).allSatisfy(asked -> assertThat(asked).isLessThanOrEqualTo((long) (polls * 1.5)));
         assertThat(calls.claimCalls).allMatch(jobs -> jobs == 0);
     }
 
