@@ -101,17 +101,20 @@ public final class Leases implements WorkerLeases {
     /**
      * {@link #completeAndClaim} on one shard of a sharded queue, answering the shard's lanes with
      * work too (read in the same script), by which {@code io.echomq.queue.shard} splits the next
-     * claims over the shards (docs/SHARDING.md, 5). It books no idle turn: a sharded queue's idle
-     * workers back off each on its own.
+     * claims over the shards (docs/SHARDING.md, 5). An {@code idlePoll} above zero books the
+     * queue's next idle turn on this shard's keys if its claim finds nothing, as
+     * {@link #completeAndClaim} does: the sharded client sends it to shard 0 only, and only when
+     * every other shard came up empty in the same turn.
      *
      * @throws ShardCountRefusedException when the shard records another count than this shard's client claims under
      *                                    (docs/SHARDING.md, 10): nothing was acknowledged nor claimed
      */
-    public ShardTurn completeAndClaimOnShard(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId) {
+    public ShardTurn completeAndClaimOnShard(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId,
+            Duration idlePoll) {
         if (shards.isEmpty()) {
             throw new IllegalStateException("shard turns are for a shard's client; queue '" + queue + "' is not sharded here");
         }
-        Object reply = runCompleteClaim(queue, finished, lease, maxJobs, workerId, Duration.ZERO, shards);
+        Object reply = runCompleteClaim(queue, finished, lease, maxJobs, workerId, idlePoll, shards);
         Replies.shardCountRefused(reply).ifPresent(recorded -> {
             throw new ShardCountRefusedException("echomq.queues." + queue + ".shards: this engine claims queue '" + queue + "' as "
                     + shards + " shards, but the queue's layout was changed to " + recorded + " since it started "

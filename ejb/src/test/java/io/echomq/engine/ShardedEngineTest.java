@@ -6,22 +6,15 @@ import static org.awaitility.Awaitility.await;
 
 import io.echomq.api.JobRequest;
 import io.echomq.demo.LedgerChargeHandler;
-import io.echomq.effect.EffectSettings;
-import io.echomq.effect.EffectStore;
-import io.echomq.effect.Migrations;
 import io.echomq.maintenance.Maintenance;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.maintenance.Pass;
-import io.echomq.outbox.Outbox;
-import io.echomq.outbox.OutboxRelay;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
 import io.echomq.queue.NewJob;
-import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.QueueStats;
-import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.queue.shard.QueueShards;
 import io.echomq.queue.shard.ShardCountRefusedException;
@@ -40,9 +33,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -83,7 +73,7 @@ class ShardedEngineTest {
     void jobsOfManyLanesOnAThreeShardQueueAreEachAppliedOnceOnAllThreeMastersAndAbandonedLeasesOnEveryShardAreReaped(
             PostgresService postgres) throws Exception {
         String queueName = newQueue();
-        try (ShardedEngine sharded = new ShardedEngine(postgres, queueName, MaintenanceListener.NONE)) {
+        try (ShardedEngine sharded = new ShardedEngine(redis, postgres, queueName, WorkerListener.NONE, MaintenanceListener.NONE)) {
             LedgerChargeHandler.createTables(sharded.database.dataSource());
             Jdbi jdbi = sharded.jdbi;
             ShardedQueue queue = sharded.shards.sharded(queueName).orElseThrow();
@@ -161,7 +151,7 @@ class ShardedEngineTest {
     @Test
     void aShardWhoseCopyOfTheSettingsLaggedCatchesUpInTheEnginesMaintenance(PostgresService postgres) throws Exception {
         String queueName = newQueue();
-        try (ShardedEngine sharded = new ShardedEngine(postgres, queueName, MaintenanceListener.NONE)) {
+        try (ShardedEngine sharded = new ShardedEngine(redis, postgres, queueName, WorkerListener.NONE, MaintenanceListener.NONE)) {
             QueueShards shards = sharded.shards;
             ShardLayout layout = shards.sharded(queueName).orElseThrow().layout();
             shards.pause(queueName);
@@ -190,7 +180,7 @@ class ShardedEngineTest {
                 }
             }
         };
-        try (ShardedEngine sharded = new ShardedEngine(postgres, queueName, duties)) {
+        try (ShardedEngine sharded = new ShardedEngine(redis, postgres, queueName, WorkerListener.NONE, duties)) {
             sharded.engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT).runOnce();
 
             // Without the sweep, a submitter stopped between reserving a key's home and making its
@@ -205,7 +195,7 @@ class ShardedEngineTest {
         String orders = newQueue();
         String charges = newQueue();
         int jobs = 12;
-        try (ShardedEngine sharded = new ShardedEngine(postgres, Map.of(orders, 3, charges, 3), MaintenanceListener.NONE, true)) {
+        try (ShardedEngine sharded = new ShardedEngine(redis, postgres, Map.of(orders, 3, charges, 3), WorkerListener.NONE, MaintenanceListener.NONE, true)) {
             LedgerChargeHandler.createTables(sharded.database.dataSource());
             QueueShards shards = sharded.shards;
             ShardLayout layout = shards.sharded(charges).orElseThrow().layout();
@@ -254,51 +244,4 @@ class ShardedEngineTest {
     private static String newQueue() {
         return "shengine-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
     }
-
-    /**
-     * A fresh database migrated for the effect store, {@code queueName} laid out over three shards,
-     * and the engine assembled on them (nothing started); closing stops the engine and its threads.
-     */
-    private static final class ShardedEngine implements AutoCloseable {
-
-        final PostgresService.Database database;
-        final Jdbi jdbi;
-        final QueueShards shards;
-        final EngineAssembly engine;
-        private final OutboxRelay relay;
-        private final ExecutorService loops;
-        private final EngineThreads threads;
-
-        ShardedEngine(PostgresService postgres, String queueName, MaintenanceListener maintenanceListener) {
-            this(postgres, Map.of(queueName, 3), maintenanceListener, false);
-        }
-
-        /** With {@code outbox}, handlers may make follow-ups: the engine's outbox is relayed through its queues' layouts, as at start. */
-        ShardedEngine(PostgresService postgres, Map<String, Integer> shardCounts, MaintenanceListener maintenanceListener,
-                boolean outbox) {
-            database = postgres.createDatabase("sharded");
-            Migrations.migrate(database.dataSource());
-            jdbi = Jdbi.create(database.dataSource());
-            QueueClient client = QueueClient.connect(redis, QueueSettings.DEFAULT);
-            shards = QueueShards.connect(redis, client, ReplicaWait.NONE, shardCounts);
-            relay = outbox ? OutboxRelay.start("sharded/" + database.name(), database.dataSource(), shards.outboxDoor(),
-                    client.outboxAdmin(), Duration.ofMinutes(1)) : null;
-            loops = Executors.newCachedThreadPool();
-            threads = EngineThreads.from(loops, EngineThreads.daemonThreads("sharded-timers"));
-            engine = new EngineAssembly(shards, new EffectStore(jdbi, EffectSettings.DEFAULT),
-                    relay == null ? Outbox.NONE : Outbox.relayedBy(relay), threads, "sharded", WorkerListener.NONE, maintenanceListener);
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            engine.stop(Duration.ofSeconds(5));
-            if (relay != null) {
-                relay.close();
-            }
-            loops.shutdownNow();
-            threads.close();
-            loops.awaitTermination(5, TimeUnit.SECONDS);
-        }
-    }
-
 }

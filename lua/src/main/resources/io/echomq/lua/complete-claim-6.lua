@@ -25,7 +25,9 @@
     ARGV[7] keep completed jobs at most this many ms (>= 0)
     ARGV[8] number of acknowledgements n (>= 0)
     ARGV[9] the caller's idle poll in ms when it is idle (its claims keep finding nothing), else 0:
-            an idle caller whose claim finds nothing books the queue's next idle turn (take_idle_turn)
+            an idle caller whose claim finds nothing books the queue's next idle turn (take_idle_turn);
+            a sharded queue's client sends it to shard 0 only, last in a claim over the shards and
+            only when every other shard came up empty (docs/SHARDING.md, 5)
     ARGV[10] and on  three values per acknowledgement: job id, token, the job's creation time (ms)
     ARGV[10 + 3n]   a sharded queue's client: the shard count N it claims under; the claim is
                     refused unless the shard's recorded 'id_stride' (absent = 1) is N, and the

@@ -26,10 +26,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * over the shards by their lanes with work ({@link ClaimSplit}), so lanes spread unevenly over the
  * shards still get equal shares; the shards are asked in turn, starting one shard further at each
  * call, and what one shard could not fill of its part goes to the next, so an empty shard never
- * makes a claim come back empty while another has work. A settlement goes to the shard its job's id names. Every call on a
- * shard is today's script there, so leases, tokens and fencing are exactly today's. A shard that
- * records another shard count than this client's refuses the claim ({@link ShardCountRefusedException}:
- * the layout was changed while this client ran). Thread-safe.
+ * makes a claim come back empty while another has work. An idle caller's claim goes over every
+ * shard, shard 0 last, and books the queue's idle turn on shard 0 when none had work, so idle
+ * instances take turns as on an unsharded queue. A settlement goes to the shard its job's id
+ * names. Every call on a shard is today's script there, so leases, tokens and fencing are exactly
+ * today's. A shard that records another shard count than this client's refuses the claim
+ * ({@link ShardCountRefusedException}: the layout was changed while this client ran). Thread-safe.
  */
 public final class ShardedLeases implements WorkerLeases {
 
@@ -52,24 +54,33 @@ public final class ShardedLeases implements WorkerLeases {
 
     /**
      * Acknowledges {@code finished} on their shards and leases up to {@code maxJobs} jobs over the
-     * shards in turn: one {@code complete-claim} per shard asked, carrying that shard's
-     * acknowledgements and what the claim still wants. The settlements come back in the order of
-     * {@code finished} (see {@link Leases#completeAndClaim}). The idle poll is not used: the idle
-     * turns are one queue's, and a sharded queue's idle workers back off each on its own (so N idle
-     * instances poll N times as often, as unsharded ones did before the turns).
+     * shards: one {@code complete-claim} per shard asked, carrying that shard's acknowledgements
+     * and what the claim still wants. The settlements come back in the order of {@code finished}
+     * (see {@link Leases#completeAndClaim}). A caller that is not idle ({@code idlePoll} zero) has
+     * its budget split over the shards in turn ({@link #splitOverShards}); an idle one takes the
+     * queue's idle turns ({@link #idleClaim}), so N idle instances ask every shard about once per
+     * idle poll between them, not N times.
      */
     @Override
     public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId,
             Duration idlePoll) {
         RequestChecks.range("maxJobs", maxJobs, 0, Leases.MAX_CLAIM_JOBS);
         RequestChecks.range("finished", finished.size(), 0, Leases.MAX_CLAIM_JOBS);
-        List<List<Integer>> acksOfShard = new ArrayList<>(shards.size());
-        shards.forEach(shard -> acksOfShard.add(new ArrayList<>()));
-        for (int i = 0; i < finished.size(); i++) {
-            acksOfShard.get(layout.shardOfJob(finished.get(i).jobId())).add(i);
+        RequestChecks.nonNegative("idlePoll", idlePoll);
+        ShardRound round = new ShardRound(queue, finished, lease, workerId);
+        if (idlePoll.isZero()) {
+            splitOverShards(round, maxJobs);
+        } else {
+            idleClaim(round, maxJobs, idlePoll);
         }
-        Settlement[] settlements = new Settlement[finished.size()];
-        List<ClaimedJob> claimed = new ArrayList<>();
+        return round.result();
+    }
+
+    /**
+     * A busy caller's claim: the budget split over the shards by their lanes with work, the shards
+     * asked in turn from the rotation cursor, what one could not fill given to the next.
+     */
+    private void splitOverShards(ShardRound round, int maxJobs) {
         int[] quotas = split.quotas(maxJobs);
         int start = Math.floorMod(turn.getAndIncrement(), shards.size());
         int unfilled = 0;
@@ -78,24 +89,89 @@ public final class ShardedLeases implements WorkerLeases {
         // fill); the second gives what is still unfilled to the shards that filled all they were asked.
         for (int k = 0; k < 2 * shards.size(); k++) {
             int shard = (start + k) % shards.size();
-            boolean firstLap = k < shards.size();
-            List<Integer> acks = firstLap ? acksOfShard.get(shard) : List.of();
-            int wanted = (firstLap ? quotas[shard] : 0) + unfilled;
-            if (acks.isEmpty() && (wanted == 0 || drained[shard])) {
+            int wanted = (k < shards.size() ? quotas[shard] : 0) + unfilled;
+            if (!round.hasAcknowledgements(shard) && (wanted == 0 || drained[shard])) {
                 continue;
             }
+            unfilled = wanted - round.ask(shard, wanted, Duration.ZERO);
+            drained[shard] = unfilled > 0;
+        }
+    }
+
+    /**
+     * An idle caller's claim (docs/SHARDING.md, 5): the shards asked in the order 1, 2, …, N−1, 0,
+     * each for all the turn still wants, and shard 0's claim carrying the idle poll only while
+     * every other shard came up empty. So the queue's next idle turn is booked on shard 0 (the
+     * queue's one {@code idle-turns} key, a single-slot script) exactly when the whole turn found
+     * nothing, as an unsharded idle claim books it, and the caller's next claim over every shard
+     * waits for that turn. The turn is no lease: each shard's claim leases and fences its jobs as
+     * always. The budget is not split by lanes here: a caller whose claims found nothing for an idle
+     * poll expects little, and its claim after one that finds work is a busy one, split as usual.
+     */
+    private void idleClaim(ShardRound round, int maxJobs, Duration idlePoll) {
+        for (int k = 1; k <= shards.size(); k++) {
+            int shard = k % shards.size();
+            int wanted = maxJobs - round.claimedCount();
+            if (!round.hasAcknowledgements(shard) && wanted == 0) {
+                continue;
+            }
+            round.ask(shard, wanted, shard == 0 && round.claimedCount() == 0 ? idlePoll : Duration.ZERO);
+        }
+    }
+
+    /** One call's asks of the shards: the acknowledgements each shard still has to take, and what the asked shards answered. */
+    private final class ShardRound {
+
+        private final String queue;
+        private final List<Lease> finished;
+        private final Duration lease;
+        private final String workerId;
+        /** Indexes into {@link #finished} by shard; a shard's list is emptied once sent. */
+        private final List<List<Integer>> acksOfShard = new ArrayList<>(shards.size());
+        private final Settlement[] settlements;
+        private final List<ClaimedJob> claimed = new ArrayList<>();
+        private Duration untilIdleTurn = Duration.ZERO;
+
+        ShardRound(String queue, List<Lease> finished, Duration lease, String workerId) {
+            this.queue = queue;
+            this.finished = finished;
+            this.lease = lease;
+            this.workerId = workerId;
+            this.settlements = new Settlement[finished.size()];
+            shards.forEach(shard -> acksOfShard.add(new ArrayList<>()));
+            for (int i = 0; i < finished.size(); i++) {
+                acksOfShard.get(layout.shardOfJob(finished.get(i).jobId())).add(i);
+            }
+        }
+
+        boolean hasAcknowledgements(int shard) {
+            return !acksOfShard.get(shard).isEmpty();
+        }
+
+        int claimedCount() {
+            return claimed.size();
+        }
+
+        /** One {@code complete-claim} on {@code shard} with its acknowledgements not yet sent; returns how many jobs it leased. */
+        int ask(int shard, int wanted, Duration idlePoll) {
+            List<Integer> acks = acksOfShard.set(shard, List.of());
             Leases.ShardTurn asked = shards.get(shard).leases().completeAndClaimOnShard(queue,
-                    acks.stream().map(finished::get).toList(), lease, wanted, workerId);
+                    acks.stream().map(finished::get).toList(), lease, wanted, workerId, idlePoll);
             split.lanesWithWork(shard, asked.lanesWithWork());
             CompletedAndClaimed done = asked.done();
             for (int a = 0; a < acks.size(); a++) {
                 settlements[acks.get(a)] = done.settlements().get(a);
             }
             claimed.addAll(done.claimed());
-            unfilled = wanted - done.claimed().size();
-            drained[shard] = unfilled > 0;
+            if (!done.untilIdleTurn().isZero()) {
+                untilIdleTurn = done.untilIdleTurn();
+            }
+            return done.claimed().size();
         }
-        return new CompletedAndClaimed(List.of(settlements), List.copyOf(claimed));
+
+        CompletedAndClaimed result() {
+            return new CompletedAndClaimed(List.of(settlements), List.copyOf(claimed), untilIdleTurn);
+        }
     }
 
     /** The heartbeat, on the job's shard (see {@link Leases#extend(Lease, Duration, Progress)}). */
