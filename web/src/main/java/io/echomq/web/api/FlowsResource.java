@@ -49,6 +49,7 @@ public class FlowsResource {
         }
         NewFlow flow = body.toNewFlow(Optional.ofNullable(idempotencyKey));
         requireKnownQueues(flow, "");
+        engine.shards().requireFlowOnOneShard(flow);
         FlowSubmitted root = engine.queue().flows().submit(flow);
         Views.FlowCreated created = new Views.FlowCreated(root.id(), root.queue(), root.state().wireName(), root.replayed());
         if (root.replayed()) {
@@ -86,7 +87,6 @@ public class FlowsResource {
             throw new WebApplicationException(Problem.of(Response.Status.NOT_FOUND, "unknown queue '" + node.queue()
                     + "': this deployment serves " + engine.queues()).withField(at + "queue").toResponse());
         }
-        engine.shards().requireOneShard(node.queue(), "a flow's job in it");
         for (int i = 0; i < node.children().size(); i++) {
             requireKnownQueues(node.children().get(i), at + "children[" + i + "].");
         }

@@ -138,6 +138,21 @@ class ShardedQueueApiTest {
         assertThat(shards.stats(queue).total()).as("jobs made over the shards").isEqualTo(1);
     }
 
+    @Test
+    void aFlowWithAChildInTheShardedQueueIsRefusedNamingThatChildAndMakesNothing() {
+        String oneShard = "one-shard-" + UUID.randomUUID();
+        FlowsResource flows = new FlowsResource();
+        flows.engine = new EngineOf(shards, queue, oneShard);
+        flows.metrics = new QueueMetrics();
+        FlowBody child = new FlowBody(queue, JsonValue.EMPTY_JSON_OBJECT, null, null, null, null, null, List.of());
+        FlowBody parent = new FlowBody(oneShard, JsonValue.EMPTY_JSON_OBJECT, null, null, null, null, null, List.of(child));
+
+        assertThatThrownBy(() -> flows.submit(null, parent, null))
+                .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("children[0].queue"));
+        assertThat(shards.stats(queue).total()).as("jobs made in the sharded queue").isZero();
+        assertThat(shards.stats(oneShard).total()).as("jobs made in the parent's queue").isZero();
+    }
+
     private JobsResource jobs() {
         JobsResource jobs = new JobsResource();
         jobs.engine = engine;
@@ -153,14 +168,14 @@ class ShardedQueueApiTest {
         return queues;
     }
 
-    /** The deployment's engine as the resources see it, serving one sharded queue. */
+    /** The deployment's engine as the resources see it, serving the sharded queue (and any other named). */
     private static final class EngineOf extends EchoMqEngine {
         private final QueueShards shards;
-        private final String queue;
+        private final Set<String> queues;
 
-        EngineOf(QueueShards shards, String queue) {
+        EngineOf(QueueShards shards, String... queues) {
             this.shards = shards;
-            this.queue = queue;
+            this.queues = Set.of(queues);
         }
 
         @Override
@@ -175,7 +190,7 @@ class ShardedQueueApiTest {
 
         @Override
         public Set<String> queues() {
-            return Set.of(queue);
+            return queues;
         }
     }
 }
