@@ -37,8 +37,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.jdbi.v3.core.Jdbi;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClusterClient;
@@ -55,19 +53,8 @@ class ShardedEngineTest {
     private static final int LANES = 24;
     private static final int JOBS_PER_LANE = 25;
 
-    private static ValkeyCluster cluster;
-    private static RedisClusterClient redis;
-
-    @BeforeAll
-    static void connect() {
-        cluster = RealServices.valkeyCluster();
-        redis = cluster.newClient();
-    }
-
-    @AfterAll
-    static void close() {
-        redis.close();
-    }
+    private static final ValkeyCluster cluster = RealServices.valkeyCluster();
+    private static final RedisClusterClient redis = cluster.sharedClient();
 
     @Test
     void jobsOfManyLanesOnAThreeShardQueueAreEachAppliedOnceOnAllThreeMastersAndAbandonedLeasesOnEveryShardAreReaped(

@@ -29,9 +29,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
@@ -52,8 +50,8 @@ class ShardedIdleTurnsTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static final String CHARGE = "{\"account\":\"acct-1\",\"amountCents\":100}";
 
-    private static ValkeyCluster cluster;
-    private static RedisClusterClient redis;
+    private static final ValkeyCluster cluster = RealServices.valkeyCluster();
+    private static final RedisClusterClient redis = cluster.sharedClient();
 
     private final WorkerCalls calls = new WorkerCalls();
     private String queueName;
@@ -62,17 +60,6 @@ class ShardedIdleTurnsTest {
     private ShardLayout layout;
     /** Shard 0's keys are the queue's own: its idle turns are booked there. */
     private String idleTurns;
-
-    @BeforeAll
-    static void connect() {
-        cluster = RealServices.valkeyCluster();
-        redis = cluster.newClient();
-    }
-
-    @AfterAll
-    static void close() {
-        redis.close();
-    }
 
     @BeforeEach
     void engine(PostgresService postgres) {

@@ -32,8 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Jdbi;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClusterClient;
 
@@ -46,19 +44,8 @@ class ShardedRunningEngineTest {
 
     private static final AtomicInteger QUEUES = new AtomicInteger();
 
-    private static ValkeyCluster cluster;
-    private static RedisClusterClient redis;
-
-    @BeforeAll
-    static void connect() {
-        cluster = RealServices.valkeyCluster();
-        redis = cluster.newClient();
-    }
-
-    @AfterAll
-    static void close() {
-        redis.close();
-    }
+    private static final ValkeyCluster cluster = RealServices.valkeyCluster();
+    private static final RedisClusterClient redis = cluster.sharedClient();
 
     @Test
     void aQueueConfiguredWithThreeShardsIsWorkedOverAllThree(PostgresService postgres) {

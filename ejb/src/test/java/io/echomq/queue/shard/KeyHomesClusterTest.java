@@ -22,8 +22,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClusterClient;
 
@@ -38,17 +36,7 @@ class KeyHomesClusterTest {
 
     private static final AtomicInteger QUEUES = new AtomicInteger();
 
-    private static RedisClusterClient redis;
-
-    @BeforeAll
-    static void connect() {
-        redis = RealServices.valkeyCluster().newClient();
-    }
-
-    @AfterAll
-    static void close() {
-        redis.close();
-    }
+    private static final RedisClusterClient redis = RealServices.valkeyCluster().sharedClient();
 
     /** A client that stops (as a crash would) before the {@code count}-th time it reaches {@code step}. */
     private static final class StopAt implements KeyHomes.StepWatch {

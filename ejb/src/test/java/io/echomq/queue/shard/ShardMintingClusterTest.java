@@ -17,8 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClusterClient;
 
@@ -31,17 +29,7 @@ class ShardMintingClusterTest {
 
     private static final AtomicInteger QUEUES = new AtomicInteger();
 
-    private static RedisClusterClient redis;
-
-    @BeforeAll
-    static void connect() {
-        redis = RealServices.valkeyCluster().newClient();
-    }
-
-    @AfterAll
-    static void close() {
-        redis.close();
-    }
+    private static final RedisClusterClient redis = RealServices.valkeyCluster().sharedClient();
 
     private static ShardLayout newLayout() {
         ShardLayout layout = ShardLayout.of("smq-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet(), 3);

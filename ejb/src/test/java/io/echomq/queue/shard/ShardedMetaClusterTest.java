@@ -35,8 +35,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.StreamEntryID;
@@ -53,17 +51,7 @@ class ShardedMetaClusterTest {
     private static final AtomicInteger QUEUES = new AtomicInteger();
     private static final Duration LEASE = Duration.ofSeconds(30);
 
-    private static RedisClusterClient redis;
-
-    @BeforeAll
-    static void connect() {
-        redis = RealServices.valkeyCluster().newClient();
-    }
-
-    @AfterAll
-    static void close() {
-        redis.close();
-    }
+    private static final RedisClusterClient redis = RealServices.valkeyCluster().sharedClient();
 
     @Test
     void aPauseStopsClaimsOnEveryShardBeforeItReturnsAndAResumeRestartsThem() {

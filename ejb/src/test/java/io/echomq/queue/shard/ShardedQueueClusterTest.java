@@ -24,8 +24,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClusterClient;
@@ -41,19 +39,8 @@ class ShardedQueueClusterTest {
     private static final AtomicInteger QUEUES = new AtomicInteger();
     private static final Duration LEASE = Duration.ofSeconds(30);
 
-    private static ValkeyCluster cluster;
-    private static RedisClusterClient redis;
-
-    @BeforeAll
-    static void connect() {
-        cluster = RealServices.valkeyCluster();
-        redis = cluster.newClient();
-    }
-
-    @AfterAll
-    static void close() {
-        redis.close();
-    }
+    private static final ValkeyCluster cluster = RealServices.valkeyCluster();
+    private static final RedisClusterClient redis = cluster.sharedClient();
 
     @Test
     void theThreeShardsOfAQueueLiveOnThreeMasters() {

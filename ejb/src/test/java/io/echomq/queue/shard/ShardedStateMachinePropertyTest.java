@@ -35,8 +35,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClusterClient;
 
@@ -86,17 +84,7 @@ class ShardedStateMachinePropertyTest {
         COUNTS.merge(what, 1, Integer::sum);
     }
 
-    private static RedisClusterClient redis;
-
-    @BeforeAll
-    static void connect() {
-        redis = RealServices.valkeyCluster().newClient();
-    }
-
-    @AfterAll
-    static void close() {
-        redis.close();
-    }
+    private static final RedisClusterClient redis = RealServices.valkeyCluster().sharedClient();
 
     @Test
     void invariantsHoldOverTheShardsAfterEveryStep() {

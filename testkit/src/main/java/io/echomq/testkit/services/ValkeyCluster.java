@@ -41,6 +41,7 @@ public final class ValkeyCluster implements Closeable {
     private final List<ValkeyClusterNode> nodes;
     private final String password;
     private final String description;
+    private RedisClusterClient shared;
 
     private ValkeyCluster(List<ValkeyClusterNode> nodes, String password, String description) {
         this.nodes = nodes;
@@ -123,6 +124,18 @@ public final class ValkeyCluster implements Closeable {
     /** A new cluster client; the caller closes it. */
     public RedisClusterClient newClient() {
         return RedisClusterClient.builder().nodes(nodes()).clientConfig(clientConfig()).build();
+    }
+
+    /**
+     * The one client of this cluster that the tests of a JVM share (a pool of connections per
+     * node); it is closed with the cluster, so a test never closes it. A test that closes or breaks
+     * its client's connections takes a {@link #newClient()} of its own.
+     */
+    public synchronized RedisClusterClient sharedClient() {
+        if (shared == null) {
+            shared = newClient();
+        }
+        return shared;
     }
 
     /** The port of the master serving {@code slot} now, asked of any live node. */
@@ -210,6 +223,11 @@ public final class ValkeyCluster implements Closeable {
 
     @Override
     public void close() {
+        synchronized (this) {
+            if (shared != null) {
+                shared.close();
+            }
+        }
         nodes.forEach(ValkeyClusterNode::signalStop);
         nodes.forEach(ValkeyClusterNode::stop);
     }
