@@ -24,6 +24,7 @@ import java.util.function.IntPredicate;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The key homes of a queue of three shards on the testkit's 3-master Valkey Cluster
@@ -88,7 +89,7 @@ class KeyHomesClusterTest {
 
         /** The shards holding a job (in any state) under the key: exactly one after every repair. */
         List<Integer> shardsHoldingTheKeysJob() {
-            return shardsHolding(layout, key);
+            return shardsHolding(redis, layout, key);
         }
 
         String homeEntry() {
@@ -294,12 +295,12 @@ class KeyHomesClusterTest {
             pool.shutdownNow();
         }
         for (String key : keys) {
-            assertThat(shardsHolding(f.layout(), key).size()).as("jobs of key %s over the shards", key).isEqualTo(1);
+            assertThat(shardsHolding(redis, f.layout(), key).size()).as("jobs of key %s over the shards", key).isEqualTo(1);
         }
     }
 
     /** The shards of {@code layout} holding a job (in any state) under the idempotency key {@code key}. */
-    private static List<Integer> shardsHolding(ShardLayout layout, String key) {
+    static List<Integer> shardsHolding(UnifiedJedis redis, ShardLayout layout, String key) {
         List<Integer> holding = new ArrayList<>();
         for (int shard = 0; shard < layout.shards(); shard++) {
             QueueKeys keys = layout.keys(shard);

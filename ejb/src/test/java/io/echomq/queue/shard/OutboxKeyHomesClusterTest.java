@@ -9,13 +9,11 @@ import io.echomq.outbox.OutboxWriter;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
-import io.echomq.queue.internal.QueueKeys;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.RealServices;
 import io.echomq.testkit.WithRealServices;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.IntStream;
@@ -87,7 +85,7 @@ class OutboxKeyHomesClusterTest {
         }
 
         assertThat(rows(database)).isZero();
-        assertThat(shardsHolding(layout, key)).as("shards holding a job of the follow-up's key").containsExactly(1);
+        assertThat(KeyHomesClusterTest.shardsHolding(redis, layout, key)).as("shards holding a job of the follow-up's key").containsExactly(1);
     }
 
     @Test
@@ -101,7 +99,7 @@ class OutboxKeyHomesClusterTest {
                 .withIdempotencyKey(key), "").id();
 
         assertThat(layout.shardOfJob(id)).isEqualTo(2);
-        assertThat(shardsHolding(layout, key)).containsExactly(2);
+        assertThat(KeyHomesClusterTest.shardsHolding(redis, layout, key)).containsExactly(2);
         assertThat(redis.hget(layout.keys(1).homes("idem"), key)).as("the key's home entry on its owner").startsWith("2:");
     }
 
@@ -120,17 +118,5 @@ class OutboxKeyHomesClusterTest {
 
     private static long rows(DataSource database) {
         return Jdbi.create(database).withHandle(h -> h.createQuery("SELECT count(*) FROM echomq.outbox").mapTo(Long.class).one());
-    }
-
-    private static List<Integer> shardsHolding(ShardLayout layout, String key) {
-        List<Integer> holding = new ArrayList<>();
-        for (int shard = 0; shard < layout.shards(); shard++) {
-            QueueKeys keys = layout.keys(shard);
-            String id = redis.hget(keys.idempotency(), key);
-            if (id != null && redis.exists(keys.job(id))) {
-                holding.add(shard);
-            }
-        }
-        return holding;
     }
 }
