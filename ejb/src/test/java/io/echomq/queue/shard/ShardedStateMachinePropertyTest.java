@@ -248,6 +248,7 @@ class ShardedStateMachinePropertyTest {
                 String id = redis.hget(run.layout.keys(enqueue.shard(run)).idempotency(), enqueue.key());
                 assertThat(id).as("the job a stop before confirming leaves").isNotNull();
                 enqueue.answered(run, new Enqueued(run.name, id, enqueue.delayed() ? JobState.DELAYED : JobState.PENDING, false));
+                run.unconfirmed.add(enqueue.key());
             }
         }
     }
@@ -265,6 +266,7 @@ class ShardedStateMachinePropertyTest {
         public void applyTo(Run run) {
             run.queue.keyHomeSweeper().sweep(Duration.ZERO);
             run.inFlight.clear();
+            run.unconfirmed.clear();
         }
     }
 
@@ -370,6 +372,10 @@ class ShardedStateMachinePropertyTest {
                         run.jobs.remove(id);
                         if (job.key != null) {
                             run.idempotency.remove(job.key);
+                            if (run.unconfirmed.remove(job.key)) {
+                                // Its home still names the removed job's shard as reserved: the key is in flight until the sweeper repairs it.
+                                run.inFlight.add(job.key);
+                            }
                         }
                     }
                 }
@@ -525,6 +531,8 @@ class ShardedStateMachinePropertyTest {
         final Map<String, String> idempotency = new HashMap<>();
         /** Keys reserved by a submitter that stopped before making the job: others may be answered KeyInFlightException. */
         final Set<String> inFlight = new HashSet<>();
+        /** Keys whose job a submitter made and stopped before confirming (after H2), not swept since: the home is still reserved. */
+        final Set<String> unconfirmed = new HashSet<>();
         /** Dedupe key -> the job its window was opened (or last replaced) on. */
         final Map<String, String> windows = new HashMap<>();
         final List<List<Lease>> leases = new ArrayList<>();
