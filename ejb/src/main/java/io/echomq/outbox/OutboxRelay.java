@@ -3,7 +3,6 @@ package io.echomq.outbox;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.OutboxDoor;
 import io.echomq.queue.QueueUnavailableException;
-import io.echomq.queue.Submissions;
 import io.echomq.queue.outbox.OutboxAdmin;
 import io.echomq.queue.outbox.OutboxCommand;
 import io.echomq.queue.outbox.OutboxDeadRow;
@@ -182,21 +181,14 @@ public final class OutboxRelay implements AutoCloseable {
      * {@link #sweep()} themselves.
      *
      * @param name the data source's JNDI name, the outbox's name in logs and gauges
+     * @param door where rows go: one client's queues ({@code Submissions.outboxDoor()}), or an
+     *             engine's ({@code QueueShards.outboxDoor()}, which routes rows into sharded queues)
      */
-    public static OutboxRelay idle(String name, DataSource dataSource, Submissions submissions, OutboxAdmin admin, Duration pollInterval) {
-        return idle(name, dataSource, submissions, admin, pollInterval, RetryPolicy.DEFAULT);
+    public static OutboxRelay idle(String name, DataSource dataSource, OutboxDoor door, OutboxAdmin admin, Duration pollInterval) {
+        return idle(name, dataSource, door, admin, pollInterval, RetryPolicy.DEFAULT);
     }
 
-    /** As {@link #idle(String, DataSource, Submissions, OutboxAdmin, Duration)}, trying refused rows by {@code retryPolicy}. */
-    public static OutboxRelay idle(String name, DataSource dataSource, Submissions submissions, OutboxAdmin admin, Duration pollInterval,
-            RetryPolicy retryPolicy) {
-        return idle(name, dataSource, submissions.outboxDoor(), admin, pollInterval, retryPolicy);
-    }
-
-    /**
-     * As {@link #idle(String, DataSource, Submissions, OutboxAdmin, Duration, RetryPolicy)}, relaying
-     * through {@code door}: an engine's {@code QueueShards.outboxDoor()} routes rows into sharded queues.
-     */
+    /** As {@link #idle(String, DataSource, OutboxDoor, OutboxAdmin, Duration)}, trying refused rows by {@code retryPolicy}. */
     public static OutboxRelay idle(String name, DataSource dataSource, OutboxDoor door, OutboxAdmin admin, Duration pollInterval,
             RetryPolicy retryPolicy) {
         return new OutboxRelay(name, dataSource, door, admin, pollInterval, retryPolicy);
@@ -205,16 +197,8 @@ public final class OutboxRelay implements AutoCloseable {
     /**
      * A relay sweeping every {@code pollInterval} and whenever woken.
      *
-     * @param submissions where rows go: one client's queues, through its outbox's door
-     * @param admin       where the gauges, the dead rows and the admins' commands on them are exchanged
-     */
-    public static OutboxRelay start(String name, DataSource dataSource, Submissions submissions, OutboxAdmin admin, Duration pollInterval) {
-        return start(name, dataSource, submissions.outboxDoor(), admin, pollInterval);
-    }
-
-    /**
-     * As {@link #start(String, DataSource, Submissions, OutboxAdmin, Duration)}, relaying through
-     * {@code door}: an engine's {@code QueueShards.outboxDoor()} routes rows into sharded queues.
+     * @param door  where rows go, as for {@link #idle(String, DataSource, OutboxDoor, OutboxAdmin, Duration)}
+     * @param admin where the gauges, the dead rows and the admins' commands on them are exchanged
      */
     public static OutboxRelay start(String name, DataSource dataSource, OutboxDoor door, OutboxAdmin admin, Duration pollInterval) {
         OutboxRelay relay = new OutboxRelay(name, dataSource, door, admin, pollInterval, RetryPolicy.DEFAULT);

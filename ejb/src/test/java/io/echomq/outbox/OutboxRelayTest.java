@@ -81,7 +81,7 @@ class OutboxRelayTest {
     }
 
     private OutboxRelay relay(QueueClient client) {
-        return OutboxRelay.idle("test/" + queueName, database, client.submissions(), client.outboxAdmin(), POLL);
+        return OutboxRelay.idle("test/" + queueName, database, client.submissions().outboxDoor(), client.outboxAdmin(), POLL);
     }
 
     private List<Long> write(List<JobRequest> requests) throws SQLException {
@@ -156,7 +156,7 @@ class OutboxRelayTest {
 
         // The first relay enqueues every row, then its DELETE fails: its transaction rolls back
         // and the rows stay, exactly as if it had died before committing.
-        OutboxRelay dying = OutboxRelay.idle("test/" + queueName, failingOnDelete(database), queue.submissions(), queue.outboxAdmin(), POLL);
+        OutboxRelay dying = OutboxRelay.idle("test/" + queueName, failingOnDelete(database), queue.submissions().outboxDoor(), queue.outboxAdmin(), POLL);
         try {
             dying.sweep();
         } catch (IllegalStateException expected) {
@@ -176,7 +176,7 @@ class OutboxRelayTest {
     void twoRelaysConcurrentlyTurnEachOfAThousandRowsIntoExactlyOneJob() throws Exception {
         write(numbered(1_000));
         OutboxRelay a = relay(queue);
-        OutboxRelay b = OutboxRelay.idle("test/" + queueName, database, queue.submissions(), queue.outboxAdmin(), POLL);
+        OutboxRelay b = OutboxRelay.idle("test/" + queueName, database, queue.submissions().outboxDoor(), queue.outboxAdmin(), POLL);
         ExecutorService two = Executors.newFixedThreadPool(2);
         try {
             Future<Integer> first = two.submit(drain(a));
@@ -204,7 +204,7 @@ class OutboxRelayTest {
             toValkey.close(); // Valkey is gone: open connections cut, new ones refused
 
             // A relay whose rows die at their first refusal: an outage must cost them nothing.
-            OutboxRelay down = OutboxRelay.idle(source(), database, unreachable.submissions(), unreachable.outboxAdmin(), POLL,
+            OutboxRelay down = OutboxRelay.idle(source(), database, unreachable.submissions().outboxDoor(), unreachable.outboxAdmin(), POLL,
                     new OutboxRelay.RetryPolicy(1, Duration.ZERO, Duration.ZERO));
             assertThat(down.sweep().valkeyUnavailable()).isTrue();
             assertThat(down.sweep().valkeyUnavailable()).isTrue();
@@ -263,7 +263,7 @@ class OutboxRelayTest {
     @Test
     void aRefusedRowIsPutOffInsteadOfTriedAgainAtEverySweep() throws SQLException {
         writeRefused(1);
-        OutboxRelay relay = OutboxRelay.idle(source(), database, queue.submissions(), queue.outboxAdmin(), POLL,
+        OutboxRelay relay = OutboxRelay.idle(source(), database, queue.submissions().outboxDoor(), queue.outboxAdmin(), POLL,
                 new OutboxRelay.RetryPolicy(10, Duration.ofHours(1), Duration.ofHours(2)));
 
         assertThat(relay.sweep()).isEqualTo(new OutboxRelay.Sweep(0, 1, false));
@@ -376,7 +376,7 @@ class OutboxRelayTest {
     }
 
     private OutboxRelay dyingAfter(int refusals, QueueClient client) {
-        return OutboxRelay.idle(source(), database, client.submissions(), client.outboxAdmin(), POLL,
+        return OutboxRelay.idle(source(), database, client.submissions().outboxDoor(), client.outboxAdmin(), POLL,
                 new OutboxRelay.RetryPolicy(refusals, Duration.ZERO, Duration.ZERO));
     }
 

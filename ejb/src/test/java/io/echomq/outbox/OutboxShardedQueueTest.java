@@ -30,8 +30,6 @@ import java.util.function.IntPredicate;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClusterClient;
@@ -45,25 +43,14 @@ import redis.clients.jedis.RedisClusterClient;
 @WithRealServices
 class OutboxShardedQueueTest {
 
-    private static RedisClusterClient redis;
-    private static QueueClient client;
+    private static final RedisClusterClient redis = RealServices.valkeyCluster().sharedClient();
+    private static final QueueClient client = QueueClient.connect(redis, QueueSettings.DEFAULT);
 
     private String sharded;
     private String plain;
     private QueueShards shards;
     private ShardLayout layout;
     private DataSource database;
-
-    @BeforeAll
-    static void connect() {
-        redis = RealServices.valkeyCluster().newClient();
-        client = QueueClient.connect(redis, QueueSettings.DEFAULT);
-    }
-
-    @AfterAll
-    static void close() {
-        redis.close();
-    }
 
     @BeforeEach
     void freshQueues(PostgresService postgres) {
@@ -234,7 +221,7 @@ class OutboxShardedQueueTest {
     @Test
     void anOutboxWhoseRelayDoesNotRouteOverTheEnginesShardsRefusesAFollowUpIntoAShardedQueueAndWritesNothing() throws Exception {
         // A relay over the unsharded client alone would make the job on shard 0 under an id that names no shard.
-        try (OutboxRelay unrouted = OutboxRelay.idle("test/unrouted", database, client.submissions(), client.outboxAdmin(),
+        try (OutboxRelay unrouted = OutboxRelay.idle("test/unrouted", database, client.submissions().outboxDoor(), client.outboxAdmin(),
                 Duration.ofSeconds(1))) {
             Outbox outbox = Outbox.relayedBy(unrouted).over(shards);
             assertThatThrownBy(() -> write(outbox, followUp("refused", laneOn(2))))

@@ -19,8 +19,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClusterClient;
@@ -33,21 +31,9 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  */
 class ClusterScriptsTest {
 
-    private static ValkeyCluster cluster;
-    private static RedisClusterClient redis;
-    private static QueueClient client;
-
-    @BeforeAll
-    static void connect() {
-        cluster = RealServices.valkeyCluster();
-        redis = cluster.newClient();
-        client = QueueClient.connect(redis, QueueSettings.DEFAULT);
-    }
-
-    @AfterAll
-    static void close() {
-        redis.close();
-    }
+    private static final ValkeyCluster cluster = RealServices.valkeyCluster();
+    private static final RedisClusterClient redis = cluster.sharedClient();
+    private static final QueueClient client = QueueClient.connect(redis, QueueSettings.DEFAULT);
 
     @Test
     void queuesPickedByTheirSlotsLiveOnThreeDifferentMasters() {

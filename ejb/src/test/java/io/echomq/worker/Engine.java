@@ -84,7 +84,7 @@ public final class Engine implements AutoCloseable {
         jdbi = Jdbi.create(pool);
         effects = new EffectStore(jdbi, effectSettings);
         relay = outboxPoll == null ? null
-                : OutboxRelay.start("proof/" + queueName, pool, queue.submissions(), queue.outboxAdmin(), outboxPoll);
+                : OutboxRelay.start("proof/" + queueName, pool, queue.submissions().outboxDoor(), queue.outboxAdmin(), outboxPoll);
         Outbox outbox = relay == null ? Outbox.NONE : Outbox.relayedBy(relay);
         assembly = new EngineAssembly(queue, effects, outbox, threads, "proof", events, MaintenanceListener.NONE);
     }

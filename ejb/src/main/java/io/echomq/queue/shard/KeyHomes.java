@@ -52,19 +52,6 @@ final class KeyHomes {
         this.watch = watch;
     }
 
-    /** How a job is made on its home shard once its keys' claims are settled: by a submitter, or through the outbox's door. */
-    @FunctionalInterface
-    interface ClaimedEnqueue {
-        /** A submitter's submission, which refuses the keys the engine reserves for its own jobs. */
-        ClaimedEnqueue SUBMITTER = (shard, queue, job, idempotencyKeyClaim, dedupeKeyClaim) ->
-                shard.submissions().enqueueClaimed(queue, job, idempotencyKeyClaim, dedupeKeyClaim);
-        /** The outbox's relay, whose rows carry the reserved keys ({@code followup:}, {@code outbox:}). */
-        ClaimedEnqueue OUTBOX = (shard, queue, job, idempotencyKeyClaim, dedupeKeyClaim) ->
-                shard.submissions().outboxDoor().enqueueClaimed(queue, job, idempotencyKeyClaim, dedupeKeyClaim);
-
-        Enqueued enqueue(QueueClient shard, String queue, NewJob job, String idempotencyKeyClaim, String dedupeKeyClaim);
-    }
-
     /** A key of a submission: {@code kind} {@code idem} or {@code dedupe}; mode is the dedupe mode's wire name, '' for idem. */
     record Key(String kind, String key, String mode) {
     }
@@ -89,11 +76,11 @@ final class KeyHomes {
      *         job waits on another shard
      */
     Enqueued enqueue(String queue, NewJob job, int laneShard) {
-        return enqueue(queue, job, laneShard, ClaimedEnqueue.SUBMITTER);
+        return enqueue(queue, job, laneShard, ShardDoor.SUBMITTER);
     }
 
-    /** As {@link #enqueue(String, NewJob, int)}, the job made on its home by {@code make}. */
-    Enqueued enqueue(String queue, NewJob job, int laneShard, ClaimedEnqueue make) {
+    /** As {@link #enqueue(String, NewJob, int)}, the job made on its home through {@code door}. */
+    Enqueued enqueue(String queue, NewJob job, int laneShard, ShardDoor door) {
         List<Key> keys = keysOf(job);
         Set<String> followHome = new HashSet<>();
         for (int round = 0; round < MAX_ROUNDS; round++) {
@@ -125,7 +112,7 @@ final class KeyHomes {
             }
             watch.before(Step.CREATE, laneShard);
             try {
-                Enqueued made = make.enqueue(shards.get(laneShard), queue, job, claims[0], claims[1]);
+                Enqueued made = door.enqueueClaimed(shards.get(laneShard), queue, job, claims[0], claims[1]);
                 toConfirm.forEach(this::confirm);
                 return made;
             } catch (KeyHomeRedirect redirect) {

@@ -268,9 +268,13 @@ public final class QueueShards {
      * @throws InvalidRequestException naming {@code queue}
      */
     public void requireOneShard(String name, String what) {
+        requireOneShard("queue", name, what);
+    }
+
+    private void requireOneShard(String field, String name, String what) {
         int shards = shardsOf(name);
         if (shards > 1) {
-            throw notOverShardsYet("queue", name, shards, what);
+            throw notOverShardsYet(field, name, shards, what);
         }
     }
 
@@ -329,10 +333,7 @@ public final class QueueShards {
         if (node == null) {
             return;
         }
-        int shards = shardsOf(node.queue());
-        if (shards > 1) {
-            throw notOverShardsYet(at + "queue", node.queue(), shards, "a flow's job in it");
-        }
+        requireOneShard(at + "queue", node.queue(), "a flow's job in it");
         for (int i = 0; i < node.children().size(); i++) {
             requireFlowOnOneShard(node.children().get(i), at + "children[" + i + "].");
         }

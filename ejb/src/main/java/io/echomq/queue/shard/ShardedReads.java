@@ -152,14 +152,17 @@ public final class ShardedReads {
      * @throws InvalidRequestException naming {@code from} for a resume point that is not one
      */
     public EventIterator follow(String queue, Optional<String> after, EventFilter filter) {
-        List<String> from = after.isPresent() ? eventPositionsIn("from", after.get())
-                : shards.stream().map(shard -> shard.reads().lastEventId(queue)).toList();
+        List<String> from = after.isPresent() ? eventPositionsIn("from", after.get()) : newestEntries(queue);
         return ShardedFollower.start(queue, shards, from, filter);
     }
 
     /** Where "from now on" starts: the newest entry id of every shard's stream, joined (see {@link QueueReads#lastEventId}). */
     public String lastEventId(String queue) {
-        return resumePoint(shards.stream().map(shard -> shard.reads().lastEventId(queue)).toList());
+        return resumePoint(newestEntries(queue));
+    }
+
+    private List<String> newestEntries(String queue) {
+        return shards.stream().map(shard -> shard.reads().lastEventId(queue)).toList();
     }
 
     /** One entry id per shard, in shard order, joined: the one form of a resume point of the event stream. */

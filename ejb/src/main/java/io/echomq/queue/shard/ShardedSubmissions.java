@@ -55,20 +55,21 @@ public final class ShardedSubmissions {
      */
     public Enqueued enqueue(String queue, NewJob job) {
         shards.get(0).submissions().check(queue, job);
-        int shard = shardOf(job);
-        if (KeyHomes.keysOf(job).isEmpty()) {
-            return shards.get(shard).submissions().enqueue(queue, job);
-        }
-        return keyHomes.enqueue(queue, job, shard);
+        return routed(queue, job, ShardDoor.SUBMITTER);
     }
 
     /** As {@link #enqueue}, for a job {@link ShardedOutboxDoor} checked by the outbox's key rule. */
     Enqueued enqueueThroughOutbox(String queue, NewJob job) {
+        return routed(queue, job, ShardDoor.OUTBOX);
+    }
+
+    /** {@code job}, checked already, made through {@code door} on its shard, its keys through their homes. */
+    private Enqueued routed(String queue, NewJob job, ShardDoor door) {
         int shard = shardOf(job);
         if (KeyHomes.keysOf(job).isEmpty()) {
-            return shards.get(shard).submissions().outboxDoor().enqueue(queue, job, "");
+            return door.enqueue(shards.get(shard), queue, job);
         }
-        return keyHomes.enqueue(queue, job, shard, KeyHomes.ClaimedEnqueue.OUTBOX);
+        return keyHomes.enqueue(queue, job, shard, door);
     }
 
     /**

@@ -19,8 +19,6 @@ import java.util.UUID;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -35,19 +33,8 @@ import redis.clients.jedis.RedisClusterClient;
 @WithRealServices
 class OutboxKeyHomesClusterTest {
 
-    private static RedisClusterClient redis;
-    private static QueueClient client;
-
-    @BeforeAll
-    static void connect() {
-        redis = RealServices.valkeyCluster().newClient();
-        client = QueueClient.connect(redis, QueueSettings.DEFAULT);
-    }
-
-    @AfterAll
-    static void close() {
-        redis.close();
-    }
+    private static final RedisClusterClient redis = RealServices.valkeyCluster().sharedClient();
+    private static final QueueClient client = QueueClient.connect(redis, QueueSettings.DEFAULT);
 
     /** A relay that stops (as a crash would) the first time it reaches {@code step}. */
     private record StopBefore(KeyHomes.Step step) implements KeyHomes.StepWatch {

@@ -47,20 +47,14 @@ public final class OutboundEnqueuer {
     private final Supplier<OutboxRelay> relay;
 
     /**
-     * @param queue        the adapter's client: its submissions and flows, and its telemetry for the
-     *                     {@code send} span of a job written to the outbox
+     * @param shards       the adapter's queues: a job enqueued at once goes to the shard a
+     *                     submission of it reaches (a job in a transaction is routed by the relay,
+     *                     over the same layouts); the unsharded client's submissions and flows check
+     *                     requests, and its telemetry makes the {@code send} span of a job written
+     *                     to the outbox
      * @param transactions the container's registry; null where there is none (every enqueue is direct)
      * @param relay        the relay of the factory's data source, asked for on the first enqueue
      *                     inside a transaction (it looks the data source up and migrates it)
-     */
-    public OutboundEnqueuer(QueueClient queue, TransactionSynchronizationRegistry transactions, Supplier<OutboxRelay> relay) {
-        this(QueueShards.none(queue), transactions, relay);
-    }
-
-    /**
-     * As {@link #OutboundEnqueuer(QueueClient, TransactionSynchronizationRegistry, Supplier)}, a job
-     * enqueued at once into a sharded queue going to the shard {@code shards} routes it to (its
-     * rows in a transaction are routed by the relay, over the same layouts)
      */
     public OutboundEnqueuer(QueueShards shards, TransactionSynchronizationRegistry transactions, Supplier<OutboxRelay> relay) {
         QueueClient queue = shards.unsharded();

@@ -16,6 +16,7 @@ import io.echomq.queue.Backoff;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.ReplicaWait;
+import io.echomq.queue.shard.QueueShards;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
@@ -85,16 +86,16 @@ class AdapterTracingTest {
     @Test
     void oneTraceRunsFromTheApplicationsTransactionThroughTheOutboxToTheBeansProcessSpan() throws Exception {
         EnlistingTransaction transaction = new EnlistingTransaction(database);
-        OutboxRelay writers = OutboxRelay.idle("test/" + queueName, transaction.dataSource(), queue.submissions(), queue.outboxAdmin(),
+        OutboxRelay writers = OutboxRelay.idle("test/" + queueName, transaction.dataSource(), queue.submissions().outboxDoor(), queue.outboxAdmin(),
                 Duration.ofMinutes(1));
         Span request = sdk.getTracer("app").spanBuilder("POST /orders").setSpanKind(SpanKind.SERVER).startSpan();
         try (Scope ignored = request.makeCurrent()) {
-            new OutboundEnqueuer(queue, transaction, () -> writers).enqueue(JobRequest.of(queueName, "{\"order\":1}"));
+            new OutboundEnqueuer(QueueShards.none(queue), transaction, () -> writers).enqueue(JobRequest.of(queueName, "{\"order\":1}"));
             transaction.commit();
         } finally {
             request.end();
         }
-        OutboxRelay.idle("test/" + queueName, database, queue.submissions(), queue.outboxAdmin(), Duration.ofMinutes(1)).sweep();
+        OutboxRelay.idle("test/" + queueName, database, queue.submissions().outboxDoor(), queue.outboxAdmin(), Duration.ofMinutes(1)).sweep();
 
         assembly = new EngineAssembly(queue, new EffectStore(Jdbi.create(database), EffectSettings.DEFAULT), Outbox.NONE,
                 EngineThreads.from(Executors.defaultThreadFactory()), "adapter-test", WorkerListener.NONE, MaintenanceListener.NONE);

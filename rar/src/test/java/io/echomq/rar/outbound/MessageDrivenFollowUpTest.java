@@ -13,6 +13,7 @@ import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.queue.shard.QueueShards;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
@@ -67,12 +68,12 @@ class MessageDrivenFollowUpTest {
         queueName = "mdb-followup-" + UUID.randomUUID().toString().substring(0, 8);
         database = postgres.createDatabase("mdb").dataSource();
         Migrations.migrate(database);
-        relay = OutboxRelay.idle("test/" + queueName, database, queue.submissions(), queue.outboxAdmin(), Duration.ofMinutes(1));
+        relay = OutboxRelay.idle("test/" + queueName, database, queue.submissions().outboxDoor(), queue.outboxAdmin(), Duration.ofMinutes(1));
         transaction = new ActiveTransaction();
     }
 
     private OutboundEnqueuer enqueuer(TransactionSynchronizationRegistry registry) {
-        return new OutboundEnqueuer(queue, registry, () -> relay);
+        return new OutboundEnqueuer(QueueShards.none(queue), registry, () -> relay);
     }
 
     private List<JobView> pending() {

@@ -11,6 +11,7 @@ import io.echomq.outbox.OutboxRelay;
 import io.echomq.outbox.OutboxWriter;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.queue.shard.QueueShards;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
 import jakarta.resource.NotSupportedException;
@@ -62,7 +63,7 @@ class OutboundConnectionTest {
         Supplier<OutboxRelay> noOutbox = () -> {
             throw new AssertionError("no transaction here: the outbox must not be used");
         };
-        managedFactory.useEnqueuer(new OutboundEnqueuer(queue, null, noOutbox));
+        managedFactory.useEnqueuer(new OutboundEnqueuer(QueueShards.none(queue), null, noOutbox));
         factory = (JobQueueConnectionFactory) managedFactory.createConnectionFactory();
     }
 

@@ -15,6 +15,7 @@ import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
+import io.echomq.queue.shard.QueueShards;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
@@ -81,14 +82,14 @@ class TransactionalFlowTest {
      * other node's would.
      */
     private OutboundEnqueuer enqueuer() {
-        OutboxRelay writers = OutboxRelay.idle("test/" + parents, transaction.dataSource(), queue.submissions(), queue.outboxAdmin(),
+        OutboxRelay writers = OutboxRelay.idle("test/" + parents, transaction.dataSource(), queue.submissions().outboxDoor(), queue.outboxAdmin(),
                 Duration.ofMinutes(1));
         writers.close();
-        return new OutboundEnqueuer(queue, transaction, () -> writers);
+        return new OutboundEnqueuer(QueueShards.none(queue), transaction, () -> writers);
     }
 
     private OutboxRelay relay(DataSource source) {
-        return OutboxRelay.idle("test/" + parents, source, queue.submissions(), queue.outboxAdmin(), Duration.ofMinutes(1));
+        return OutboxRelay.idle("test/" + parents, source, queue.submissions().outboxDoor(), queue.outboxAdmin(), Duration.ofMinutes(1));
     }
 
     private static FlowRequest order(String parents, String children) {
@@ -157,7 +158,7 @@ class TransactionalFlowTest {
 
     @Test
     void outsideATransactionAFlowIsSubmittedAtOnceAndItsKeyAnswersTheFirstFlow() {
-        OutboundEnqueuer direct = new OutboundEnqueuer(queue, null, () -> {
+        OutboundEnqueuer direct = new OutboundEnqueuer(QueueShards.none(queue), null, () -> {
             throw new AssertionError("no transaction here: the outbox must not be used");
         });
         FlowRequest keyed = new FlowRequest(JobRequest.of(parents, "{\"order\":8}").withIdempotencyKey("order-8"), null,
