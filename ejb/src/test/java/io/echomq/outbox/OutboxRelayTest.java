@@ -19,8 +19,7 @@ import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
 import io.echomq.testkit.faults.FaultProxy;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
+import io.echomq.testkit.faults.FaultyDataSources;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -156,7 +155,7 @@ class OutboxRelayTest {
 
         // The first relay enqueues every row, then its DELETE fails: its transaction rolls back
         // and the rows stay, exactly as if it had died before committing.
-        OutboxRelay dying = OutboxRelay.idle("test/" + queueName, failingOnDelete(database), queue.submissions().outboxDoor(), queue.outboxAdmin(), POLL);
+        OutboxRelay dying = OutboxRelay.idle("test/" + queueName, FaultyDataSources.refusingDeletes(database), queue.submissions().outboxDoor(), queue.outboxAdmin(), POLL);
         try {
             dying.sweep();
         } catch (IllegalStateException expected) {
@@ -417,32 +416,5 @@ class OutboxRelayTest {
                 }
             }
         };
-    }
-
-    /** The data source, except that every DELETE fails: a relay that dies after its enqueues. */
-    static DataSource failingOnDelete(DataSource real) {
-        return (DataSource) Proxy.newProxyInstance(OutboxRelayTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                    Object result = invoke(real, method, args);
-                    if (!method.getName().equals("getConnection")) {
-                        return result;
-                    }
-                    Connection connection = (Connection) result;
-                    return Proxy.newProxyInstance(OutboxRelayTest.class.getClassLoader(), new Class<?>[] {Connection.class},
-                            (p, m, a) -> {
-                                if (m.getName().equals("prepareStatement") && String.valueOf(a[0]).startsWith("DELETE")) {
-                                    throw new SQLException("DELETE refused (the relay died here)");
-                                }
-                                return invoke(connection, m, a);
-                            });
-                });
-    }
-
-    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
     }
 }

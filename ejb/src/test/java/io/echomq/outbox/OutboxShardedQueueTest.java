@@ -19,6 +19,7 @@ import io.echomq.queue.shard.ShardLayout;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.RealServices;
 import io.echomq.testkit.WithRealServices;
+import io.echomq.testkit.faults.FaultyDataSources;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -146,7 +147,7 @@ class OutboxShardedQueueTest {
 
         // The first relay makes every job, then its DELETE fails: its transaction rolls back and the
         // rows stay, exactly as if it had died before committing.
-        try (OutboxRelay dying = relay(OutboxRelayTest.failingOnDelete(database))) {
+        try (OutboxRelay dying = relay(FaultyDataSources.refusingDeletes(database))) {
             assertThatThrownBy(dying::sweep).hasMessageContaining("DELETE refused");
         }
         assertThat(outboxRows()).isEqualTo(3);

@@ -22,11 +22,7 @@ import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.RealServices;
 import io.echomq.testkit.WithRealServices;
 import io.echomq.testkit.services.ValkeyCluster;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.SQLException;
+import io.echomq.testkit.faults.FaultyDataSources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,7 +71,7 @@ class AdapterOutboxShardsTest {
         OutboxWriter.insert(database, List.of(JobRequests.followUp(handled, step, JobRequest.of(queue, "{\"followUp\":true}").withLane(lane)),
                 JobRequest.of(queue, "{\"plain\":true}").withLane(lane)));
 
-        try (OutboxRelay dying = OutboxRelay.idle("test/" + queue, failingOnDelete(database), shards.outboxDoor(), client.outboxAdmin(),
+        try (OutboxRelay dying = OutboxRelay.idle("test/" + queue, FaultyDataSources.refusingDeletes(database), shards.outboxDoor(), client.outboxAdmin(),
                 Duration.ofMinutes(1), OutboxRelay.RetryPolicy.DEFAULT)) {
             assertThatThrownBy(dying::sweep).hasMessageContaining("DELETE refused");
         }
@@ -121,32 +117,5 @@ class AdapterOutboxShardsTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("children[0].queue: '" + queue + "' has 3 shards");
         assertThat(client.reads().stats(plain).total()).as("jobs of the refused flow's parent").isZero();
-    }
-
-    /** {@code real}, except that a DELETE cannot be prepared: a relay using it sends its rows and dies before deleting them. */
-    private static DataSource failingOnDelete(DataSource real) {
-        return (DataSource) Proxy.newProxyInstance(AdapterOutboxShardsTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                    Object result = invoke(real, method, args);
-                    if (!method.getName().equals("getConnection")) {
-                        return result;
-                    }
-                    Connection connection = (Connection) result;
-                    return Proxy.newProxyInstance(AdapterOutboxShardsTest.class.getClassLoader(), new Class<?>[] {Connection.class},
-                            (p, m, a) -> {
-                                if (m.getName().equals("prepareStatement") && String.valueOf(a[0]).startsWith("DELETE")) {
-                                    throw new SQLException("DELETE refused (the relay died here)");
-                                }
-                                return invoke(connection, m, a);
-                            });
-                });
-    }
-
-    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
     }
 }

@@ -19,8 +19,7 @@ import io.echomq.queue.shard.QueueShards;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.ValkeyService;
 import io.echomq.testkit.WithRealServices;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
+import io.echomq.testkit.faults.FaultyDataSources;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -145,7 +144,7 @@ class TransactionalFlowTest {
         enqueuer().submitFlow(order(parents, children));
         transaction.commit();
 
-        assertThatThrownBy(() -> relay(failingOnDelete(database)).sweep()).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> relay(FaultyDataSources.refusingDeletes(database)).sweep()).isInstanceOf(IllegalStateException.class);
         assertThat(jobs(parents, JobState.WAITING_CHILDREN)).as("the dying relay did submit the flow").hasSize(1);
         assertThat(outboxRows()).as("the row stays for the next sweep").isEqualTo(1);
         OutboxRelay.Sweep resend = relay(database).sweep();
@@ -205,33 +204,6 @@ class TransactionalFlowTest {
              ResultSet rs = statement.executeQuery("SELECT count(*) FROM echomq.outbox")) {
             rs.next();
             return rs.getLong(1);
-        }
-    }
-
-    /** A data source whose connections refuse the relay's DELETE: the relay dies after sending, before forgetting the row. */
-    private static DataSource failingOnDelete(DataSource real) {
-        return (DataSource) Proxy.newProxyInstance(TransactionalFlowTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                    Object result = invoke(real, method, args);
-                    if (!method.getName().equals("getConnection")) {
-                        return result;
-                    }
-                    Connection connection = (Connection) result;
-                    return Proxy.newProxyInstance(TransactionalFlowTest.class.getClassLoader(), new Class<?>[] {Connection.class},
-                            (p, m, a) -> {
-                                if (m.getName().equals("prepareStatement") && String.valueOf(a[0]).startsWith("DELETE")) {
-                                    throw new SQLException("DELETE refused (the relay died here)");
-                                }
-                                return invoke(connection, m, a);
-                            });
-                });
-    }
-
-    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
         }
     }
 }
