@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.eclipse.microprofile.config.Config;
 
 /**
@@ -317,7 +318,17 @@ public final class EngineConfig {
      * spreads its lanes over N slots of a Valkey Cluster (docs/SHARDING.md). A bad value names its key.
      */
     public int shardsFor(String queue) {
-        return read.integer("echomq.queues." + queue + ".shards", 1, 1, ShardLayout.MAX_SHARDS);
+        return configuredShardsFor(queue).orElse(1);
+    }
+
+    /**
+     * {@code echomq.queues.<queue>.shards} when it is set (see {@link #shardsFor}): a runtime that
+     * only learns a queue as it goes (an outbox row's queue, an adapter's activation) lays out a
+     * queue without the setting as Valkey records it, and never changes that layout.
+     */
+    public OptionalInt configuredShardsFor(String queue) {
+        String key = "echomq.queues." + queue + ".shards";
+        return read.optional(key).isPresent() ? OptionalInt.of(read.integer(key, 1, 1, ShardLayout.MAX_SHARDS)) : OptionalInt.empty();
     }
 
     /** The worker settings of one queue: {@code echomq.queues.<queue>.*}, else the worker defaults. */

@@ -15,10 +15,13 @@ import io.echomq.queue.JobView;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.QueueStats;
+import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.queue.shard.QueueShards;
 import io.echomq.queue.shard.ShardCountRefusedException;
 import io.echomq.queue.shard.ShardLayout;
+import io.echomq.queue.shard.ShardLayouts;
 import io.echomq.queue.shard.ShardedQueue;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.RealServices;
@@ -225,6 +228,40 @@ class ShardedEngineTest {
                     }));
             assertThat(chargesPerAccount).as("charges per order").hasSize(jobs);
             assertThat(chargesPerAccount.values()).as("charges per order").containsOnly(1L);
+        }
+    }
+
+    /**
+     * A queue another engine laid out over 3 shards, which this engine only sends follow-ups to
+     * (its configuration does not name it): the follow-ups follow the layout Valkey records, each
+     * made once on its lane's shard under an id naming that shard, and the layout is left as it is.
+     */
+    @Test
+    void aFollowUpIntoAShardedQueueThisEngineDoesNotConfigureIsMadeOnItsLanesShard(PostgresService postgres) throws Exception {
+        String orders = newQueue();
+        String charges = newQueue();
+        int jobs = 12;
+        ShardedQueue laidOutElsewhere = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(charges, 3));
+        ShardLayout layout = laidOutElsewhere.layout();
+        try (ShardedEngine sending = new ShardedEngine(redis, postgres, Map.of(orders, 1), WorkerListener.NONE, MaintenanceListener.NONE, true)) {
+            WorkerSettings settings = WorkerSettings.DEFAULT.withConcurrency(2).withIdlePoll(Duration.ofMillis(20));
+            sending.engine.startWorker(orders, job -> job.followUp("charge",
+                    JobRequest.of(charges, "{\"n\":" + job.payload() + "}").withLane("charge-lane-" + Integer.parseInt(job.payload()) % 6)),
+                    settings);
+            for (int n = 0; n < jobs; n++) {
+                sending.shards.enqueue(orders, NewJob.of(Integer.toString(n)));
+            }
+
+            await("every follow-up made").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> assertThat(laidOutElsewhere.reads().stats(charges).pending())
+                            .as("%s", laidOutElsewhere.reads().stats(charges)).isEqualTo(jobs));
+
+            assertThat(sending.shards.shardsOf(charges)).as("the sending engine's layout of the queue").isEqualTo(3);
+            List<JobView> made = laidOutElsewhere.reads().jobs(charges, JobState.PENDING, Optional.empty(), 100).jobs();
+            assertThat(made).hasSize(jobs).allSatisfy(job -> assertThat(layout.shardOfJob(job.id()))
+                    .as("the shard job %s in %s names", job.id(), job.lane()).isEqualTo(layout.shardOfLane(job.lane())));
+            assertThat(new ShardLayouts(redis, new ScriptRunner(redis, ReplicaWait.NONE)).recordedShards(charges))
+                    .as("the layout the sender found").isEqualTo(3);
         }
     }
 

@@ -44,6 +44,8 @@
     {'HOME', shard, kind}      sharded only: the key (kind 'idem' or 'dedupe') owned here has its
                                home on another shard; nothing was made (docs/SHARDING.md, 3.1)
     {'FENCED', kind, ''}       sharded only: the claim's token was fenced (the key's home moved); nothing was made
+    {'SHARDED', N}             the queue is laid out over N shards and this client sent no layout
+                               (includes/mint_id): nothing was made
 ]]
 local rcall = redis.call
 local seq, ring, delayed, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -62,5 +64,9 @@ local trace = ARGV[12]
 -- #include enqueue_one
 
 local ids = id_layout(ARGV[13], ARGV[14])
+local recorded_shards = shards_unknown_to_client(prefix, ids)
+if recorded_shards then
+  return {'SHARDED', recorded_shards}
+end
 return enqueue_one(prefix, seq, ring, delayed, idem, integer_text(now_ms()), payload, max_attempts, delay_ms, lane, idem_key, run_at,
   priority, dedupe_key, window_ms, mode, trace, ids, ids and {idem = ARGV[15], dedupe = ARGV[16]})

@@ -30,6 +30,8 @@
     job whose key owned here has its home on another shard: that job was not made, the others were
     (every key of a batch on a shard is claimed 'own': its client sends jobs whose keys another
     shard owns through the key-home protocol, docs/SHARDING.md 3.1)
+    {'SHARDED', N}   the queue is laid out over N shards and this client sent no layout
+                     (includes/mint_id): no job of the batch was made
 ]]
 local rcall = redis.call
 local seq, ring, delayed, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -45,6 +47,10 @@ local trace = ARGV[3 + count * 10]
 -- #include enqueue_one
 
 local ids = id_layout(ARGV[4 + count * 10], ARGV[5 + count * 10])
+local recorded_shards = shards_unknown_to_client(prefix, ids)
+if recorded_shards then
+  return {'SHARDED', recorded_shards}
+end
 local claims = ids and {}
 local now_text = integer_text(now_ms())
 local out = {}

@@ -31,6 +31,8 @@
   Output:
     {'CREATED', id, state, created ms}     state is 'waiting-children' or 'pending'
     {'DUPLICATE', id, state, created ms}   the key was seen: the first job and its current state
+    {'SHARDED', N}                         the queue is laid out over N shards and this client sent
+                                           no layout (includes/mint_id): nothing was made
 ]]
 local rcall = redis.call
 local seq, ring, delayed, idem, waiting = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -46,6 +48,10 @@ local priority, idem_key, parent, policy, n = tonumber(ARGV[5]), ARGV[6], ARGV[7
 -- #include enqueue_one
 
 local ids = id_layout(ARGV[10 + n], ARGV[11 + n])
+local recorded_shards = shards_unknown_to_client(prefix, ids)
+if recorded_shards then
+  return {'SHARDED', recorded_shards}
+end
 
 local function answer(reply)
   return {reply[1], reply[2], reply[3], rcall('HGET', prefix .. 'job:' .. reply[2], 'created_at') or '0'}

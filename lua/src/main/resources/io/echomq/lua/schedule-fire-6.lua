@@ -60,6 +60,11 @@ local trace = ARGV[9]
 -- #include key_home
 -- #include enqueue_one
 local ids = id_layout(ARGV[10], ARGV[11])
+local recorded_shards = shards_unknown_to_client(prefix, ids)
+if recorded_shards then
+  return {'REFUSED', 'the queue is laid out over ' .. recorded_shards .. ' shards, and this engine fires its schedules as on one '
+    .. 'shard: nothing was fired (give it the queue\'s echomq.queues.<q>.shards)'}
+end
 
 local f = rcall('HMGET', schedule, 'version', 'next_slot', 'paused', 'anchor', 'resumed_at', 'payload', 'lane',
   'max_attempts', 'misfire', 'misfire_limit', 'misfire_grace_ms')

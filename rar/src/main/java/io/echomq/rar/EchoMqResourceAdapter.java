@@ -199,7 +199,7 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
 
     /**
      * The adapter's queues, {@code queueName} laid out by now over the shards its configuration
-     * gives it ({@code echomq.queues.<q>.shards}, docs/SHARDING.md 10), for an activation's workers
+     * gives it ({@code echomq.queues.<q>.shards}, docs/SHARDING.md 10; without it, as Valkey records it), for an activation's workers
      * and maintenance, as the engine lays out its queues at start. The same layouts route the
      * adapter's outbox rows ({@link #dataSource}).
      *
@@ -212,12 +212,14 @@ public class EchoMqResourceAdapter implements ResourceAdapter {
     }
 
     /**
-     * The adapter's queues, each laid out at its first use as its configuration says: an
-     * activation's queue when it is activated, an outbox row's queue when a relay sends it (so a
-     * row into a sharded queue is made on the shard a submission of it would reach).
+     * The adapter's queues, each laid out at its first use: an activation's queue when it is
+     * activated, an outbox row's queue when a relay sends it (so a row into a sharded queue is made
+     * on the shard a submission of it would reach). A queue with {@code echomq.queues.<q>.shards}
+     * is laid out over that count; any other as Valkey records it (the engines that serve it chose
+     * its layout), never changed from here.
      */
     static QueueShards layOut(UnifiedJedis redis, QueueClient queue, EngineConfig config) {
-        return QueueShards.onFirstUse(redis, queue, config.replicaWait(), config::shardsFor);
+        return QueueShards.onFirstUse(redis, queue, config.replicaWait(), config::configuredShardsFor);
     }
 
     /** The engine's threads for every activation: runner loops on the WorkManager, the rest the adapter's own. */

@@ -16,7 +16,11 @@ import io.echomq.queue.JobView;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.shard.QueueShards;
 import io.echomq.rar.outbound.OutboundEnqueuer;
+import io.echomq.queue.ReplicaWait;
+import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.queue.shard.ShardLayout;
+import io.echomq.queue.shard.ShardLayouts;
+import io.echomq.queue.shard.ShardedQueue;
 import io.echomq.runtime.EngineConfig;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.RealServices;
@@ -117,5 +121,34 @@ class AdapterOutboxShardsTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("children[0].queue: '" + queue + "' has 3 shards");
         assertThat(client.reads().stats(plain).total()).as("jobs of the refused flow's parent").isZero();
+    }
+
+    /**
+     * A queue the adapter's configuration does not name, laid out over 3 shards by the engines that
+     * serve it: the adapter follows the layout Valkey records and never changes it (before, it took
+     * such a queue for one of one shard and, while it was empty, laid it out over one).
+     */
+    @Test
+    void aQueueTheAdapterDoesNotConfigureIsUsedAsItsEnginesLaidItOutAndKeepsItsLayout() {
+        EngineConfig config = AdapterConfig.read(Map.of("echomq.valkey.cluster-nodes", cluster.seedNodes(),
+                "echomq.valkey.password", cluster.password()));
+        ShardLayout layout = ShardedQueue.connect(redis, config.queueSettings(), ShardLayout.of(queue, 3)).layout();
+        QueueClient client = QueueClient.connect(redis, config.queueSettings());
+        QueueShards shards = EchoMqResourceAdapter.layOut(redis, client, config);
+        OutboundEnqueuer direct = new OutboundEnqueuer(shards, null, () -> {
+            throw new AssertionError("no transaction here: the outbox must not be used");
+        });
+
+        List<Submission> made = IntStream.range(0, 6).mapToObj(i -> direct.enqueue(JobRequest.of(queue, "{}").withLane("lane-" + i))).toList();
+
+        for (int i = 0; i < made.size(); i++) {
+            String id = made.get(i).jobId();
+            assertThat(layout.shardOfJob(id)).as("the shard of job %s in lane-%d", id, i).isEqualTo(layout.shardOfLane("lane-" + i));
+        }
+        assertThat(shards.stats(queue).pending()).as("jobs over every shard").isEqualTo(6);
+        assertThat(new ShardLayouts(redis, new ScriptRunner(redis, ReplicaWait.NONE)).recordedShards(queue))
+                .as("the queue's recorded layout").isEqualTo(3);
+        String plain = "adapter-plain-" + UUID.randomUUID();
+        assertThat(shards.shardsOf(plain)).as("a queue nobody laid out").isEqualTo(1);
     }
 }

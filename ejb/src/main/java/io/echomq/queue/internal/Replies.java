@@ -18,6 +18,7 @@ import io.echomq.queue.StopOutcome;
 import io.echomq.queue.TrimResult;
 import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.queue.schedule.ScheduleFiring;
+import io.echomq.queue.shard.ShardCountRefusedException;
 import io.echomq.queue.shard.ShardLayoutRefusal;
 import io.echomq.queue.shard.ShardSettings;
 import java.time.Duration;
@@ -45,6 +46,7 @@ public final class Replies {
      */
     public static Enqueued enqueued(String queue, Object reply) {
         List<Object> r = list(reply, "enqueue");
+        refuseIfShardsUnknown(queue, r);
         KeyHomeRedirect.Redirect redirect = redirect(r, 0);
         if (redirect != null) {
             throw new KeyHomeRedirect(Collections.singletonList(null), Map.of(0, redirect));
@@ -66,6 +68,23 @@ public final class Replies {
         };
     }
 
+    /**
+     * A script that mints answers {@code SHARDED} when this client sent no id layout to a queue laid
+     * out over shards (includes/mint_id): it made nothing, and this client must not send to that
+     * queue until it is given the queue's shards.
+     *
+     * @throws ShardCountRefusedException naming {@code echomq.queues.<q>.shards}
+     */
+    private static void refuseIfShardsUnknown(String queue, List<Object> r) {
+        if (!r.isEmpty() && "SHARDED".equals(text(r.get(0)))) {
+            String shards = text(r.get(1));
+            throw new ShardCountRefusedException("echomq.queues." + queue + ".shards: queue '" + queue + "' is laid out over " + shards
+                    + " shards, and this client sent to it as to a queue of one shard, so nothing was made (its ids would name no "
+                    + "shard); give this engine the queue's shard count (echomq.queues." + queue + ".shards=" + shards
+                    + ", docs/SHARDING.md 10), or submit through QueueShards");
+        }
+    }
+
     /** A shard's HOME or FENCED answer at {@code r[at]}: why it made no job; null for any other answer. */
     private static KeyHomeRedirect.Redirect redirect(List<Object> r, int at) {
         return switch (text(r.get(at))) {
@@ -82,6 +101,7 @@ public final class Replies {
      */
     public static List<Enqueued> enqueuedBatch(String queue, Object reply) {
         List<Object> r = list(reply, "enqueue-batch");
+        refuseIfShardsUnknown(queue, r);
         List<Enqueued> jobs = new ArrayList<>(r.size() / 3);
         // Made only at a shard's first redirect: an unsharded batch never has one.
         Map<Integer, KeyHomeRedirect.Redirect> redirects = null;
@@ -348,6 +368,7 @@ public final class Replies {
     /** flow-add's reply: the job made, or the one its idempotency key names. */
     public static FlowSubmitted flowAdded(String queue, Object reply) {
         List<Object> r = list(reply, "flow-add");
+        refuseIfShardsUnknown(queue, r);
         return switch (text(r.get(0))) {
             case "CREATED", "DUPLICATE" -> new FlowSubmitted(queue, text(r.get(1)), number(r.get(3)), state(r.get(2)),
                     "DUPLICATE".equals(text(r.get(0))));

@@ -26,9 +26,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.function.ToIntFunction;
+import java.util.function.Function;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -40,15 +41,18 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class QueueShards {
 
+    /** No shard count configured for any queue: each is laid out as Valkey records it. */
+    private static final Function<String, OptionalInt> NOTHING_CONFIGURED = name -> OptionalInt.empty();
+
     private final QueueClient queue;
     /** Every queue laid out so far: its shards when it has more than one, else empty. */
     private final ConcurrentMap<String, Optional<ShardedQueue>> laidOut;
-    /** How a queue not laid out at connect is laid out at its first use; null when such a queue has one shard, unchecked. */
+    /** How a queue not laid out yet is laid out at its first use. */
     private final OnUse onUse;
     private final OutboxDoor outboxDoor = new RoutedOutboxDoor();
 
-    /** What laying a queue out at its first use needs: the connection, and the shard count its configuration gives it. */
-    private record OnUse(UnifiedJedis redis, ReplicaWait replicaWait, ShardLayouts layouts, ToIntFunction<String> shardCount) {
+    /** What laying a queue out at its first use needs: the connection, and the shard count its configuration gives it, if any. */
+    private record OnUse(UnifiedJedis redis, ReplicaWait replicaWait, ShardLayouts layouts, Function<String, OptionalInt> configured) {
     }
 
     private QueueShards(QueueClient queue, Map<String, Optional<ShardedQueue>> laidOut, OnUse onUse) {
@@ -66,6 +70,8 @@ public final class QueueShards {
      * Records each queue's layout (docs/SHARDING.md, 10) and connects the sharded ones, before
      * anything of the engine runs. A queue of one shard is checked too: a queue left with jobs on
      * the other shards of an earlier layout is refused rather than served from shard 0 alone.
+     * Any other queue (one the engine only sends to: a handler's follow-up) is laid out at its
+     * first use as Valkey records it, so it reaches the shards its own engines laid it out over.
      *
      * @param shardCounts the shard count of each queue the engine serves (a queue not named has one)
      * @throws ShardCountRefusedException when a queue holds jobs minted under another count
@@ -74,20 +80,22 @@ public final class QueueShards {
         ShardLayouts layouts = new ShardLayouts(redis, new ScriptRunner(redis, ReplicaWait.NONE));
         Map<String, Optional<ShardedQueue>> laidOut = new HashMap<>();
         shardCounts.forEach((name, shards) -> laidOut.put(name, layOut(redis, queue, replicaWait, layouts, name, shards)));
-        return new QueueShards(queue, laidOut, null);
+        return new QueueShards(queue, laidOut, new OnUse(redis, replicaWait, layouts, NOTHING_CONFIGURED));
     }
 
     /**
      * The queues of a runtime that learns them as it goes (the resource adapter: a message-driven
      * bean's queue at its activation, an outbox row's queue when it is relayed): each is laid out
-     * at its first use with the count {@code shardCount} gives it, checked and recorded as
-     * {@link #connect} does, then kept.
+     * at its first use, then kept. A queue {@code configured} gives a count is checked and recorded
+     * with it as {@link #connect} does; any other is laid out as Valkey records it, and its
+     * layout is left as it is: only a configured count changes a queue's layout.
      *
-     * @throws ShardCountRefusedException from any call that first uses a queue holding jobs minted under another count
+     * @throws ShardCountRefusedException from any call that first uses a queue holding jobs minted under another count than its configured one
      */
-    public static QueueShards onFirstUse(UnifiedJedis redis, QueueClient queue, ReplicaWait replicaWait, ToIntFunction<String> shardCount) {
+    public static QueueShards onFirstUse(UnifiedJedis redis, QueueClient queue, ReplicaWait replicaWait,
+            Function<String, OptionalInt> configured) {
         ShardLayouts layouts = new ShardLayouts(redis, new ScriptRunner(redis, ReplicaWait.NONE));
-        return new QueueShards(queue, Map.of(), new OnUse(redis, replicaWait, layouts, shardCount));
+        return new QueueShards(queue, Map.of(), new OnUse(redis, replicaWait, layouts, configured));
     }
 
     private static Optional<ShardedQueue> layOut(UnifiedJedis redis, QueueClient queue, ReplicaWait replicaWait, ShardLayouts layouts,
@@ -117,8 +125,18 @@ public final class QueueShards {
         if (onUse == null || !isQueueName(name)) {
             return Optional.empty();
         }
-        return laidOut.computeIfAbsent(name, n -> layOut(onUse.redis(), queue, onUse.replicaWait(), onUse.layouts(), n,
-                onUse.shardCount().applyAsInt(n)));
+        return laidOut.computeIfAbsent(name, this::layOutOnFirstUse);
+    }
+
+    private Optional<ShardedQueue> layOutOnFirstUse(String name) {
+        OptionalInt configured = onUse.configured().apply(name);
+        if (configured.isPresent()) {
+            return layOut(onUse.redis(), queue, onUse.replicaWait(), onUse.layouts(), name, configured.getAsInt());
+        }
+        int recorded = onUse.layouts().recordedShards(name);
+        return recorded == 1 ? Optional.empty()
+                : Optional.of(ShardedQueue.connect(onUse.redis(), queue.settings(), onUse.replicaWait(), queue.telemetry(),
+                        ShardLayout.of(name, recorded)));
     }
 
     private static boolean isQueueName(String name) {

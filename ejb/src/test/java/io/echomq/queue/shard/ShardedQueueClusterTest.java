@@ -8,6 +8,7 @@ import io.echomq.queue.CompletedAndClaimed;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.Lease;
+import io.echomq.queue.NewFlow;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
@@ -228,6 +229,31 @@ class ShardedQueueClusterTest {
                 .containsOnly(layout.shardOfLane(lanes.get(0)));
     }
 
+    /**
+     * A client that does not know a queue's shards (an engine or program whose configuration does
+     * not name them) would mint ids on shard 0 that name other shards: jobs that settlements and
+     * operators never find. Shard 0 refuses it, and nothing is made.
+     */
+    @Test
+    void aClientThatDoesNotKnowTheQueuesShardsMakesNothingAndIsToldWhichSettingToGive() {
+        ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(newQueue(), 3));
+        String name = queue.layout().queue();
+        QueueClient unaware = QueueClient.connect(redis, QueueSettings.DEFAULT);
+
+        assertThatThrownBy(() -> unaware.submissions().enqueue(name, NewJob.of("one")))
+                .isInstanceOf(ShardCountRefusedException.class)
+                .hasMessageStartingWith("echomq.queues." + name + ".shards: queue '" + name + "' is laid out over 3 shards");
+        assertThatThrownBy(() -> unaware.submissions().enqueueBatch(name, List.of(NewJob.of("a"), NewJob.of("b"))))
+                .isInstanceOf(ShardCountRefusedException.class).hasMessageContaining("echomq.queues." + name + ".shards=3");
+        assertThatThrownBy(() -> unaware.flows().submit(NewFlow.of(name, NewJob.of("parent"), NewFlow.of(newQueue(), NewJob.of("child")))))
+                .isInstanceOf(ShardCountRefusedException.class).hasMessageContaining("is laid out over 3 shards");
+
+        assertThat(queue.reads().stats(name).total()).as("jobs made").isZero();
+        assertThat(redis.get(queue.layout().keys(0).seq())).as("shard 0's ids minted").isNull();
+        assertThat(queue.layout().shardOfJob(queue.submissions().enqueue(name, NewJob.of("through its shards")).id()))
+                .as("a job sent through the queue's shards").isBetween(0, 2);
+    }
+
     @Test
     void aQueueHoldingJobsRefusesAnotherShardCountNamingTheSetting() {
         String name = newQueue();
@@ -243,11 +269,13 @@ class ShardedQueueClusterTest {
     }
 
     /**
-     * Sharding must cost a queue of one shard nothing: an enqueue issues the commands it issued
-     * before sharding existed (no read of the meta hash to mint its id), on the queue's master.
+     * Sharding costs a queue of one shard one command: an enqueue issues the commands it issued
+     * before sharding existed, on the queue's master, plus one read of the meta hash that makes sure
+     * the queue was not laid out over shards behind this client's back (includes/mint_id). The
+     * other HGET is the event stream's cap, as before.
      */
     @Test
-    void anUnshardedEnqueueIssuesTheCommandsItIssuedBeforeSharding() {
+    void anUnshardedEnqueueIssuesTheCommandsItIssuedBeforeShardingAndOneLayoutRead() {
         String name = newQueue();
         QueueClient unsharded = QueueClient.connect(redis, QueueSettings.DEFAULT);
         unsharded.submissions().enqueue(name, NewJob.of("first"));
@@ -257,7 +285,7 @@ class ShardedQueueClusterTest {
             unsharded.submissions().enqueue(name, NewJob.of("second").inLane("l"));
 
             assertThat(dataCommandCalls(master)).as("commands of one enqueue").isEqualTo(Map.of(
-                    "evalsha", 1L, "time", 1L, "hget", 1L, "zscore", 1L, "zcard", 1L, "incr", 1L, "hset", 2L, "zadd", 1L,
+                    "evalsha", 1L, "time", 1L, "hget", 2L, "zscore", 1L, "zcard", 1L, "incr", 1L, "hset", 2L, "zadd", 1L,
                     "rpush", 2L, "xadd", 1L));
         }
     }

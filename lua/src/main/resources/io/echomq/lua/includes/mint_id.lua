@@ -20,3 +20,16 @@ local function id_layout(stride, offset)
   end
   return {stride = tonumber(stride), offset = tonumber(offset)}
 end
+
+-- The shard count recorded on this shard 0 when a client passed no id layout (ids nil) to a queue
+-- laid out over N > 1 shards, else nil. Such a client takes the queue for one of one shard (an
+-- engine or program whose configuration does not name its shards): an id it minted here would
+-- name another shard than this one, a job its settlements and operators never find. So a script
+-- that mints makes nothing when this answers, and says so ({'SHARDED', N}). Costs a mint of one
+-- shard one HGET; a shard's client, which passes its layout, pays nothing.
+local function shards_unknown_to_client(prefix, ids)
+  if ids then
+    return nil
+  end
+  return redis.call('HGET', prefix .. 'meta', 'id_stride')
+end
