@@ -44,7 +44,7 @@ public final class QueueClient {
         this.submissions = new Submissions(scripts, settings, telemetry, flows, keysOf, idLayout);
         this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention(), flows, keysOf,
                 idLayout.isEmpty() ? "" : idLayout.get(0));
-        this.reads = new QueueReads(redis, scripts, keysOf);
+        this.reads = new QueueReads(redis, scripts, keysOf, idLayout.isEmpty());
         this.schedules = new ScheduleClient(redis, scripts, settings, telemetry, keysOf, idLayout);
         this.outboxAdmin = new OutboxAdmin(redis);
     }

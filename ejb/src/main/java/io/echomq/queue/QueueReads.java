@@ -9,6 +9,8 @@ import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.queue.limits.LimitsInForce;
 import io.echomq.queue.limits.QueueLimits;
+import io.echomq.queue.shard.ShardCountRefusedException;
+import io.echomq.queue.shard.ShardLayouts;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -31,11 +33,14 @@ public final class QueueReads {
     private final ScriptRunner scripts;
     /** A queue's keys after checking its name: the queue's own, or one shard's for a shard's client (docs/SHARDING.md). */
     private final Function<String, QueueKeys> keysOf;
+    /** False for a shard's client: only a client that takes every queue for one of one shard checks the queue's layout. */
+    private final boolean unshardedClient;
 
-    QueueReads(UnifiedJedis redis, ScriptRunner scripts, Function<String, QueueKeys> keysOf) {
+    QueueReads(UnifiedJedis redis, ScriptRunner scripts, Function<String, QueueKeys> keysOf, boolean unshardedClient) {
         this.redis = redis;
         this.scripts = scripts;
         this.keysOf = keysOf;
+        this.unshardedClient = unshardedClient;
     }
 
     /** One job as the queue holds it now, or empty when there is no such job. */
@@ -133,9 +138,11 @@ public final class QueueReads {
      *
      * @throws InvalidRequestException naming {@code from} for an id that is not a stream entry id,
      *                                 or {@code limit}
+     * @throws ShardCountRefusedException when the queue is sharded (see {@link #follow})
      */
     public EventPage events(String queue, String after, EventFilter filter, int limit) {
         QueueKeys keys = keysOf.apply(queue);
+        refuseShardedQueue(queue, "read");
         String start = entryId(after);
         RequestChecks.range("limit", limit, 1, MAX_EVENTS_PAGE);
         List<StreamEntry> entries = read(() -> redis.xrange(keys.events(), "(" + start, "+", limit));
@@ -148,15 +155,31 @@ public final class QueueReads {
      * Follows the queue's job events after entry {@code after} (exclusive; "0" for the oldest the
      * stream still keeps), or after the newest entry there is now when {@code after} is empty:
      * a blocking iterator (see {@link EventIterator}). Close it to stop following. This client
-     * follows the queue's one stream; a sharded queue is followed over every shard by
-     * {@code QueueShards.follow} (docs/SHARDING.md, section 8).
+     * follows the queue's one stream; a sharded queue, whose events are in one stream per shard, is
+     * followed over every shard by {@code QueueShards.follow} (docs/SHARDING.md, section 8), and
+     * refused here rather than followed on shard 0 alone.
      *
-     * @throws InvalidRequestException naming {@code from} for an id that is not a stream entry id
+     * @throws InvalidRequestException    naming {@code from} for an id that is not a stream entry id
+     * @throws ShardCountRefusedException when shard 0 of the queue records more than one shard
      */
     public EventIterator follow(String queue, Optional<String> after, EventFilter filter) {
         QueueKeys keys = keysOf.apply(queue);
+        refuseShardedQueue(queue, "follow");
         String start = after.isPresent() ? entryId(after.get()) : lastEventId(queue);
         return new StreamFollower(redis, keys, start, filter);
+    }
+
+    /** A read of one stream would show a sharded queue's shard 0 alone, as if it were the queue. */
+    private void refuseShardedQueue(String queue, String what) {
+        if (!unshardedClient) {
+            return;
+        }
+        int shards = ShardLayouts.recordedShards(redis, queue);
+        if (shards > 1) {
+            throw new ShardCountRefusedException("queue '" + queue + "' is laid out over " + shards + " shards, each with its own "
+                    + "event stream, and this client reads one: " + what + " its events through QueueShards (the engine's) or "
+                    + "ShardedQueue.reads() (docs/SHARDING.md, 8)");
+        }
     }
 
     /** The id of the newest entry of the queue's job-event stream, or "0-0" when it has none: "from now on". */

@@ -1,8 +1,10 @@
 package io.echomq.queue.shard;
 
 /**
- * A queue's shard count cannot change now: a shard holds jobs whose ids name their shard under the
- * count it was recorded with (docs/SHARDING.md, 10). The message names the setting to put back.
+ * A queue's shards are not what a call takes them to be (docs/SHARDING.md, 10): its shard count
+ * cannot change now (a shard holds jobs whose ids name their shard under the count it was recorded
+ * with), or a client that takes the queue for one of one shard was about to mint on, or read one
+ * stream of, a queue laid out over several. Nothing was changed. The message says what to give.
  */
 public final class ShardCountRefusedException extends IllegalStateException {
 

@@ -30,6 +30,11 @@ public final class ShardLayouts {
 
     /** The shard count recorded for {@code queue} on its shard 0 (1 when none was). */
     public int recordedShards(String queue) {
+        return recordedShards(redis, queue);
+    }
+
+    /** The shard count recorded for {@code queue} on its shard 0 (1 when none was), read over {@code redis}. */
+    public static int recordedShards(UnifiedJedis redis, String queue) {
         String recorded = ValkeyCommands.read(() -> redis.hget(new QueueKeys(queue).meta(), RECORDED_SHARDS));
         return recorded == null ? 1 : Integer.parseInt(recorded);
     }

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.CompletedAndClaimed;
 import io.echomq.queue.Enqueued;
+import io.echomq.queue.EventFilter;
+import io.echomq.queue.EventIterator;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.Lease;
 import io.echomq.queue.NewFlow;
@@ -22,6 +24,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
@@ -252,6 +255,23 @@ class ShardedQueueClusterTest {
         assertThat(redis.get(queue.layout().keys(0).seq())).as("shard 0's ids minted").isNull();
         assertThat(queue.layout().shardOfJob(queue.submissions().enqueue(name, NewJob.of("through its shards")).id()))
                 .as("a job sent through the queue's shards").isBetween(0, 2);
+    }
+
+    /** One stream of a sharded queue is one shard's events: a client that reads one is refused rather than shown a third of them. */
+    @Test
+    void aClientThatDoesNotKnowTheQueuesShardsIsRefusedItsEventsRatherThanShownShardZerosAlone() {
+        ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(newQueue(), 3));
+        String name = queue.layout().queue();
+        QueueClient unaware = QueueClient.connect(redis, QueueSettings.DEFAULT);
+
+        assertThatThrownBy(() -> unaware.reads().follow(name, Optional.empty(), EventFilter.ALL))
+                .isInstanceOf(ShardCountRefusedException.class)
+                .hasMessageStartingWith("queue '" + name + "' is laid out over 3 shards").hasMessageContaining("QueueShards");
+        assertThatThrownBy(() -> unaware.reads().events(name, "0", EventFilter.ALL, 10))
+                .isInstanceOf(ShardCountRefusedException.class).hasMessageContaining("is laid out over 3 shards");
+        try (EventIterator followed = queue.reads().follow(name, Optional.of("0"), EventFilter.ALL)) {
+            assertThat(followed).as("the queue followed over its shards").isNotNull();
+        }
     }
 
     @Test
