@@ -49,6 +49,11 @@ import redis.clients.jedis.RedisClusterClient;
  * -Dsurefire.failIfNoSpecifiedTests=false} ({@code -Dbench.instances=1,2,3},
  * {@code -Dbench.repeats=3}, {@code -Dbench.warmup-s=15}, {@code -Dbench.steady-s=30},
  * {@code -Dbench.concurrency=4}).
+ *
+ * <p>{@code -Dbench.rate=N} (jobs/s over all queues, default 0) feeds at that fixed rate instead of
+ * keeping a backlog: with N well below what one instance drains, the machine is not saturated by
+ * any instance count, so worker CPU per job shows what an instance adds (its duties, its idle
+ * polls), not the time-slicing of JVMs that a full machine makes every added one pay.
  */
 class ScalingBenchmark {
 
@@ -65,6 +70,8 @@ class ScalingBenchmark {
     private final Duration warmup = Duration.ofSeconds(Integer.getInteger("bench.warmup-s", 15));
     private final Duration steady = Duration.ofSeconds(Integer.getInteger("bench.steady-s", 30));
     private final int concurrency = Integer.getInteger("bench.concurrency", 4);
+    /** Jobs/s over every queue, fed at a fixed pace; 0: keep a backlog, so the workers are never without work. */
+    private final int rate = Integer.getInteger("bench.rate", 0);
     private static final Duration FEEDER_READ_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration UNAVAILABLE_PAUSE = Duration.ofMillis(200);
     /** The effect store's size per job, read at the end of the latest run (the tables are emptied between runs). */
@@ -237,7 +244,7 @@ class ScalingBenchmark {
             startWorkers(services, queues, instances, settings, workers);
             Map<Long, String> processes = processesToMeasure(services.cluster, workers, services.jdbi);
             List<Integer> masters = services.cluster.masterPorts();
-            Feeder feeder = new Feeder(target, queues, lanes);
+            Feeder feeder = new Feeder(target, queues, lanes, rate);
             Thread feeding = new Thread(feeder, "feeder");
             feeding.setDaemon(true);
             feeding.start();
@@ -360,7 +367,9 @@ class ScalingBenchmark {
     /**
      * Keeps each queue at {@link #BACKLOG_PER_QUEUE} pending jobs or more, every lane in turn, until
      * stopped: the workers never wait for work, and every lane always has some, so the window sees
-     * the claim's round-robin over lanes that all have work.
+     * the claim's round-robin over lanes that all have work. With a rate, it sends that many jobs per
+     * second instead, spread evenly over the queues and lanes, paced by the time since it started (a
+     * late round sends what it owes).
      */
     private static final class Feeder implements Runnable {
 
@@ -373,11 +382,14 @@ class ScalingBenchmark {
         private volatile boolean stopped;
         private volatile RuntimeException failure;
         private long sequence;
+        /** Jobs/s over every queue; 0 for the backlog. */
+        private final int rate;
 
-        Feeder(FeedTarget target, List<String> queues, int lanes) {
+        Feeder(FeedTarget target, List<String> queues, int lanes, int rate) {
             this.target = target;
             this.queues = queues;
             this.lanes = lanes;
+            this.rate = rate;
         }
 
         @Override
@@ -391,16 +403,11 @@ class ScalingBenchmark {
         }
 
         private void feed() {
+            long start = System.nanoTime();
             while (!stopped) {
+                long owed = rate == 0 ? 0 : owedPerQueue(start);
                 for (String q : queues) {
-                    long missing = BACKLOG_PER_QUEUE - pendingOrFull(q);
-                    for (long sent = 0; sent < missing; sent += Submissions.MAX_BATCH_JOBS) {
-                        int size = (int) Math.min(Submissions.MAX_BATCH_JOBS, missing - sent);
-                        for (List<NewJob> ofShard : target.byShard(jobs(size))) {
-                            sendUntilServed(q, ofShard);
-                        }
-                        submitted.addAndGet(size);
-                    }
+                    send(q, rate == 0 ? BACKLOG_PER_QUEUE - pendingOrFull(q) : owed);
                 }
                 try {
                     Thread.sleep(FEED_EVERY.toMillis());
@@ -408,6 +415,22 @@ class ScalingBenchmark {
                     Thread.currentThread().interrupt();
                     return;
                 }
+            }
+        }
+
+        /** What each queue is owed at the fixed rate since {@code start}, less what was sent to it (every queue is sent the same). */
+        private long owedPerQueue(long start) {
+            double seconds = (System.nanoTime() - start) / 1e9;
+            return (long) (seconds * rate / queues.size()) - submitted.get() / queues.size();
+        }
+
+        private void send(String q, long jobs) {
+            for (long sent = 0; sent < jobs; sent += Submissions.MAX_BATCH_JOBS) {
+                int size = (int) Math.min(Submissions.MAX_BATCH_JOBS, jobs - sent);
+                for (List<NewJob> ofShard : target.byShard(jobs(size))) {
+                    sendUntilServed(q, ofShard);
+                }
+                submitted.addAndGet(size);
             }
         }
 
@@ -551,7 +574,8 @@ class ScalingBenchmark {
 
     private String table(List<Row> rows) {
         StringBuilder out = new StringBuilder("\nscaling: " + QUEUES + " queues on 3 masters x " + LANES + " lanes, demo ledger handler, "
-                + Runtime.getRuntime().availableProcessors() + " cores, concurrency " + concurrency + " per queue and instance, warm-up "
+                + Runtime.getRuntime().availableProcessors() + " cores, concurrency " + concurrency + " per queue and instance, "
+                + (rate == 0 ? "a backlog of " + BACKLOG_PER_QUEUE + " per queue" : "fed " + rate + " jobs/s") + ", warm-up "
                 + warmup.toSeconds() + " s excluded, steady window " + steady.toSeconds() + " s\n");
         out.append(String.format("%-9s | %6s | %6s | %7s | %6s | %4s | %4s | %9s | %-17s | %-17s | %9s | %9s | %8s | %5s | %7s | %13s | %13s | %13s%n",
                 "instances", "repeat", "jobs", "seconds", "jobs/s", "dups", "lost", "lane_fair", "jobs per instance",
