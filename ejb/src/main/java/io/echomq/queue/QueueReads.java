@@ -7,6 +7,7 @@ import io.echomq.queue.internal.Replies;
 import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
+import io.echomq.queue.internal.SlotMasters;
 import io.echomq.queue.limits.LimitsInForce;
 import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.shard.ShardCountRefusedException;
@@ -222,6 +223,15 @@ public final class QueueReads {
     /** The queue's caps and rate limits as the claim reads them. */
     public QueueLimits limits(String queue) {
         return limitsInForce(queue).limits();
+    }
+
+    /**
+     * Which master serves each slot now, as Valkey reports it, asked of the node serving the
+     * queue's slot (see {@link SlotMasters}): where an operator finds the queue, or each of its shards.
+     */
+    public SlotMasters slotMasters(String queue) {
+        QueueKeys keys = keysOf.apply(queue);
+        return read(() -> SlotMasters.read(redis, keys));
     }
 
     /** The limits and their source, in one read. */

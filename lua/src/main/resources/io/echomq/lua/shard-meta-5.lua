@@ -20,7 +20,8 @@
     KEYS[5] ring      the shard's ring of lanes with work
     ARGV[1] prefix    the shard's prefix
     ARGV[2] 'write' (shard 0: apply the settings given, bump the version), 'copy' (another shard:
-            apply every setting, if ARGV[3] is newer than the shard's version), 'read' (shard 0), or
+            apply every setting, if ARGV[3] is newer than the shard's version), 'read' (shard 0's
+            settings; on another shard, its copy and the version it was copied from), or
             'adopt' (shard 0, once its layout is recorded: take the queue's limits from the fields
             the claim reads when shard-meta never wrote them, i.e. as the queue had them on one shard,
             set shard 0's part of them for the layout now recorded, bump the version; ARGV[3..7] '')
@@ -34,7 +35,7 @@
             'config' limits that configuration applied before changes nothing (as set-limits)
 
   Output:
-    {'OK', version, paused, events_max, limits, source}    write, read, adopt: shard 0's settings now ('' for none)
+    {'OK', version, paused, events_max, limits, source}    write, read, adopt: the shard's settings now ('' for none)
     {'KEPT', version, paused, events_max, limits, source}  write of configured limits applied before: nothing changed
     {'COPIED', version}                                    copy: the shard holds this version now
     {'CURRENT', version}                                   copy: the shard's version is this one or newer; nothing changed

@@ -1,5 +1,5 @@
 // One queue: jobs by state (tabs), paging, open by id, bulk retry / delete of dead jobs, pause / resume,
-// its caps and rate limits (shown to all, changed by admins), and its job events live.
+// its caps and rate limits (shown to all, changed by admins), its shards, and its job events live.
 import { get, post, put, enc, isAdmin, openJobEvents } from '../api.js';
 import { h, replace, number, timeEl, confirmAction, notify, describeError } from '../dom.js';
 import { STATES, limitsText, limitsSourceText } from './overview.js';
@@ -39,6 +39,7 @@ export function queuePage(view, queue, state) {
   const more = h('button', { type: 'button', class: 'button', hidden: true, 'data-testid': 'load-more' }, 'Load more');
   const empty = h('p', { class: 'muted', hidden: true, 'data-testid': 'no-jobs' }, `No ${state} jobs.`);
   const liveEvents = jobEventsPanel(queue);
+  const shards = shardsPanel();
 
   replace(view,
     h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Queues'), ' / '),
@@ -49,6 +50,7 @@ export function queuePage(view, queue, state) {
     tabs,
     h('div', { class: 'toolbar' }, openForm, bulkBar),
     table, empty, more,
+    shards.element,
     liveEvents.element);
 
   // ---- header: counts in the tabs, paused or not --------------------------------------------
@@ -77,8 +79,13 @@ export function queuePage(view, queue, state) {
       'aria-current': st === state ? 'page' : null, 'data-testid': `tab-${st}`,
     }, st, ' ', h('span', { class: 'tab-count' }, number(q.counts ? q.counts[st] : 0)))));
   };
-  const loadQueue = () => get(`/queues/${enc(queue)}`).then((q) => { if (!stopped) renderQueue(q); })
-    .catch((e) => { if (!stopped) replace(status, h('span', { class: 'error' }, describeError(e))); });
+  const loadShards = () => get(`/queues/${enc(queue)}/shards`).then((v) => { if (!stopped) shards.render(v.shards); })
+    .catch((e) => { if (!stopped) shards.failed(describeError(e)); });
+  const loadQueue = () => {
+    loadShards();
+    return get(`/queues/${enc(queue)}`).then((q) => { if (!stopped) renderQueue(q); })
+      .catch((e) => { if (!stopped) replace(status, h('span', { class: 'error' }, describeError(e))); });
+  };
   loadQueue();
   const queueTimer = setInterval(loadQueue, 5000);
 
@@ -89,6 +96,7 @@ export function queuePage(view, queue, state) {
     pauseButton.disabled = true;
     try {
       renderQueue(await post(`/queues/${enc(queue)}/${action}`));
+      loadShards();
       notify(action === 'pause' ? `Queue ${queue} paused.` : `Queue ${queue} resumed.`, 'ok');
     } catch (e) {
       notify(describeError(e), 'error');
@@ -199,6 +207,49 @@ export function queuePage(view, queue, state) {
   }
 
   return () => { stopped = true; clearInterval(queueTimer); liveEvents.stop(); };
+}
+
+// The queue's shards (GET /api/queues/{q}/shards): where each lives (hash tag, slot, the master serving it) and what
+// it holds; one row for a queue of one shard. A shard whose settings version is older than shard 0's still enforces
+// older settings (a pause, a limit) until the shard-settings maintenance duty copies them: it is marked.
+function shardsPanel() {
+  const rows = h('tbody', { 'data-testid': 'shard-rows' });
+  const note = h('p', { class: 'muted small', 'data-testid': 'shards-note' }, 'Loading…');
+  const element = h('section', { class: 'shards', 'data-testid': 'shards-panel' },
+    h('h2', {}, 'Shards'), note,
+    h('table', { class: 'jobs', 'data-testid': 'shards-table' },
+      h('caption', { class: 'visually-hidden' }, 'Shards of this queue'),
+      h('thead', {}, h('tr', {}, ['Shard', 'Tag', 'Slot', 'Master', 'Pending', 'Active', 'Delayed', 'Dead', 'Paused', 'Settings version']
+        .map((title) => h('th', { scope: 'col' }, title)))),
+      rows));
+  const count = (shard, st) => h('td', { 'data-testid': `shard-${st}` }, number(shard.counts ? shard.counts[st] : 0));
+  const version = (shard) => {
+    if (shard.settingsVersion === undefined || shard.settingsVersion === null) return h('td', { 'data-testid': 'shard-settings' }, '—');
+    return h('td', { 'data-testid': 'shard-settings', 'data-behind': String(!!shard.settingsBehind) }, number(shard.settingsVersion),
+      shard.settingsBehind
+        ? [' ', h('span', { class: ['badge', 'badge-paused'], title: 'older than shard 0\'s settings: the shard-settings duty copies them' },
+          'behind shard 0')]
+        : null);
+  };
+  const row = (shard) => h('tr', { 'data-testid': 'shard-row', 'data-shard': String(shard.shard), class: shard.settingsBehind ? 'behind' : null },
+    h('td', {}, String(shard.shard)),
+    h('td', { class: 'mono', 'data-testid': 'shard-tag' }, shard.tag),
+    h('td', { 'data-testid': 'shard-slot' }, String(shard.slot)),
+    h('td', { class: 'mono', 'data-testid': 'shard-master' }, shard.master ?? 'no master serves this slot'),
+    count(shard, 'pending'), count(shard, 'active'), count(shard, 'delayed'), count(shard, 'dead'),
+    h('td', { 'data-testid': 'shard-paused' }, shard.paused ? 'paused' : 'no'),
+    version(shard));
+  return {
+    element,
+    render(list) {
+      const shards = Array.isArray(list) ? list : [];
+      const behind = shards.filter((s) => s.settingsBehind).length;
+      note.textContent = (shards.length > 1 ? `${number(shards.length)} shards, each a hash tag on its own slot.` : 'One shard: the queue is not sharded.')
+        + (behind ? ` ${number(behind)} shard(s) hold older settings than shard 0 until the next maintenance pass copies them.` : '');
+      replace(rows, shards.map(row));
+    },
+    failed(message) { note.textContent = message; },
+  };
 }
 
 // The most events the live list keeps on screen (the newest first); older ones drop off the end.

@@ -1,5 +1,7 @@
 package io.echomq.queue.internal;
 
+import redis.clients.jedis.util.JedisClusterCRC16;
+
 /**
  * The one place that names a queue's Valkey keys. Every key of queue {@code q} starts with
  * {@code echomq:{q}:}; the braces are a hash tag, so all of a queue's keys live in one slot
@@ -34,6 +36,7 @@ public final class QueueKeys {
     }
 
     private final String queue;
+    private final String hashTag;
     private final String prefix;
 
     public QueueKeys(String queue) {
@@ -47,11 +50,22 @@ public final class QueueKeys {
      */
     public QueueKeys(String queue, String hashTag) {
         this.queue = queue;
+        this.hashTag = hashTag;
         this.prefix = "echomq:{" + hashTag + "}:";
     }
 
     public String queue() {
         return queue;
+    }
+
+    /** The hash tag every key here shares: the queue's name, or a shard's tag. */
+    public String hashTag() {
+        return hashTag;
+    }
+
+    /** The cluster slot of every key here: its hash tag's. */
+    public int slot() {
+        return JedisClusterCRC16.getSlot(prefix);
     }
 
     /** The common prefix, handed to scripts that derive job and lane keys themselves. */

@@ -4,7 +4,6 @@ import redis.clients.jedis.Connection;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * One pooled connection to the node that serves a queue's slot, for commands that must run on
@@ -19,18 +18,13 @@ final class SlotConnection {
     /** Borrowed from the client's pool; closing it gives it back. */
     static Connection of(UnifiedJedis redis, QueueKeys keys) {
         if (redis instanceof RedisClusterClient cluster) {
-            return cluster.getConnectionFromSlot(slotOf(keys));
+            return cluster.getConnectionFromSlot(keys.slot());
         }
         if (redis instanceof RedisClient standalone) {
             return standalone.getPool().getResource();
         }
         throw new IllegalStateException("cannot pick a connection for queue '" + keys.queue() + "' from a "
                 + redis.getClass().getSimpleName() + "; use RedisClient or RedisClusterClient");
-    }
-
-    /** The queue's slot: its hash tag's, shared by every key of the queue. */
-    static int slotOf(QueueKeys keys) {
-        return JedisClusterCRC16.getSlot(keys.prefix());
     }
 
     /**

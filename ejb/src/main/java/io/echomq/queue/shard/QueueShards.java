@@ -371,4 +371,12 @@ public final class QueueShards {
         return sharded(name).map(q -> q.reads().creationContexts(name, jobIds))
                 .orElseGet(() -> queue.reads().creationContexts(name, jobIds));
     }
+
+    /**
+     * Each shard of the queue as an operator sees it: tag, slot, master, counts, limits and settings
+     * version (see {@link ShardedReads#shards}); one shard, shard 0, for a queue of one shard.
+     */
+    public List<ShardView> shardViews(String name) {
+        return sharded(name).map(q -> q.reads().shards(name)).orElseGet(() -> List.of(ShardedReads.onlyShard(name, queue.reads())));
+    }
 }

@@ -89,8 +89,21 @@ final class ShardMeta {
 
     /** Shard 0's settings now: one read of one shard. */
     ShardSettings read() {
-        QueueKeys zero = layout.keys(0);
-        return Replies.shardSettings(scripts.run(Script.SHARD_META, zero, null, List.of(zero.prefix(), "read", "", "", "", "", "")));
+        return readShard(0);
+    }
+
+    /**
+     * The version of the settings shard {@code shard} holds now: shard 0's own, another shard's the
+     * version of the last copy it took (0 before any). A shard whose version is below shard 0's is
+     * behind: {@link #sync()} copies to it.
+     */
+    long versionOf(int shard) {
+        return readShard(shard).version();
+    }
+
+    private ShardSettings readShard(int shard) {
+        QueueKeys keys = layout.keys(shard);
+        return Replies.shardSettings(scripts.run(Script.SHARD_META, keys, null, List.of(keys.prefix(), "read", "", "", "", "", "")));
     }
 
     /** Copies shard 0's settings to every shard whose copy is older; answers how many shards took it. */

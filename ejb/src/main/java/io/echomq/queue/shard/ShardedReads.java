@@ -14,7 +14,9 @@ import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueEvent;
 import io.echomq.queue.QueueReads;
 import io.echomq.queue.QueueStats;
+import io.echomq.queue.internal.QueueKeys;
 import io.echomq.queue.internal.RequestChecks;
+import io.echomq.queue.internal.SlotMasters;
 import io.echomq.queue.limits.LimitsInForce;
 import io.echomq.queue.limits.QueueLimits;
 import java.util.ArrayList;
@@ -26,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.ToIntFunction;
 import java.util.stream.IntStream;
 import redis.clients.jedis.StreamEntryID;
@@ -283,5 +286,35 @@ public final class ShardedReads {
 
     private QueueReads shardOf(String jobId) {
         return shards.get(layout.shardOfJob(jobId)).reads();
+    }
+
+    /**
+     * Every shard of the queue as an operator sees it (see {@link ShardView}), in shard order: one
+     * {@code CLUSTER SHARDS} for the masters, then each shard's counts, limits and settings version.
+     * The shards are read one after another, not at one instant. Shard 0's version is read first and
+     * versions only grow, so a shard shown behind was behind when it was read.
+     */
+    public List<ShardView> shards(String queue) {
+        layout.checkQueue(queue);
+        SlotMasters masters = shards.get(0).reads().slotMasters(queue);
+        long shardZero = meta.versionOf(0);
+        List<ShardView> views = new ArrayList<>(shards.size());
+        for (int shard = 0; shard < shards.size(); shard++) {
+            long version = shard == 0 ? shardZero : meta.versionOf(shard);
+            views.add(view(queue, shard, layout.keys(shard), shards.get(shard).reads(), masters, OptionalLong.of(version), version < shardZero));
+        }
+        return List.copyOf(views);
+    }
+
+    /** The one shard of a queue that has one, read through {@code reads} (the unsharded client's). */
+    static ShardView onlyShard(String queue, QueueReads reads) {
+        QueueKeys keys = ShardLayout.of(queue, 1).keys(0);
+        return view(queue, 0, keys, reads, reads.slotMasters(queue), OptionalLong.empty(), false);
+    }
+
+    private static ShardView view(String queue, int shard, QueueKeys keys, QueueReads reads, SlotMasters masters, OptionalLong version,
+            boolean behind) {
+        return new ShardView(shard, keys.hashTag(), keys.slot(), masters.masterOf(keys.slot()), reads.stats(queue),
+                reads.limits(queue), version, behind);
     }
 }

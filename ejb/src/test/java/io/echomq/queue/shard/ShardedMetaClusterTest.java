@@ -91,6 +91,24 @@ class ShardedMetaClusterTest {
     }
 
     @Test
+    void anOperatorSeesWhichShardsACrashLeftBehindShardZerosSettingsUntilTheSyncCopiesThem() {
+        ShardedQueue queue = newQueue();
+        String name = queue.layout().queue();
+        long version = queue.meta().writeOnShardZero("1", "", "", "").version();  // the writer dies before the copies
+
+        List<ShardView> behind = queue.reads().shards(name);
+        assertThat(behind).extracting(ShardView::settingsBehind).as("shards shown behind").containsExactly(false, true, true);
+        assertThat(behind.get(0).settingsVersion()).hasValue(version);
+        assertThat(behind).extracting(view -> view.stats().paused()).as("paused, shard by shard").containsExactly(true, false, false);
+
+        queue.metaSync().runOnce();
+        List<ShardView> synced = queue.reads().shards(name);
+        assertThat(synced).extracting(ShardView::settingsBehind).as("after the sync").containsOnly(false);
+        assertThat(synced).allSatisfy(view -> assertThat(view.settingsVersion()).hasValue(version));
+        assertThat(synced).extracting(view -> view.stats().paused()).containsOnly(true);
+    }
+
+    @Test
     void aQueueThatHadOneShardKeepsItsPauseAndLimitsOnEveryShardOnceSharded() {
         String name = "shmeta-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet();
         QueueClient unsharded = QueueClient.connect(redis, QueueSettings.DEFAULT);

@@ -22,7 +22,7 @@ import jakarta.ws.rs.core.Response;
 import java.util.List;
 import java.util.Optional;
 
-/** Queues: their counts, pausing, limits, and batch submission. Validates, hands off, returns. */
+/** Queues: their counts, their shards, pausing, limits, and batch submission. Validates, hands off, returns. */
 @Path("queues")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
@@ -44,6 +44,13 @@ public class QueuesResource {
     @Path("{queue}")
     public Views.QueueView one(@PathParam("queue") String queue) {
         return Views.QueueView.of(engine, KnownQueues.require(engine, queue));
+    }
+
+    /** Each shard of the queue, where it lives and what it holds: one row, shard 0, for a queue of one shard. */
+    @GET
+    @Path("{queue}/shards")
+    public Views.QueueShardsView shards(@PathParam("queue") String queue) {
+        return Views.QueueShardsView.of(queue, engine.shards().shardViews(KnownQueues.require(engine, queue)));
     }
 
     @POST

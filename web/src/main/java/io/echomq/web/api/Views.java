@@ -13,6 +13,7 @@ import io.echomq.queue.QueueStats;
 import io.echomq.queue.limits.LimitsInForce;
 import io.echomq.queue.limits.LimitsSource;
 import io.echomq.queue.limits.QueueLimits;
+import io.echomq.queue.shard.ShardView;
 import jakarta.json.JsonException;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
@@ -94,16 +95,46 @@ final class Views {
         }
 
         static QueueView of(QueueStats s, QueueLimits limits, String limitsSource, int shards) {
-            Map<String, Long> counts = new LinkedHashMap<>();
-            counts.put("pending", s.pending());
-            counts.put("delayed", s.delayed());
-            counts.put("active", s.active());
-            counts.put("completed", s.completed());
-            counts.put("dead", s.dead());
-            counts.put("cancelled", s.cancelled());
-            counts.put("waiting-children", s.waitingChildren());
-            return new QueueView(s.queue(), s.paused(), counts, s.total(), s.lanesWithWork(), s.lanesHeld(), LimitsBody.of(limits),
+            return new QueueView(s.queue(), s.paused(), countsOf(s), s.total(), s.lanesWithWork(), s.lanesHeld(), LimitsBody.of(limits),
                     limitsSource, shards);
+        }
+    }
+
+    /** Jobs per state, by the states' wire names, in the states' order: a queue's counts, or one shard's. */
+    private static Map<String, Long> countsOf(QueueStats s) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        counts.put("pending", s.pending());
+        counts.put("delayed", s.delayed());
+        counts.put("active", s.active());
+        counts.put("completed", s.completed());
+        counts.put("dead", s.dead());
+        counts.put("cancelled", s.cancelled());
+        counts.put("waiting-children", s.waitingChildren());
+        return counts;
+    }
+
+    /** A queue's shards, in shard order: one, shard 0, unless the queue is sharded (see {@link ShardRow}). */
+    public record QueueShardsView(String queue, List<ShardRow> shards) {
+        static QueueShardsView of(String queue, List<ShardView> shards) {
+            return new QueueShardsView(queue, shards.stream().map(ShardRow::of).toList());
+        }
+    }
+
+    /**
+     * One shard of a queue (see {@link ShardView}): its hash tag, slot and the master serving it
+     * ({@code host:port} as the cluster reports it, null when no master serves the slot), its own
+     * counts and paused flag, the limits it enforces (its part of a queue-wide cap or rate), and the
+     * version of the settings it holds ({@code settingsVersion}, null on a queue of one shard);
+     * {@code settingsBehind} when that version is older than shard 0's, until the
+     * {@code shard-settings} maintenance duty copies shard 0's settings to it.
+     */
+    public record ShardRow(int shard, String tag, int slot, String master, boolean paused, Map<String, Long> counts, long total,
+            int lanesWithWork, int lanesHeld, LimitsBody limits, Long settingsVersion, boolean settingsBehind) {
+        static ShardRow of(ShardView v) {
+            QueueStats s = v.stats();
+            return new ShardRow(v.shard(), v.tag(), v.slot(), v.master().orElse(null), s.paused(), countsOf(s), s.total(), s.lanesWithWork(),
+                    s.lanesHeld(), LimitsBody.of(v.limits()), v.settingsVersion().isPresent() ? v.settingsVersion().getAsLong() : null,
+                    v.settingsBehind());
         }
     }
 

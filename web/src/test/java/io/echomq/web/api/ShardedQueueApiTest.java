@@ -153,6 +153,60 @@ class ShardedQueueApiTest {
         assertThat(shards.stats(oneShard).total()).as("jobs made in the parent's queue").isZero();
     }
 
+    @Test
+    void theShardsOfAQueueShowWhereEachLivesOnItsOwnMasterWithCountsThatAddUpToTheQueues() {
+        QueuesResource queues = queues();
+        queues.setLimits(queue, new LimitsBody(7, null, null, null));
+        for (int i = 0; i < 12; i++) {
+            shards.enqueue(queue, NewJob.of("{}").inLane("lane-" + i));
+        }
+        shards.enqueue(queue, NewJob.of("{}").delayedBy(java.time.Duration.ofHours(1)));
+
+        Views.QueueShardsView view = queues.shards(queue);
+
+        assertThat(view.queue()).isEqualTo(queue);
+        assertThat(view.shards()).extracting(Views.ShardRow::shard).containsExactly(0, 1, 2);
+        for (Views.ShardRow row : view.shards()) {
+            assertThat(row.tag()).as("shard " + row.shard() + "'s tag").isEqualTo(layout.keys(row.shard()).hashTag());
+            assertThat(row.slot()).as("shard " + row.shard() + "'s slot").isEqualTo(layout.keys(row.shard()).slot());
+            assertThat(row.master()).as("shard " + row.shard() + "'s master, as the cluster reports it")
+                    .isEqualTo("127.0.0.1:" + cluster.masterPortOf(row.slot()));
+        }
+        assertThat(view.shards()).extracting(Views.ShardRow::master).as("three masters").doesNotHaveDuplicates();
+        Views.QueueView whole = queues.one(queue);
+        for (String state : whole.counts().keySet()) {
+            assertThat(view.shards().stream().mapToLong(row -> row.counts().get(state)).sum()).as(state + " over the shards")
+                    .isEqualTo(whole.counts().get(state));
+        }
+        assertThat(whole.total()).isEqualTo(13);
+        assertThat(view.shards()).extracting(row -> row.limits().maxActive()).as("each shard's part of the cap").containsExactly(3, 2, 2);
+        assertThat(view.shards()).extracting(Views.ShardRow::settingsBehind).containsOnly(false);
+        assertThat(view.shards()).extracting(Views.ShardRow::settingsVersion).doesNotContainNull().containsOnly(view.shards().get(0).settingsVersion());
+        assertThat(view.shards()).extracting(Views.ShardRow::paused).containsOnly(false);
+
+        queues.pause(queue);
+        assertThat(queues.shards(queue).shards()).extracting(Views.ShardRow::paused).as("paused, shard by shard").containsExactly(true, true, true);
+    }
+
+    @Test
+    void aQueueOfOneShardShowsOneRowOnTheMasterServingItsSlot() {
+        String oneShard = "one-shard-" + UUID.randomUUID();
+        QueuesResource queues = queues();
+        queues.engine = new EngineOf(shards, queue, oneShard);
+        shards.enqueue(oneShard, NewJob.of("{}"));
+
+        List<Views.ShardRow> rows = queues.shards(oneShard).shards();
+
+        assertThat(rows).hasSize(1);
+        Views.ShardRow only = rows.get(0);
+        assertThat(only.shard()).isZero();
+        assertThat(only.tag()).isEqualTo(oneShard);
+        assertThat(only.master()).isEqualTo("127.0.0.1:" + cluster.masterPortOf(only.slot()));
+        assertThat(only.counts().get("pending")).isEqualTo(1);
+        assertThat(only.settingsVersion()).as("a queue of one shard copies no settings").isNull();
+        assertThat(only.settingsBehind()).isFalse();
+    }
+
     private JobsResource jobs() {
         JobsResource jobs = new JobsResource();
         jobs.engine = engine;

@@ -73,11 +73,14 @@ class ConsoleIT {
     private static ConsoleApi submitter;
     private static ConsoleApi admin;
     private static String console;
+    /** The one Valkey the WAR is given, as its address reads: the master every shard of a queue shows here. */
+    private static String valkeyAddress;
 
     @BeforeAll
     static void deployAndSignIn(ValkeyService valkey, PostgresService postgres) throws Exception {
         // The browser first: a machine without one fails here, before a server is started.
         browser = ConsoleBrowser.start(TARGET.resolve("console-it"));
+        valkeyAddress = valkey.host() + ":" + valkey.port();
         deployment = new E2eDeployment(valkey, postgres, 5, Map.of("ECHOMQ_QUEUES", IDLE + "," + REPORTS,
                 "ECHOMQ_SCHEDULES", "nightly", "ECHOMQ_SCHEDULES_NIGHTLY_QUEUE", REPORTS, "ECHOMQ_SCHEDULES_NIGHTLY_CRON", "0 3 * * *"));
         payara = deployment.server;
@@ -434,6 +437,34 @@ class ConsoleIT {
         for (String id : List.of(first, other, wanted)) {
             admin.post("/api/queues/" + IDLE + "/jobs/" + id + "/cancel", null);
         }
+    }
+
+    @Test
+    @Order(4)
+    void theQueuePageShowsItsOneShardWithItsMasterAndCountsRefreshedWithThePage() {
+        open("/queues/" + IDLE);
+
+        WebElement shard = waitFor(By.cssSelector("[data-testid=shard-row][data-shard='0']"));
+        assertThat(browser.findElements(By.cssSelector("[data-testid=shard-row]"))).as("a queue of one shard").hasSize(1);
+        assertThat(shard.findElement(By.cssSelector("[data-testid=shard-tag]")).getText()).isEqualTo(IDLE);
+        assertThat(shard.findElement(By.cssSelector("[data-testid=shard-master]")).getText()).isEqualTo(valkeyAddress);
+        assertThat(shard.findElement(By.cssSelector("[data-testid=shard-paused]")).getText()).isEqualTo("no");
+        assertThat(shard.findElement(By.cssSelector("[data-testid=shard-settings]")).getText()).as("no settings copies on one shard").isEqualTo("—");
+        By pending = By.cssSelector("[data-testid=shard-row][data-shard='0'] [data-testid=shard-pending]");
+        long before = admin.get("/api/queues/" + IDLE).object().getJsonObject("counts").getJsonNumber("pending").longValue();
+        String id = submitter.submit(IDLE, "{\"n\":\"shards\"}");
+        // No reload: the shards refresh with the rest of the page.
+        waitUntil(d -> text(pending).replace(",", "").equals(String.valueOf(before + 1)));
+        screenshot("queue-shards");
+        admin.post("/api/queues/" + IDLE + "/jobs/" + id + "/cancel", null);
+
+        // The same read over HTTP: a submitter may read it as the queue's counts; an unknown queue is a problem naming it.
+        ConsoleApi.Response read = submitter.get("/api/queues/" + IDLE + "/shards");
+        assertThat(read.status()).as(read.body()).isEqualTo(200);
+        assertThat(read.object().getJsonArray("shards").getJsonObject(0).getString("master")).isEqualTo(valkeyAddress);
+        ConsoleApi.Response unknown = submitter.get("/api/queues/no-such-queue/shards");
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.object().getString("field")).isEqualTo("queue");
     }
 
     @Test
