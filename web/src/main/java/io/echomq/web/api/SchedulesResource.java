@@ -69,6 +69,18 @@ public class SchedulesResource {
     @RolesAllowed(Roles.ADMIN)
     public Response put(@PathParam("queue") String queue, @PathParam("name") String name, ScheduleRequest body,
             @Context UriInfo uri) {
+        Defined defined = define(queue, name, body);
+        return defined.created()
+                ? Response.created(uri.getAbsolutePath()).entity(defined.now()).build()
+                : Response.ok(defined.now()).build();
+    }
+
+    /** What a PUT did: whether it created the schedule, and the schedule now. */
+    record Defined(boolean created, ScheduleViews.ScheduleBody now) {
+    }
+
+    /** The work of a PUT, apart from its HTTP answer. */
+    Defined define(String queue, String name, ScheduleRequest body) {
         engine.shards().requireOneShard(KnownQueues.require(engine, queue), "a schedule's jobs in it");
         if (body == null) {
             throw new InvalidRequestException("body", "a JSON object with \"cron\" (and \"zone\") or \"intervalMs\" is required");
@@ -80,10 +92,7 @@ public class SchedulesResource {
                     + " ms), or every slot would count as missed; was " + schedule.misfireGrace().toMillis());
         }
         ScheduleClient.PutResult result = schedules().put(schedule, "api");
-        ScheduleViews.ScheduleBody now = one(queue, name);
-        return result == ScheduleClient.PutResult.CREATED
-                ? Response.created(uri.getAbsolutePath()).entity(now).build()
-                : Response.ok(now).build();
+        return new Defined(result == ScheduleClient.PutResult.CREATED, one(queue, name));
     }
 
     /** Removes the schedule and its history (its jobs stay); answers the schedule as it was. */
