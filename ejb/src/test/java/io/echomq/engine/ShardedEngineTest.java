@@ -16,6 +16,7 @@ import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.QueueStats;
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.schedule.Schedule;
 import io.echomq.queue.shard.QueueShards;
 import io.echomq.queue.shard.ShardCountRefusedException;
 import io.echomq.queue.shard.ShardLayout;
@@ -225,6 +226,49 @@ class ShardedEngineTest {
                     }));
             assertThat(chargesPerAccount).as("charges per order").hasSize(jobs);
             assertThat(chargesPerAccount.values()).as("charges per order").containsOnly(1L);
+        }
+    }
+
+    @Test
+    void twoEnginesTickingTheSameShardedQueueFireEachSlotOnceOnTheSchedulesShard(PostgresService postgres) throws Exception {
+        String queueName = newQueue();
+        try (ShardedEngine one = new ShardedEngine(redis, postgres, queueName, WorkerListener.NONE, MaintenanceListener.NONE);
+                ShardedEngine two = new ShardedEngine(redis, postgres, queueName, WorkerListener.NONE, MaintenanceListener.NONE)) {
+            ShardedQueue queue = one.shards.sharded(queueName).orElseThrow();
+            ShardLayout layout = queue.layout();
+            Map<String, String> laneOf = new HashMap<>();
+            for (int shard = 0; shard < layout.shards(); shard++) {
+                int on = shard;
+                String lane = IntStream.range(0, 1_000).mapToObj(i -> "lane-" + i).filter(l -> layout.shardOfLane(l) == on)
+                        .findFirst().orElseThrow();
+                laneOf.put("every-20ms-" + shard, lane);
+                queue.schedules().put(Schedule.every(queueName, "every-20ms-" + shard, Duration.ofMillis(20), "{}").inLane(lane), "api");
+            }
+            List<Maintenance> tickers = List.of(one.engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT),
+                    two.engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT));
+
+            // Both engines' maintenance at once, as when a lease changes hands mid-tick: only the slot's compare-and-set decides.
+            long until = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
+            List<Thread> running = tickers.stream().map(ticker -> new Thread(() -> {
+                while (System.nanoTime() < until) {
+                    ticker.runOnce();
+                }
+            })).toList();
+            running.forEach(Thread::start);
+            for (Thread thread : running) {
+                thread.join();
+            }
+
+            for (Map.Entry<String, String> schedule : laneOf.entrySet()) {
+                int shard = layout.shardOfLane(schedule.getValue());
+                long fired = queue.schedules().get(queueName, schedule.getKey()).orElseThrow().fired();
+                List<JobView> made = one.shards.jobs(queueName, JobState.PENDING, Optional.empty(), 500).jobs().stream()
+                        .filter(job -> job.idempotencyKey().orElseThrow().startsWith("schedule:" + schedule.getKey() + ":")).toList();
+                assertThat(fired).as("slots %s fired", schedule.getKey()).isGreaterThanOrEqualTo(5);
+                assertThat(made).as("%s's jobs: one per slot fired", schedule.getKey()).hasSize((int) fired)
+                        .allSatisfy(job -> assertThat(layout.shardOfJob(job.id())).as("job %s's shard", job.id()).isEqualTo(shard))
+                        .extracting(job -> job.idempotencyKey().orElseThrow()).doesNotHaveDuplicates();
+            }
         }
     }
 

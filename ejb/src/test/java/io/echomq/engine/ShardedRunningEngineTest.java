@@ -81,15 +81,29 @@ class ShardedRunningEngineTest {
     }
 
     @Test
-    void aScheduleConfiguredOnAShardedQueueRefusesTheStartNamingItsKey(PostgresService postgres) {
+    void aScheduleConfiguredOnAShardedQueueStartsAndFiresOnItsLanesShardEachJobAppliedOnce(PostgresService postgres) {
         String queueName = newQueue();
-        EngineConfig config = configOf(postgres.createDatabase("shardedengine"), Map.of("echomq.queues." + queueName + ".shards", "3",
-                "echomq.schedules", "nightly", "echomq.schedules.nightly.queue", queueName, "echomq.schedules.nightly.interval-ms", "60000"));
+        PostgresService.Database database = postgres.createDatabase("shardedengine");
+        ShardLayout layout = ShardLayout.of(queueName, 3);
+        String lane = java.util.stream.IntStream.range(0, 1_000).mapToObj(i -> "lane-" + i).filter(l -> layout.shardOfLane(l) == 2)
+                .findFirst().orElseThrow();
+        EngineConfig config = configOf(database, Map.of("echomq.queues." + queueName + ".shards", "3",
+                "echomq.maintenance.interval-ms", "50", "echomq.schedules", "charge",
+                "echomq.schedules.charge.queue", queueName, "echomq.schedules.charge.interval-ms", "100",
+                "echomq.schedules.charge.lane", lane, "echomq.schedules.charge.payload", "{\"account\":\"s\",\"amountCents\":1}"));
 
-        assertThatThrownBy(() -> start(config, queueName).close())
-                .isInstanceOf(ConfigurationException.class)
-                .hasMessageContaining("echomq.schedules.nightly.queue")
-                .hasMessageContaining("queue '" + queueName + "' has 3 shards");
+        try (RunningEngine engine = start(config, queueName)) {
+            assertThat(redis.exists(layout.keys(2).schedule("charge"))).as("the schedule on its lane's shard").isTrue();
+            await("the schedule's jobs applied").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> engine.shards().stats(queueName).completed() >= 3);
+            List<String> made = redis.hvals(layout.keys(2).idempotency());
+            assertThat(made).as("jobs the schedule made, on shard 2").hasSizeGreaterThanOrEqualTo(3)
+                    .allSatisfy(id -> assertThat(layout.shardOfJob(id)).isEqualTo(2));
+            assertThat(engine.shards().partsOf(queueName).get(0).reads().stats(queueName).total()).as("jobs on shard 0").isZero();
+        }
+        LedgerSummary ledger = LedgerSummary.of(Jdbi.create(database.dataSource()), queueName);
+        assertThat(ledger.distinctJobs()).as("jobs charged").isGreaterThanOrEqualTo(3);
+        assertThat(ledger.duplicates()).as("jobs charged twice").isZero();
     }
 
     @Test
