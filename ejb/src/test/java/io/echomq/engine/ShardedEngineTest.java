@@ -34,6 +34,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -248,15 +249,21 @@ class ShardedEngineTest {
                     two.engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT));
 
             // Both engines' maintenance at once, as when a lease changes hands mid-tick: only the slot's compare-and-set decides.
-            long until = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
+            AtomicBoolean enough = new AtomicBoolean();
             List<Thread> running = tickers.stream().map(ticker -> new Thread(() -> {
-                while (System.nanoTime() < until) {
+                while (!enough.get()) {
                     ticker.runOnce();
                 }
             })).toList();
             running.forEach(Thread::start);
-            for (Thread thread : running) {
-                thread.join();
+            try {
+                await("every schedule fired five slots").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(50))
+                        .until(() -> laneOf.keySet().stream().allMatch(name -> queue.schedules().get(queueName, name).orElseThrow().fired() >= 5));
+            } finally {
+                enough.set(true);
+                for (Thread thread : running) {
+                    thread.join();
+                }
             }
 
             for (Map.Entry<String, String> schedule : laneOf.entrySet()) {
