@@ -106,9 +106,7 @@ public final class RunningEngine implements AutoCloseable {
                 });
             }
             for (Schedule schedule : config.schedules()) {
-                refuseOnShards(shards, schedule.queue(), "echomq.schedules." + schedule.name() + ".queue",
-                        "a schedule's jobs would be made on shard 0 under ids that name no shard until schedules are routed over shards");
-                ScheduleClient.PutResult put = connections.queue().schedules().put(schedule, "config");
+                ScheduleClient.PutResult put = putConfigured(shards, schedule);
                 if (put == ScheduleClient.PutResult.KEPT) {
                     LOG.info("EchoMQ schedule '" + schedule.name() + "' on queue '" + schedule.queue() + "': changed or removed "
                             + "over the API since configuration set it; that change stands until the configuration changes");
@@ -214,12 +212,12 @@ public final class RunningEngine implements AutoCloseable {
         }
     }
 
-    /** A setting that is not built over shards yet, refused on a sharded queue rather than half applied. */
-    private static void refuseOnShards(QueueShards shards, String queue, String key, String why) {
-        int count = shards.shardsOf(queue);
-        if (count > 1) {
-            throw new ConfigurationException(key, "queue '" + queue + "' has " + count + " shards (echomq.queues." + queue
-                    + ".shards): " + why + " (docs/SHARDING.md, \"What is built, and what remains\")");
+    /** Puts a configured schedule, on a sharded queue on its lane's shard (docs/SHARDING.md, 3.3); a refusal fails the start naming its key. */
+    private static ScheduleClient.PutResult putConfigured(QueueShards shards, Schedule schedule) {
+        try {
+            return shards.schedules(schedule.queue()).put(schedule, "config");
+        } catch (InvalidRequestException e) {
+            throw EngineConfig.scheduleRefused(schedule.name(), e);
         }
     }
 

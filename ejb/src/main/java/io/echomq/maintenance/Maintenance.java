@@ -153,7 +153,7 @@ public final class Maintenance {
                         EFFECT_RETENTION_BATCH),
                 new EffectPartitionRetirement(bounded.partitions(), goneForGood, queues.isEmpty() ? "" : queues.get(0),
                         settings.interval(), settings.effectRetention(), EFFECT_RETENTION_BATCH),
-                new ScheduleTicker(queue.schedules(), settings.interval()),
+                new ScheduleTicker(shards::schedules, settings.interval()),
                 new FlowRelay(queue.flows(), settings.interval(), FLOW_BATCH),
                 new FlowRepair(queue.flows(), settings.interval(), FlowRepair.GRACE, FLOW_BATCH, java.time.Clock.systemUTC())));
         all.addAll(ShardedQueueDuty.settingsSync(shards, queues, settings.interval()));

@@ -1,25 +1,29 @@
 package io.echomq.maintenance;
 
 import io.echomq.queue.schedule.ScheduleClient;
+import io.echomq.queue.schedule.Schedules;
 import java.time.Duration;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * Fires the recurring jobs of a queue whose slots have come: runs on every server, each tick one
- * {@link ScheduleClient#tick} per queue. Any number of servers may tick at once and with any
+ * {@link Schedules#tick} per queue. Any number of servers may tick at once and with any
  * clock: what is due is read on the Valkey clock, and each slot's firing is a compare-and-set in
  * {@code schedule-fire}, so the servers that lose the race change nothing (counted as raced).
- * A slot fires within about one interval of coming due while any server runs.
+ * A slot fires within about one interval of coming due while any server runs. A sharded queue's
+ * schedules are ticked on every shard, each on its own (docs/SHARDING.md, 3.3 and 7).
  */
 final class ScheduleTicker implements MaintenanceDuty {
 
     private static final Logger LOG = Logger.getLogger(ScheduleTicker.class.getName());
 
-    private final ScheduleClient schedules;
+    /** A queue's schedules, over every shard of a sharded queue. */
+    private final Function<String, Schedules> schedules;
     private final Duration interval;
 
-    ScheduleTicker(ScheduleClient schedules, Duration interval) {
+    ScheduleTicker(Function<String, Schedules> schedules, Duration interval) {
         this.schedules = schedules;
         this.interval = interval;
     }
@@ -36,7 +40,7 @@ final class ScheduleTicker implements MaintenanceDuty {
 
     @Override
     public Pass runOnce(String queueName) {
-        ScheduleClient.Tick tick = schedules.tick(queueName);
+        ScheduleClient.Tick tick = schedules.apply(queueName).tick(queueName);
         for (String problem : tick.problems()) {
             LOG.log(Level.WARNING, "schedules on queue ''{0}'': {1}", new Object[] {queueName, problem});
         }

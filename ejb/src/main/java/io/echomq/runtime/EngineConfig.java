@@ -233,11 +233,19 @@ public final class EngineConfig {
                 }
                 all.add(schedule);
             } catch (InvalidRequestException e) {
-                String key = "name".equals(e.field()) ? SCHEDULES : at + SCHEDULE_KEYS.getOrDefault(e.field(), e.field());
-                throw new ConfigurationException(key, e.getMessage().substring(e.field().length() + 2));
+                throw scheduleRefused(name, e);
             }
         }
         return List.copyOf(all);
+    }
+
+    /**
+     * A configured schedule refused, by its reading or by its queue (e.g. a lane of another shard
+     * than the schedule's on a sharded queue), naming the key of the field at fault.
+     */
+    public static ConfigurationException scheduleRefused(String name, InvalidRequestException e) {
+        String key = "name".equals(e.field()) ? SCHEDULES : SCHEDULES + "." + name + "." + SCHEDULE_KEYS.getOrDefault(e.field(), e.field());
+        return new ConfigurationException(key, e.getMessage().substring(e.field().length() + 2));
     }
 
     /** The recurring jobs declared in configuration, put at every start (an unchanged definition stays as it is). */

@@ -18,6 +18,7 @@ import io.echomq.queue.QueueStats;
 import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.queue.internal.ScriptRunner;
+import io.echomq.queue.schedule.Schedule;
 import io.echomq.queue.shard.QueueShards;
 import io.echomq.queue.shard.ShardCountRefusedException;
 import io.echomq.queue.shard.ShardLayout;
@@ -36,6 +37,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -262,6 +264,55 @@ class ShardedEngineTest {
                     .as("the shard job %s in %s names", job.id(), job.lane()).isEqualTo(layout.shardOfLane(job.lane())));
             assertThat(new ShardLayouts(redis, new ScriptRunner(redis, ReplicaWait.NONE)).recordedShards(charges))
                     .as("the layout the sender found").isEqualTo(3);
+        }
+    }
+
+    @Test
+    void twoEnginesTickingTheSameShardedQueueFireEachSlotOnceOnTheSchedulesShard(PostgresService postgres) throws Exception {
+        String queueName = newQueue();
+        try (ShardedEngine one = new ShardedEngine(redis, postgres, queueName, WorkerListener.NONE, MaintenanceListener.NONE);
+                ShardedEngine two = new ShardedEngine(redis, postgres, queueName, WorkerListener.NONE, MaintenanceListener.NONE)) {
+            ShardedQueue queue = one.shards.sharded(queueName).orElseThrow();
+            ShardLayout layout = queue.layout();
+            Map<String, String> laneOf = new HashMap<>();
+            for (int shard = 0; shard < layout.shards(); shard++) {
+                int on = shard;
+                String lane = IntStream.range(0, 1_000).mapToObj(i -> "lane-" + i).filter(l -> layout.shardOfLane(l) == on)
+                        .findFirst().orElseThrow();
+                laneOf.put("every-20ms-" + shard, lane);
+                queue.schedules().put(Schedule.every(queueName, "every-20ms-" + shard, Duration.ofMillis(20), "{}").inLane(lane), "api");
+            }
+            List<Maintenance> tickers = List.of(one.engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT),
+                    two.engine.maintenance(List.of(queueName), Maintenance.Settings.DEFAULT));
+
+            // Both engines' maintenance at once, as when a lease changes hands mid-tick: only the slot's compare-and-set decides.
+            AtomicBoolean enough = new AtomicBoolean();
+            List<Thread> running = tickers.stream().map(ticker -> new Thread(() -> {
+                while (!enough.get()) {
+                    ticker.runOnce();
+                }
+            })).toList();
+            running.forEach(Thread::start);
+            try {
+                await("every schedule fired five slots").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(50))
+                        .until(() -> laneOf.keySet().stream().allMatch(name -> queue.schedules().get(queueName, name).orElseThrow().fired() >= 5));
+            } finally {
+                enough.set(true);
+                for (Thread thread : running) {
+                    thread.join();
+                }
+            }
+
+            for (Map.Entry<String, String> schedule : laneOf.entrySet()) {
+                int shard = layout.shardOfLane(schedule.getValue());
+                long fired = queue.schedules().get(queueName, schedule.getKey()).orElseThrow().fired();
+                List<JobView> made = one.shards.jobs(queueName, JobState.PENDING, Optional.empty(), 500).jobs().stream()
+                        .filter(job -> job.idempotencyKey().orElseThrow().startsWith("schedule:" + schedule.getKey() + ":")).toList();
+                assertThat(fired).as("slots %s fired", schedule.getKey()).isGreaterThanOrEqualTo(5);
+                assertThat(made).as("%s's jobs: one per slot fired", schedule.getKey()).hasSize((int) fired)
+                        .allSatisfy(job -> assertThat(layout.shardOfJob(job.id())).as("job %s's shard", job.id()).isEqualTo(shard))
+                        .extracting(job -> job.idempotencyKey().orElseThrow()).doesNotHaveDuplicates();
+            }
         }
     }
 

@@ -14,6 +14,7 @@ import io.echomq.queue.QueueStats;
 import io.echomq.queue.limits.LimitsInForce;
 import io.echomq.queue.limits.LimitsSource;
 import io.echomq.queue.limits.QueueLimits;
+import io.echomq.queue.schedule.Schedule;
 import io.echomq.queue.shard.ShardCountRefusedException;
 import io.echomq.queue.shard.ShardLayout;
 import io.echomq.queue.shard.ShardedQueue;
@@ -81,15 +82,49 @@ class ShardedRunningEngineTest {
     }
 
     @Test
-    void aScheduleConfiguredOnAShardedQueueRefusesTheStartNamingItsKey(PostgresService postgres) {
+    void aScheduleConfiguredOnAShardedQueueStartsAndFiresOnItsLanesShardEachJobAppliedOnce(PostgresService postgres) {
         String queueName = newQueue();
+        PostgresService.Database database = postgres.createDatabase("shardedengine");
+        ShardLayout layout = ShardLayout.of(queueName, 3);
+        String lane = java.util.stream.IntStream.range(0, 1_000).mapToObj(i -> "lane-" + i).filter(l -> layout.shardOfLane(l) == 2)
+                .findFirst().orElseThrow();
+        EngineConfig config = configOf(database, Map.of("echomq.queues." + queueName + ".shards", "3",
+                "echomq.maintenance.interval-ms", "50", "echomq.schedules", "charge",
+                "echomq.schedules.charge.queue", queueName, "echomq.schedules.charge.interval-ms", "100",
+                "echomq.schedules.charge.lane", lane, "echomq.schedules.charge.payload", "{\"account\":\"s\",\"amountCents\":1}"));
+
+        try (RunningEngine engine = start(config, queueName)) {
+            assertThat(redis.exists(layout.keys(2).schedule("charge"))).as("the schedule on its lane's shard").isTrue();
+            await("the schedule's jobs applied").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> engine.shards().stats(queueName).completed() >= 3);
+            List<String> made = redis.hvals(layout.keys(2).idempotency());
+            assertThat(made).as("jobs the schedule made, on shard 2").hasSizeGreaterThanOrEqualTo(3)
+                    .allSatisfy(id -> assertThat(layout.shardOfJob(id)).isEqualTo(2));
+            assertThat(engine.shards().partsOf(queueName).get(0).reads().stats(queueName).total()).as("jobs on shard 0").isZero();
+        }
+        LedgerSummary ledger = LedgerSummary.of(Jdbi.create(database.dataSource()), queueName);
+        assertThat(ledger.distinctJobs()).as("jobs charged").isGreaterThanOrEqualTo(3);
+        assertThat(ledger.duplicates()).as("jobs charged twice").isZero();
+    }
+
+    @Test
+    void aConfiguredScheduleInALaneOfAnotherShardThanTheSchedulesRefusesTheStartNamingItsLaneKey(PostgresService postgres) {
+        String queueName = newQueue();
+        ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(queueName, 3));
+        List<String> lanes = java.util.stream.IntStream.range(0, 1_000).mapToObj(i -> "lane-" + i).toList();
+        String laneOn1 = lanes.stream().filter(l -> queue.layout().shardOfLane(l) == 1).findFirst().orElseThrow();
+        String laneOn2 = lanes.stream().filter(l -> queue.layout().shardOfLane(l) == 2).findFirst().orElseThrow();
+        queue.schedules().put(Schedule.every(queueName, "charge", Duration.ofHours(1), "{}").inLane(laneOn1), "api");
         EngineConfig config = configOf(postgres.createDatabase("shardedengine"), Map.of("echomq.queues." + queueName + ".shards", "3",
-                "echomq.schedules", "nightly", "echomq.schedules.nightly.queue", queueName, "echomq.schedules.nightly.interval-ms", "60000"));
+                "echomq.schedules", "charge", "echomq.schedules.charge.queue", queueName,
+                "echomq.schedules.charge.interval-ms", "3600000", "echomq.schedules.charge.lane", laneOn2));
 
         assertThatThrownBy(() -> start(config, queueName).close())
                 .isInstanceOf(ConfigurationException.class)
-                .hasMessageContaining("echomq.schedules.nightly.queue")
-                .hasMessageContaining("queue '" + queueName + "' has 3 shards");
+                .hasMessageContaining("echomq.schedules.charge.lane")
+                .hasMessageContaining("lives on shard 1");
+        assertThat(queue.schedules().get(queueName, "charge").orElseThrow().definition().lane()).as("the schedule as it was")
+                .isEqualTo(laneOn1);
     }
 
     @Test

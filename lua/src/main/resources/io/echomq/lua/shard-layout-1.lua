@@ -14,6 +14,10 @@
     ARGV[2] shards    N (>= 1)
     ARGV[3] shard     s, this shard's index (0 <= s < N)
     ARGV[4] 'record', or 'check' to answer as 'record' would and change nothing
+    ARGV[5] '1' on the queue's shard 0 ('' or absent elsewhere): recording a change also makes its
+            schedules' directory ('schedule-homes', docs/SHARDING.md 3.3) name shard 0 for each
+            schedule there and nothing else (the caller refused the change while any schedule
+            lives on another shard, see ShardLayouts)
 
   Output:
     {'SET'}                          the layout is recorded now (or, for 'check', would be)
@@ -49,6 +53,13 @@ if check then
   return {'SET'}
 end
 
+if ARGV[5] == '1' then
+  local homes = prefix .. 'schedule-homes'
+  rcall('DEL', homes)
+  for _, name in ipairs(rcall('ZRANGE', prefix .. 'schedules', 0, -1)) do
+    rcall('HSET', homes, name, '0')
+  end
+end
 if shards == '1' then
   rcall('HDEL', meta, 'id_stride', 'id_offset')
 else

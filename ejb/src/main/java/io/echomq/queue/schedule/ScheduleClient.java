@@ -32,7 +32,7 @@ import redis.clients.jedis.UnifiedJedis;
  * clock (invariant 3), each slot's job under the slot's own idempotency key. Thread-safe; obtained
  * from {@link QueueClient#schedules()}.
  */
-public final class ScheduleClient {
+public final class ScheduleClient implements Schedules {
 
     /** Due schedules read at a time; a tick reads pages until none is left. */
     static final int DUE_PER_PAGE = 100;
@@ -95,6 +95,7 @@ public final class ScheduleClient {
      * @param source {@code config} or {@code api}, shown with the schedule
      * @throws InvalidRequestException naming the field at fault
      */
+    @Override
     public PutResult put(Schedule schedule, String source) {
         if (schedule == null) {
             throw new InvalidRequestException("schedule", "is required");
@@ -112,17 +113,20 @@ public final class ScheduleClient {
     }
 
     /** Deletes the schedule and its history (its jobs stay). Returns false when there was none. */
+    @Override
     public boolean remove(String queue, String name) {
         QueueKeys keys = keysOf(queue, name);
         return Replies.scheduleFound(scripts.run(Script.SCHEDULE_REMOVE, keys, name, List.of(name)), "schedule-remove");
     }
 
     /** Pauses the schedule: it fires nothing until resumed. Returns false when there is no such schedule. */
+    @Override
     public boolean pause(String queue, String name) {
         return setPaused(queue, name, true);
     }
 
     /** Resumes the schedule; slots that came due while it was paused are skipped. Returns false when there is no such schedule. */
+    @Override
     public boolean resume(String queue, String name) {
         return setPaused(queue, name, false);
     }
@@ -134,11 +138,13 @@ public final class ScheduleClient {
     }
 
     /** One schedule with its recent history, or empty. */
+    @Override
     public Optional<ScheduleView> get(String queue, String name) {
         return read(keysOf(queue, name), name, true);
     }
 
     /** The queue's schedules, by name. */
+    @Override
     public List<ScheduleView> list(String queue) {
         QueueKeys keys = queueKeys.apply(queue);
         List<String> names = ValkeyCommands.read(() -> redis.zrange(keys.schedules(), 0, -1));
@@ -193,6 +199,7 @@ public final class ScheduleClient {
      * for the same schedules. Schedules another server fired first count as raced; nothing fires
      * twice. A schedule that cannot be fired here (a problem) is not tried again in the same tick.
      */
+    @Override
     public Tick tick(String queue) {
         QueueKeys keys = queueKeys.apply(queue);
         Set<String> handled = new HashSet<>();

@@ -22,6 +22,7 @@ import io.echomq.queue.WorkerLeases;
 import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.queue.limits.LimitsInForce;
 import io.echomq.queue.limits.QueueLimits;
+import io.echomq.queue.schedule.Schedules;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -277,6 +278,11 @@ public final class QueueShards {
     /** The operators' moves on the shard that holds job {@code jobId} of {@code name} (cancel, retry, reschedule, remove…). */
     public QueueAdmin adminOf(String name, String jobId) {
         return clientOf(name, jobId).admin();
+    }
+
+    /** The schedules of {@code name}: on a sharded queue each on its lane's shard, named through shard 0's directory (see {@link ShardedSchedules}). */
+    public Schedules schedules(String name) {
+        return sharded(name).<Schedules>map(ShardedQueue::schedules).orElse(queue.schedules());
     }
 
     /**

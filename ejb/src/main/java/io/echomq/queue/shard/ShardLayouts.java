@@ -7,7 +7,9 @@ import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.queue.internal.ValkeyCommands;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -53,12 +55,13 @@ public final class ShardLayouts {
         int recorded = recordedShards(layout.queue());
         if (recorded != layout.shards()) {
             ShardLayout old = ShardLayout.of(layout.queue(), recorded);
+            refuseOrphanedSchedules(old, layout);
             for (int shard = 1; shard < old.shards(); shard++) {
-                steps.add(new Step(old.keys(shard), 1, 0));
+                steps.add(new Step(old.keys(shard), 1, 0, false));
             }
         }
         for (int shard = 0; shard < layout.shards(); shard++) {
-            steps.add(new Step(layout.keys(shard), layout.shards(), shard));
+            steps.add(new Step(layout.keys(shard), layout.shards(), shard, shard == 0));
         }
         for (Step step : steps) {
             run(step, "check").ifPresent(refusal -> {
@@ -72,13 +75,65 @@ public final class ShardLayouts {
         }
     }
 
-    /** One shard's layout to record: {@code index} of {@code shards} ({@code 1, 0}: retired, ids as on an unsharded queue). */
-    private record Step(QueueKeys shard, int shards, int index) {
+    /**
+     * Refuses a change of the shard count that would leave a schedule where the new layout cannot
+     * reach it (docs/SHARDING.md, 3.3 and 10): a schedule on a shard other than 0 (of either
+     * layout: the old one's are retired, the new one's are found through a directory the change
+     * rebuilds), a directory entry naming such a shard (a put or remove stopped half way), or a
+     * schedule on shard 0 of a lane the new layout puts on another shard (its jobs would be made
+     * apart from the lane's). Shard 0's other schedules stay where they are, and recording the new
+     * layout makes the directory name shard 0 for each of them.
+     *
+     * @throws ShardCountRefusedException naming {@code echomq.queues.<q>.shards}
+     */
+    private void refuseOrphanedSchedules(ShardLayout old, ShardLayout layout) {
+        for (ShardLayout each : List.of(old, layout)) {
+            for (int shard = 1; shard < each.shards(); shard++) {
+                QueueKeys keys = each.keys(shard);
+                List<String> names = ValkeyCommands.read(() -> redis.zrange(keys.schedules(), 0, -1));
+                if (!names.isEmpty()) {
+                    throw schedulesRefused(layout, "its shard " + shard + " of " + each.shards() + " holds " + names.size()
+                            + " schedules (" + String.join(", ", names) + ")");
+                }
+            }
+        }
+        QueueKeys home = layout.keys(0);
+        Map<String, String> homes = ValkeyCommands.read(() -> redis.hgetAll(home.scheduleHomes()));
+        for (Map.Entry<String, String> entry : new TreeMap<>(homes).entrySet()) {
+            if (!entry.getValue().equals("0")) {
+                throw schedulesRefused(layout, "schedule '" + entry.getKey() + "' has its home on shard " + entry.getValue());
+            }
+        }
+        for (String name : ValkeyCommands.read(() -> redis.zrange(home.schedules(), 0, -1))) {
+            String lane = ValkeyCommands.read(() -> redis.hget(home.schedule(name), "lane"));
+            if (lane != null && ShardLayout.pinsLane(lane) && layout.shardOfLane(lane) != 0) {
+                throw schedulesRefused(layout, "schedule '" + name + "' on shard 0 makes jobs in lane '" + lane + "', which "
+                        + layout.shards() + " shards put on shard " + layout.shardOfLane(lane));
+            }
+        }
+    }
+
+    private static ShardCountRefusedException schedulesRefused(ShardLayout layout, String why) {
+        String queue = layout.queue();
+        return new ShardCountRefusedException("echomq.queues." + queue + ".shards: queue '" + queue + "' cannot have "
+                + layout.shards() + " shards now: " + why + " (docs/SHARDING.md, \"Changing N\"); a schedule stays on the shard "
+                + "it was put on, which another count would leave out of reach: remove these schedules (DELETE "
+                + "/api/schedules/" + queue + "/<name>), start again with the new count, then put them again (configured "
+                + "schedules are put again at start)");
+    }
+
+    /**
+     * One shard's layout to record: {@code index} of {@code shards} ({@code 1, 0}: retired, ids as
+     * on an unsharded queue); {@code keepsDirectory} on the queue's shard 0, whose schedules'
+     * directory a change rebuilds from the schedules there.
+     */
+    private record Step(QueueKeys shard, int shards, int index, boolean keepsDirectory) {
     }
 
     private Optional<ShardLayoutRefusal> run(Step step, String mode) {
         return Replies.shardLayout(scripts.run(Script.SHARD_LAYOUT, step.shard(), null,
-                List.of(step.shard().prefix(), Integer.toString(step.shards()), Integer.toString(step.index()), mode)));
+                List.of(step.shard().prefix(), Integer.toString(step.shards()), Integer.toString(step.index()), mode,
+                step.keepsDirectory() ? "1" : "")));
     }
 
     private static ShardCountRefusedException refused(ShardLayout layout, ShardLayoutRefusal refusal) {

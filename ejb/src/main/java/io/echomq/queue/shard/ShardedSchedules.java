@@ -10,6 +10,7 @@ import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.queue.schedule.Schedule;
 import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.queue.schedule.ScheduleView;
+import io.echomq.queue.schedule.Schedules;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -22,10 +23,10 @@ import java.util.Optional;
  * ({@code schedule-home}). A put is the directory's claim, then today's put on the home; a
  * remove is today's remove on the home, then the directory's release. A stop between the two
  * leaves the name's home recorded and nothing or the schedule there, which the next put or remove
- * of the name completes. Moving a schedule to a lane of another shard (S1–S4) is not built: such a
- * put is refused naming {@code lane}. Thread-safe.
+ * of the name completes. Pause and resume go to the name's home. Moving a schedule to a lane of
+ * another shard (S1–S4) is not built: such a put is refused naming {@code lane}. Thread-safe.
  */
-public final class ShardedSchedules {
+public final class ShardedSchedules implements Schedules {
 
     private final ShardLayout layout;
     private final ScriptRunner scripts;
@@ -44,6 +45,7 @@ public final class ShardedSchedules {
      *
      * @throws InvalidRequestException naming {@code lane} when the schedule lives on another shard than its new lane's
      */
+    @Override
     public ScheduleClient.PutResult put(Schedule schedule, String source) {
         if (schedule == null) {
             throw new InvalidRequestException("schedule", "is required");
@@ -62,6 +64,7 @@ public final class ShardedSchedules {
     }
 
     /** Removes the schedule from its shard and the directory; false when there was none. */
+    @Override
     public boolean remove(String queue, String name) {
         Optional<Integer> home = homeOf(queue, name);
         if (home.isEmpty()) {
@@ -72,12 +75,26 @@ public final class ShardedSchedules {
         return removed;
     }
 
+    /** Pauses the schedule on its home shard; false when there is none. */
+    @Override
+    public boolean pause(String queue, String name) {
+        return homeOf(queue, name).map(shard -> shards.get(shard).schedules().pause(queue, name)).orElse(false);
+    }
+
+    /** Resumes the schedule on its home shard; false when there is none. */
+    @Override
+    public boolean resume(String queue, String name) {
+        return homeOf(queue, name).map(shard -> shards.get(shard).schedules().resume(queue, name)).orElse(false);
+    }
+
     /** The schedule by name, from its shard. */
+    @Override
     public Optional<ScheduleView> get(String queue, String name) {
         return homeOf(queue, name).flatMap(shard -> shards.get(shard).schedules().get(queue, name));
     }
 
     /** Every shard's schedules, by name. */
+    @Override
     public List<ScheduleView> list(String queue) {
         List<ScheduleView> all = new ArrayList<>();
         shards.forEach(shard -> all.addAll(shard.schedules().list(queue)));
@@ -86,6 +103,7 @@ public final class ShardedSchedules {
     }
 
     /** One tick over every shard's schedules (each fired on its own shard, judged on its clock), added up. */
+    @Override
     public ScheduleClient.Tick tick(String queue) {
         int fired = 0;
         long skipped = 0;

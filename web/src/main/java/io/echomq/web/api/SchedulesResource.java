@@ -4,6 +4,7 @@ import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.schedule.Schedule;
 import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.queue.schedule.ScheduleView;
+import io.echomq.queue.schedule.Schedules;
 import io.echomq.runtime.EchoMqEngine;
 import io.echomq.web.problem.Problem;
 import io.echomq.web.security.Roles;
@@ -33,7 +34,8 @@ import java.util.TreeSet;
 /**
  * Recurring jobs: list, read, define, remove, pause and resume the schedules of the queues this
  * deployment serves. A schedule is named within its queue, so its address is
- * {@code schedules/{queue}/{name}}. Validates, hands off to {@link ScheduleClient}, returns.
+ * {@code schedules/{queue}/{name}}. Validates, hands off to the queue's {@link Schedules} (on a
+ * sharded queue, each schedule on its lane's shard), returns.
  */
 @Path("schedules")
 @RequestScoped
@@ -50,7 +52,7 @@ public class SchedulesResource {
         Set<String> queues = queue == null ? new TreeSet<>(engine.queues()) : Set.of(KnownQueues.require(engine, queue));
         List<ScheduleViews.ScheduleBody> all = new ArrayList<>();
         for (String q : queues) {
-            schedules().list(q).forEach(v -> all.add(ScheduleViews.ScheduleBody.summary(v)));
+            schedules(q).list(q).forEach(v -> all.add(ScheduleViews.ScheduleBody.summary(v)));
         }
         return all;
     }
@@ -59,7 +61,7 @@ public class SchedulesResource {
     @Path("{queue}/{name}")
     public ScheduleViews.ScheduleBody one(@PathParam("queue") String queue, @PathParam("name") String name) {
         KnownQueues.require(engine, queue);
-        return detail(schedules().get(queue, name).orElseThrow(() -> notFound(queue, name)));
+        return detail(schedules(queue).get(queue, name).orElseThrow(() -> notFound(queue, name)));
     }
 
     /** Creates (201) or replaces (200) the schedule; an unchanged definition changes nothing (200). */
@@ -69,7 +71,19 @@ public class SchedulesResource {
     @RolesAllowed(Roles.ADMIN)
     public Response put(@PathParam("queue") String queue, @PathParam("name") String name, ScheduleRequest body,
             @Context UriInfo uri) {
-        engine.shards().requireOneShard(KnownQueues.require(engine, queue), "a schedule's jobs in it");
+        Defined defined = define(queue, name, body);
+        return defined.created()
+                ? Response.created(uri.getAbsolutePath()).entity(defined.now()).build()
+                : Response.ok(defined.now()).build();
+    }
+
+    /** What a PUT did: whether it created the schedule, and the schedule now. */
+    record Defined(boolean created, ScheduleViews.ScheduleBody now) {
+    }
+
+    /** The work of a PUT, apart from its HTTP answer. */
+    Defined define(String queue, String name, ScheduleRequest body) {
+        KnownQueues.require(engine, queue);
         if (body == null) {
             throw new InvalidRequestException("body", "a JSON object with \"cron\" (and \"zone\") or \"intervalMs\" is required");
         }
@@ -79,11 +93,8 @@ public class SchedulesResource {
             throw new InvalidRequestException("misfireGraceMs", "must be more than the maintenance interval (" + tick.toMillis()
                     + " ms), or every slot would count as missed; was " + schedule.misfireGrace().toMillis());
         }
-        ScheduleClient.PutResult result = schedules().put(schedule, "api");
-        ScheduleViews.ScheduleBody now = one(queue, name);
-        return result == ScheduleClient.PutResult.CREATED
-                ? Response.created(uri.getAbsolutePath()).entity(now).build()
-                : Response.ok(now).build();
+        ScheduleClient.PutResult result = schedules(queue).put(schedule, "api");
+        return new Defined(result == ScheduleClient.PutResult.CREATED, one(queue, name));
     }
 
     /** Removes the schedule and its history (its jobs stay); answers the schedule as it was. */
@@ -92,7 +103,7 @@ public class SchedulesResource {
     @RolesAllowed(Roles.ADMIN)
     public ScheduleViews.ScheduleBody remove(@PathParam("queue") String queue, @PathParam("name") String name) {
         ScheduleViews.ScheduleBody last = one(queue, name);
-        if (!schedules().remove(queue, name)) {
+        if (!schedules(queue).remove(queue, name)) {
             throw notFound(queue, name);
         }
         return last;
@@ -103,7 +114,7 @@ public class SchedulesResource {
     @RolesAllowed(Roles.ADMIN)
     public ScheduleViews.ScheduleBody pause(@PathParam("queue") String queue, @PathParam("name") String name) {
         KnownQueues.require(engine, queue);
-        if (!schedules().pause(queue, name)) {
+        if (!schedules(queue).pause(queue, name)) {
             throw notFound(queue, name);
         }
         return one(queue, name);
@@ -115,19 +126,20 @@ public class SchedulesResource {
     @RolesAllowed(Roles.ADMIN)
     public ScheduleViews.ScheduleBody resume(@PathParam("queue") String queue, @PathParam("name") String name) {
         KnownQueues.require(engine, queue);
-        if (!schedules().resume(queue, name)) {
+        if (!schedules(queue).resume(queue, name)) {
             throw notFound(queue, name);
         }
         return one(queue, name);
     }
 
-    private ScheduleClient schedules() {
-        return engine.queue().schedules();
+    /** The queue's schedules, on a sharded queue each on its lane's shard. */
+    private Schedules schedules(String queue) {
+        return engine.shards().schedules(queue);
     }
 
     private ScheduleViews.ScheduleBody detail(ScheduleView view) {
         String lastJobState = view.lastJob()
-                .flatMap(id -> engine.queue().reads().job(view.definition().queue(), id))
+                .flatMap(id -> engine.shards().readsOf(view.definition().queue(), id).job(view.definition().queue(), id))
                 .map(job -> job.state().wireName())
                 .orElse(null);
         return ScheduleViews.ScheduleBody.detail(view, lastJobState);

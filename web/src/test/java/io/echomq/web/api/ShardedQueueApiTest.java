@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.EventFilter;
 import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.JobState;
+import io.echomq.queue.JobView;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueEvent;
@@ -13,13 +15,17 @@ import io.echomq.queue.QueueSettings;
 import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.shard.QueueShards;
 import io.echomq.queue.shard.ShardLayout;
+import io.echomq.runtime.ConfigReader;
 import io.echomq.runtime.EchoMqEngine;
+import io.echomq.runtime.EngineConfig;
 import io.echomq.testkit.RealServices;
 import io.echomq.testkit.services.ValkeyCluster;
 import io.echomq.web.metrics.QueueMetrics;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.core.HttpHeaders;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +33,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,8 +41,8 @@ import redis.clients.jedis.RedisClusterClient;
 
 /**
  * A queue of three shards on the 3-master cluster answers the API as one queue: its job list by
- * state, its job-event stream and its limits (docs/SHARDING.md, 8 and 10), through the resources
- * an HTTP call reaches.
+ * state, its job-event stream, its limits and its schedules (docs/SHARDING.md, 3.3, 8 and 10),
+ * through the resources an HTTP call reaches.
  */
 class ShardedQueueApiTest {
 
@@ -207,6 +214,83 @@ class ShardedQueueApiTest {
         assertThat(only.settingsBehind()).isFalse();
     }
 
+    @Test
+    void schedulesOfAThreeShardQueueAreDefinedReadPausedResumedAndRemovedAsOnOneShardEachFiringOnceASlotOnItsLanesShard() {
+        String laneOn1 = laneOn(1);
+        String laneOn2 = laneOn(2);
+        SchedulesResource api = schedules();
+
+        assertThat(api.define(queue, "on-1", every(50, laneOn1)).created()).as("PUT on-1: 201").isTrue();
+        assertThat(api.define(queue, "on-2", every(50, laneOn2)).created()).as("PUT on-2: 201").isTrue();
+        assertThat(api.define(queue, "laneless", every(50, null)).created()).as("PUT laneless: 201").isTrue();
+        assertThat(api.define(queue, "on-1", every(50, laneOn1)).created()).as("the same PUT again: 200").isFalse();
+        SchedulesResource.Defined replaced = api.define(queue, "on-2", every(60, laneOn2));
+        assertThat(replaced.created()).as("a changed PUT: 200").isFalse();
+        assertThat(replaced.now().intervalMs()).isEqualTo(60L);
+        assertThat(redis.exists(layout.keys(1).schedule("on-1"))).as("on-1 on its lane's shard").isTrue();
+        assertThat(redis.exists(layout.keys(2).schedule("on-2"))).as("on-2 on its lane's shard").isTrue();
+        assertThat(redis.exists(layout.keys(0).schedule("laneless"))).as("a schedule of the default lane on shard 0").isTrue();
+        assertThat(api.list(queue)).extracting(ScheduleViews.ScheduleBody::name).containsExactly("laneless", "on-1", "on-2");
+        assertThatThrownBy(() -> api.define(queue, "on-2", every(60, laneOn1)))
+                .as("a lane of another shard than the schedule's").isInstanceOfSatisfying(InvalidRequestException.class,
+                        e -> assertThat(e.field()).isEqualTo("lane"));
+
+        Awaitility.await("every schedule fired twice").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    shards.schedules(queue).tick(queue);
+                    return api.list(queue).stream().allMatch(schedule -> schedule.fired() >= 2);
+                });
+        ScheduleViews.ScheduleBody on2 = api.one(queue, "on-2");
+        assertThat(on2.lastJob()).as("on-2's last job").isNotNull();
+        assertThat(on2.lastJobState()).as("the last job's state, read on its shard").isEqualTo("pending");
+
+        assertThat(api.pause(queue, "on-2").paused()).as("POST pause: 200, paused").isTrue();
+        assertThat(api.one(queue, "on-2").paused()).isTrue();
+        long firedWhilePaused = api.one(queue, "on-2").fired();
+        shards.schedules(queue).tick(queue);
+        assertThat(api.one(queue, "on-2").fired()).as("a paused schedule fires nothing").isEqualTo(firedWhilePaused);
+        assertThat(api.resume(queue, "on-2").paused()).as("POST resume: 200, running").isFalse();
+
+        Map<String, List<JobView>> madeBy = new HashMap<>();
+        shards.jobs(queue, JobState.PENDING, Optional.empty(), 500).jobs().forEach(job -> madeBy
+                .computeIfAbsent(job.idempotencyKey().orElseThrow().split(":")[1], name -> new ArrayList<>()).add(job));
+        for (ScheduleViews.ScheduleBody schedule : api.list(queue)) {
+            List<JobView> made = madeBy.getOrDefault(schedule.name(), List.of());
+            assertThat(made).as("%s's jobs: one per slot fired", schedule.name()).hasSize((int) schedule.fired())
+                    .extracting(job -> job.idempotencyKey().orElseThrow()).doesNotHaveDuplicates();
+            if (!schedule.lane().equals(NewJob.DEFAULT_LANE)) {
+                assertThat(made).as("%s's jobs on its lane's shard", schedule.name())
+                        .allSatisfy(job -> assertThat(layout.shardOfJob(job.id())).isEqualTo(layout.shardOfLane(schedule.lane())));
+            }
+        }
+        assertThat(madeBy.get("laneless")).as("the default lane's jobs, on shard 0").isNotEmpty()
+                .allSatisfy(job -> assertThat(layout.shardOfJob(job.id())).isZero());
+
+        assertThat(api.remove(queue, "on-2").name()).as("DELETE: 200 with the schedule as it was").isEqualTo("on-2");
+        assertThat(redis.exists(layout.keys(2).schedule("on-2"))).as("removed from its shard").isFalse();
+        assertThat(shards.schedules(queue).get(queue, "on-2")).as("GET after DELETE: 404").isEmpty();
+        assertThat(shards.schedules(queue).remove(queue, "on-2")).as("DELETE again: 404").isFalse();
+        assertThat(shards.schedules(queue).pause(queue, "on-2")).as("pause of none: 404").isFalse();
+        assertThat(shards.schedules(queue).resume(queue, "on-2")).as("resume of none: 404").isFalse();
+        assertThat(api.define(queue, "on-2", every(60, laneOn1)).created()).as("removed, its name may go to another shard: 201").isTrue();
+        assertThat(redis.exists(layout.keys(1).schedule("on-2"))).isTrue();
+    }
+
+    private static ScheduleRequest every(long intervalMs, String lane) {
+        return new ScheduleRequest(null, null, null, null, intervalMs, null, lane, null, null, null, null);
+    }
+
+    private String laneOn(int shard) {
+        return IntStream.range(0, 1_000).mapToObj(i -> "lane-" + i).filter(lane -> layout.shardOfLane(lane) == shard)
+                .findFirst().orElseThrow();
+    }
+
+    private SchedulesResource schedules() {
+        SchedulesResource schedules = new SchedulesResource();
+        schedules.engine = engine;
+        return schedules;
+    }
+
     private JobsResource jobs() {
         JobsResource jobs = new JobsResource();
         jobs.engine = engine;
@@ -226,6 +310,9 @@ class ShardedQueueApiTest {
     private static final class EngineOf extends EchoMqEngine {
         private final QueueShards shards;
         private final Set<String> queues;
+        /** What the resources read of the configuration: the maintenance interval a schedule's misfire grace must exceed. */
+        private final EngineConfig config = EngineConfig.withoutOwnDatabase(ConfigReader.environment(Map.of(
+                "echomq.valkey.url", "redis://127.0.0.1:6379", "echomq.maintenance.interval-ms", "100")));
 
         EngineOf(QueueShards shards, String... queues) {
             this.shards = shards;
@@ -245,6 +332,11 @@ class ShardedQueueApiTest {
         @Override
         public Set<String> queues() {
             return queues;
+        }
+
+        @Override
+        public EngineConfig config() {
+            return config;
         }
     }
 }
