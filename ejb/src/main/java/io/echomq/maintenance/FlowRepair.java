@@ -11,7 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * the specs each parent holds (F4): the submitter makes them at once, so a parent still missing
  * one after the grace lost its submitter (a crash, a lost connection). Each child's idempotency
  * key is derived from its parent and index, so a child the submitter did make is found, not made
- * again. Walks the waiting set a page per run, oldest first, and starts over at its end.
+ * again. Walks the waiting set of each of the queue's shards a page per run, oldest first, and
+ * starts that shard's walk over at its end.
  */
 final class FlowRepair implements MaintenanceDuty {
 
@@ -23,7 +24,7 @@ final class FlowRepair implements MaintenanceDuty {
     private final Duration grace;
     private final int batch;
     private final Clock clock;
-    /** The walk's next rank per queue. Used by the maintenance thread only. */
+    /** The walk's next rank per shard of a queue ({@code <queue>#<shard>}). Used by the maintenance thread only. */
     private final Map<String, Long> from = new ConcurrentHashMap<>();
 
     FlowRepair(Flows flows, Duration interval, Duration grace, int batch, Clock clock) {
@@ -44,19 +45,29 @@ final class FlowRepair implements MaintenanceDuty {
         return interval;
     }
 
+    /** One page of each shard's walk (a queue of one shard has one walk). */
     @Override
     public Pass runOnce(String queue) {
-        long rank = from.getOrDefault(queue, 0L);
-        Flows.MissingChildren page = flows.parentsMissingChildren(queue, rank, clock.millis() - grace.toMillis(), batch);
+        int made = 0;
+        for (int shard = 0, shards = flows.shardCount(queue); shard < shards; shard++) {
+            made += repairPage(queue, shard);
+        }
+        return Pass.flowEdges(made);
+    }
+
+    private int repairPage(String queue, int shard) {
+        String walk = queue + "#" + shard;
+        long rank = from.getOrDefault(walk, 0L);
+        Flows.MissingChildren page = flows.parentsMissingChildren(queue, shard, rank, clock.millis() - grace.toMillis(), batch);
         if (page.end()) {
-            from.remove(queue);
+            from.remove(walk);
         } else {
-            from.put(queue, rank + batch);
+            from.put(walk, rank + batch);
         }
         int made = 0;
         for (Flows.WaitingParent parent : page.parents()) {
             made += flows.makeMissingChildren(parent.queue(), parent.id(), parent.createdMs());
         }
-        return Pass.flowEdges(made);
+        return made;
     }
 }

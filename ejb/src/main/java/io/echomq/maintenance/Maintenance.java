@@ -129,7 +129,8 @@ public final class Maintenance {
      * Maintenance over queues laid out by {@code shards}: on a sharded queue, the reaper, the
      * retention trimmer and the reconciler run on every shard, and the effect retention asks each
      * job's shard, all under the queue's one maintenance lease, held on shard 0 (docs/SHARDING.md, 7).
-     * Flows and schedules of a sharded queue live on its shard 0 until they are routed over shards.
+     * The flow relay and repair walk every shard's notices, cancel lists and waiting parents (3.4),
+     * and the schedule ticker fires every shard's schedules, each on its lane's shard (3.3).
      * A sharded queue's shards left behind on its settings by a crash are brought to shard 0's
      * and the key reservations a stopped submitter left are completed or forgotten
      * ({@link ShardedQueueDuty}).
@@ -154,8 +155,8 @@ public final class Maintenance {
                 new EffectPartitionRetirement(bounded.partitions(), goneForGood, queues.isEmpty() ? "" : queues.get(0),
                         settings.interval(), settings.effectRetention(), EFFECT_RETENTION_BATCH),
                 new ScheduleTicker(shards::schedules, settings.interval()),
-                new FlowRelay(queue.flows(), settings.interval(), FLOW_BATCH),
-                new FlowRepair(queue.flows(), settings.interval(), FlowRepair.GRACE, FLOW_BATCH, java.time.Clock.systemUTC())));
+                new FlowRelay(shards.flows(), settings.interval(), FLOW_BATCH),
+                new FlowRepair(shards.flows(), settings.interval(), FlowRepair.GRACE, FLOW_BATCH, java.time.Clock.systemUTC())));
         all.addAll(ShardedQueueDuty.settingsSync(shards, queues, settings.interval()));
         // A reservation is swept only once older than KeyHomeSweeper.GRACE: a sweep every few seconds is plenty.
         all.addAll(ShardedQueueDuty.keyHomeSweep(shards, queues, max(settings.interval(), KEY_HOME_SWEEP_EVERY)));

@@ -2,6 +2,7 @@ package io.echomq.queue;
 
 import static io.echomq.queue.internal.ValkeyCommands.read;
 
+import io.echomq.queue.FlowRoutes.Place;
 import io.echomq.queue.internal.FlowSpec;
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.queue.internal.Replies;
@@ -14,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import redis.clients.jedis.UnifiedJedis;
@@ -35,7 +37,9 @@ import redis.clients.jedis.resps.ScanResult;
  *   <li>failing: a parent that fails or is cancelled lists its unsettled children, which the relay
  *   cancels ({@link #cancel}).</li>
  * </ul>
- * Thread-safe; obtained from {@link QueueClient#flows()}.
+ * Each step goes to the slot its {@link FlowRoutes} names: a queue of one shard has one, a sharded
+ * queue's job is on the shard of its lane or id (docs/SHARDING.md, 3.4). Thread-safe; obtained from
+ * {@link QueueClient#flows()} (one client's keys) or {@code QueueShards.flows()} (every queue by its layout).
  */
 public final class Flows {
 
@@ -47,25 +51,41 @@ public final class Flows {
     private final UnifiedJedis redis;
     private final ScriptRunner scripts;
     private final QueueSettings settings;
-    private final QueueAdmin admin;
+    /** Which shard each step goes to: one client's keys, or every queue laid out over its shards. */
+    private final FlowRoutes routes;
     /** The rule of the root's idempotency key: a submitter's, or the outbox's ({@link OutboxDoor}). */
     private final UnaryOperator<String> rootKeyRule;
 
-    Flows(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings, QueueAdmin admin) {
-        this(redis, scripts, settings, admin, RequestChecks::idempotencyKey);
+    Flows(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings, FlowRoutes routes) {
+        this(redis, scripts, settings, routes, RequestChecks::idempotencyKey);
     }
 
-    private Flows(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings, QueueAdmin admin, UnaryOperator<String> rootKeyRule) {
+    private Flows(UnifiedJedis redis, ScriptRunner scripts, QueueSettings settings, FlowRoutes routes, UnaryOperator<String> rootKeyRule) {
         this.redis = redis;
         this.scripts = scripts;
         this.settings = settings;
-        this.admin = admin;
+        this.routes = routes;
         this.rootKeyRule = rootKeyRule;
     }
 
     /** These flows with a root keyed as the outbox keys the rows it relays: for {@link OutboxDoor} only. */
     Flows outboxDoor() {
-        return new Flows(redis, scripts, settings, admin, RequestChecks::outboxIdempotencyKey);
+        return new Flows(redis, scripts, settings, routes, RequestChecks::outboxIdempotencyKey);
+    }
+
+    /** These flows with every step sent where {@code routes} says: for {@code QueueShards}, which lays queues out over shards. */
+    public Flows routedBy(FlowRoutes routes) {
+        return new Flows(redis, scripts, settings, routes, rootKeyRule);
+    }
+
+    /** The outbox's flows ({@link #outboxDoor()}) routed by {@code routes}: for {@code QueueShards}' outbox door. */
+    public Flows outboxDoorRoutedBy(FlowRoutes routes) {
+        return routedBy(routes).outboxDoor();
+    }
+
+    /** Where these flows send each step (the fallback of routes that lay some queues out over shards). */
+    public FlowRoutes routes() {
+        return routes;
     }
 
     /**
@@ -77,8 +97,8 @@ public final class Flows {
      */
     public FlowSubmitted submit(NewFlow flow) {
         Checked root = checked(flow);
-        FlowSubmitted submitted = add(root.queue(), root.payload(), root.maxAttempts(), root.lane(), root.priority(), root.key(), "", "",
-                root.children());
+        FlowSubmitted submitted = add(root.place(), root.queue(), root.payload(), root.maxAttempts(), root.lane(), root.priority(), root.key(),
+                "", "", root.children());
         if (submitted.state() == JobState.WAITING_CHILDREN) {
             makeMissingChildren(submitted.queue(), submitted.id(), submitted.createdMs());
         }
@@ -96,7 +116,8 @@ public final class Flows {
     }
 
     /** A flow's root as {@link #submit} sends it, every field checked; {@code children}: the children's specs. */
-    private record Checked(String queue, String payload, int maxAttempts, String lane, int priority, String key, List<String> children) {
+    private record Checked(Place place, String queue, String payload, int maxAttempts, String lane, int priority, String key,
+            List<String> children) {
     }
 
     private Checked checked(NewFlow flow) {
@@ -114,7 +135,9 @@ public final class Flows {
         refuseTiming(root, "");
         String key = root.idempotencyKey().map(rootKeyRule).orElse("");
         String queue = RequestChecks.queueName(flow.queue());
-        return new Checked(queue, payload(root, ""), maxAttempts(root, ""), lane(root, ""), priority(root, ""), key, children);
+        String lane = lane(root, "");
+        return new Checked(routes.placeNew(queue, lane, key), queue, payload(root, ""), maxAttempts(root, ""), lane, priority(root, ""), key,
+                children);
     }
 
     /**
@@ -126,7 +149,7 @@ public final class Flows {
      * @return how many children were made or found and marked
      */
     public int makeMissingChildren(String queue, String parentId, long parentCreatedMs) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        QueueKeys keys = routes.keysOfJob(queue, parentId);
         Map<String, String> flow = read(() -> redis.hgetAll(keys.flow(parentId)));
         int marked = 0;
         for (int i = 0; flow.containsKey("spec:" + i); i++) {
@@ -141,8 +164,8 @@ public final class Flows {
     private void makeChild(QueueKeys parent, String parentId, long parentCreatedMs, int index, FlowSpec spec) {
         String parentRef = parent.queue() + " " + parentId + " " + parentCreatedMs;
         String key = childKey(parent.queue(), parentId, parentCreatedMs, index);
-        FlowSubmitted child = add(spec.queue(), spec.payload(), spec.maxAttempts(), spec.lane(), spec.priority(), key,
-                parentRef + " " + index, spec.policy().wireName(), spec.children());
+        FlowSubmitted child = add(routes.placeNew(spec.queue(), spec.lane(), key), spec.queue(), spec.payload(), spec.maxAttempts(),
+                spec.lane(), spec.priority(), key, parentRef + " " + index, spec.policy().wireName(), spec.children());
         if (child.state() == JobState.WAITING_CHILDREN) {
             makeMissingChildren(child.queue(), child.id(), child.createdMs());
         }
@@ -150,7 +173,7 @@ public final class Flows {
                 List.of(Long.toString(parentCreatedMs), Integer.toString(index), child.queue() + " " + child.id() + " " + child.createdMs())));
         if (parentNow.filter(state -> state == JobState.WAITING_CHILDREN).isEmpty()) {
             // The parent failed or was cancelled before this child was marked, so its list of children to cancel missed it.
-            admin.cancel(child.queue(), child.id());
+            routes.adminOf(child.queue(), child.id()).cancel(child.queue(), child.id());
         }
     }
 
@@ -183,13 +206,15 @@ public final class Flows {
         }
     }
 
-    private FlowSubmitted add(String queue, String payload, int maxAttempts, String lane, int priority, String key, String parentRef,
-            String policy, List<String> children) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
-        List<String> args = new ArrayList<>(9 + children.size());
+    /** One job of a flow made by flow-add on the shard {@code place} names, minting with that shard's id layout. */
+    private FlowSubmitted add(Place place, String queue, String payload, int maxAttempts, String lane, int priority, String key,
+            String parentRef, String policy, List<String> children) {
+        QueueKeys keys = place.keys();
+        List<String> args = new ArrayList<>(11 + children.size());
         args.addAll(List.of(keys.prefix(), payload, Integer.toString(maxAttempts), lane, Integer.toString(priority), key, parentRef,
                 policy, Integer.toString(children.size())));
         args.addAll(children);
+        args.addAll(place.idLayout());
         Object reply = key.isEmpty() ? scripts.run(Script.FLOW_ADD, keys, null, args) : scripts.runKeyedSubmission(Script.FLOW_ADD, keys, args);
         return Replies.flowAdded(queue, reply);
     }
@@ -284,8 +309,8 @@ public final class Flows {
      * {@code completed}, {@code dead}, {@code cancelled}, or {@code dropped:<outcome>}.
      */
     public List<FlowChild> children(String queue, String parentId) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
-        Map<String, String> flow = read(() -> redis.hgetAll(keys.flow(RequestChecks.jobId(parentId))));
+        QueueKeys keys = routes.keysOfJob(queue, RequestChecks.jobId(parentId));
+        Map<String, String> flow = read(() -> redis.hgetAll(keys.flow(parentId)));
         List<FlowChild> children = new ArrayList<>();
         for (int i = 0; flow.containsKey("spec:" + i); i++) {
             FlowSpec spec = FlowSpec.decode(flow.get("spec:" + i));
@@ -314,10 +339,9 @@ public final class Flows {
     public record NoticeApplied(Notice notice, String outcome) {
     }
 
-    /** Up to {@code limit} settlement notices of {@code queue}'s children that their parents have not acknowledged. */
+    /** Up to {@code limit} settlement notices of {@code queue}'s children that their parents have not acknowledged, from every shard. */
     public List<Notice> notices(String queue, int limit) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
-        return scanHash(keys.notices(), limit).entrySet().stream().map(e -> new Notice(queue, e.getKey(), e.getValue())).toList();
+        return scanShards(queue, QueueKeys::notices, limit).entrySet().stream().map(e -> new Notice(queue, e.getKey(), e.getValue())).toList();
     }
 
     /**
@@ -334,14 +358,14 @@ public final class Flows {
     /** The first half of {@link #apply}: the parent's mark, on the parent's slot. Answers flow-child-settled's word. */
     String applyToParent(Notice notice) {
         String[] p = notice.parts();
-        QueueKeys parent = RequestChecks.queueKeys(p[0]);
+        QueueKeys parent = routes.keysOfJob(p[0], p[1]);
         return Replies.flowChildSettled(scripts.run(Script.FLOW_CHILD_SETTLED, parent, p[1],
                 List.of(parent.prefix(), p[1], p[2], p[3], p[4], p[5], notice.childQueue() + " " + notice.childId() + " " + p[6])));
     }
 
     /** The second half of {@link #apply}: the notice deleted as it was read, on the child's slot. */
     void acknowledge(Notice notice) {
-        scripts.run(Script.FLOW_NOTICE_ACK, RequestChecks.queueKeys(notice.childQueue()), notice.childId(),
+        scripts.run(Script.FLOW_NOTICE_ACK, routes.keysOfJob(notice.childQueue(), notice.childId()), notice.childId(),
                 List.of(notice.childId(), notice.text()));
     }
 
@@ -349,10 +373,10 @@ public final class Flows {
     public record ChildCancels(String queue, String parentId, String text) {
     }
 
-    /** Up to {@code limit} parents of {@code queue} whose children are still to be cancelled. */
+    /** Up to {@code limit} parents of {@code queue} whose children are still to be cancelled, from every shard. */
     public List<ChildCancels> childCancels(String queue, int limit) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
-        return scanHash(keys.childCancels(), limit).entrySet().stream().map(e -> new ChildCancels(queue, e.getKey(), e.getValue())).toList();
+        return scanShards(queue, QueueKeys::childCancels, limit).entrySet().stream()
+                .map(e -> new ChildCancels(queue, e.getKey(), e.getValue())).toList();
     }
 
     /**
@@ -363,7 +387,7 @@ public final class Flows {
      */
     public int cancel(ChildCancels cancels) {
         int cancelled = cancelListed(cancels);
-        scripts.run(Script.FLOW_CANCELS_DONE, RequestChecks.queueKeys(cancels.queue()), cancels.parentId(),
+        scripts.run(Script.FLOW_CANCELS_DONE, routes.keysOfJob(cancels.queue(), cancels.parentId()), cancels.parentId(),
                 List.of(cancels.parentId(), cancels.text()));
         return cancelled;
     }
@@ -373,7 +397,7 @@ public final class Flows {
         int cancelled = 0;
         for (String line : cancels.text().split("\n")) {
             String[] ref = line.split(" ");
-            ManualTransition t = admin.cancel(ref[0], ref[1]);
+            ManualTransition t = routes.adminOf(ref[0], ref[1]).cancel(ref[0], ref[1]);
             if (t instanceof ManualTransition.Moved || t instanceof ManualTransition.CancelRequested) {
                 cancelled++;
             }
@@ -385,14 +409,24 @@ public final class Flows {
     public record WaitingParent(String queue, String id, long createdMs) {
     }
 
-    /**
-     * The parents of {@code queue} at ranks {@code from} to {@code from + limit - 1} of its waiting
-     * set (oldest first), created before {@code createdBeforeMs} (the server's clock), that still
-     * wait and whose children are not all marked made. An empty answer with {@code walked} below
-     * the limit means the walk reached the end.
-     */
+    /** How many shards {@code queue} has: the repair walks each one's waiting set ({@link #parentsMissingChildren(String, int, long, long, int)}). */
+    public int shardCount(String queue) {
+        return routes.shardsOf(queue).size();
+    }
+
+    /** {@link #parentsMissingChildren(String, int, long, long, int)} on the queue's first (or only) shard. */
     public MissingChildren parentsMissingChildren(String queue, long from, long createdBeforeMs, int limit) {
-        QueueKeys keys = RequestChecks.queueKeys(queue);
+        return parentsMissingChildren(queue, 0, from, createdBeforeMs, limit);
+    }
+
+    /**
+     * The parents on shard {@code shard} of {@code queue} at ranks {@code from} to
+     * {@code from + limit - 1} of its waiting set (oldest first), created before
+     * {@code createdBeforeMs} (the server's clock), that still wait and whose children are not all
+     * marked made. An empty answer with {@code walked} below the limit means the walk reached the end.
+     */
+    public MissingChildren parentsMissingChildren(String queue, int shard, long from, long createdBeforeMs, int limit) {
+        QueueKeys keys = routes.shardsOf(queue).get(shard);
         return read(() -> {
             List<WaitingParent> missing = new ArrayList<>();
             var members = redis.zrangeWithScores(keys.waiting(), from, from + limit - 1);
@@ -412,6 +446,17 @@ public final class Flows {
 
     /** One page of the repair's walk: the parents missing children, and whether the walk reached its end (or parents too young). */
     public record MissingChildren(List<WaitingParent> parents, boolean end) {
+    }
+
+    /** Up to {@code limit} entries of the hash {@code hash} names, from each shard of {@code queue} in turn until the limit is reached. */
+    private Map<String, String> scanShards(String queue, Function<QueueKeys, String> hash, int limit) {
+        Map<String, String> found = new LinkedHashMap<>();
+        for (QueueKeys shard : routes.shardsOf(queue)) {
+            if (found.size() < limit) {
+                found.putAll(scanHash(hash.apply(shard), limit - found.size()));
+            }
+        }
+        return found;
     }
 
     private Map<String, String> scanHash(String key, int limit) {

@@ -40,7 +40,7 @@ public final class QueueClient {
         this.settings = settings;
         this.telemetry = telemetry;
         this.admin = new QueueAdmin(scripts, settings.maxDelay(), keysOf);
-        this.flows = new Flows(redis, scripts, settings, admin);
+        this.flows = new Flows(redis, scripts, settings, new ClientFlowRoutes(keysOf, idLayout, admin));
         this.submissions = new Submissions(scripts, settings, telemetry, flows, keysOf, idLayout);
         this.leases = new Leases(scripts, settings.promoteBatch(), settings.retention(), flows, keysOf,
                 idLayout.isEmpty() ? "" : idLayout.get(0));

@@ -10,8 +10,10 @@ import io.echomq.maintenance.Maintenance;
 import io.echomq.maintenance.MaintenanceListener;
 import io.echomq.maintenance.Pass;
 import io.echomq.queue.ClaimedJob;
+import io.echomq.queue.FlowSubmitted;
 import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
+import io.echomq.queue.NewFlow;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.QueueStats;
@@ -314,6 +316,63 @@ class ShardedEngineTest {
                         .extracting(job -> job.idempotencyKey().orElseThrow()).doesNotHaveDuplicates();
             }
         }
+    }
+
+    @Test
+    void aFlowOverTheShardsAndAQueueOfOneAppliesEveryChildOnceAndItsParentOnceAfterThemThroughTheEnginesMaintenance(
+            PostgresService postgres) throws Exception {
+        String flows = newQueue();
+        String plain = newQueue();
+        try (ShardedEngine sharded = new ShardedEngine(redis, postgres, Map.of(flows, 3, plain, 1), WorkerListener.NONE,
+                MaintenanceListener.NONE, false)) {
+            LedgerChargeHandler.createTables(sharded.database.dataSource());
+            QueueShards shards = sharded.shards;
+            ShardLayout layout = shards.sharded(flows).orElseThrow().layout();
+            LedgerChargeHandler ledger = new LedgerChargeHandler();
+            Map<String, List<String>> outcomesSeenByParent = new ConcurrentHashMap<>();
+            WorkerSettings settings = WorkerSettings.DEFAULT.withConcurrency(2).withIdlePoll(Duration.ofMillis(20));
+            sharded.engine.startWorker(flows, job -> {
+                if (!job.children().isEmpty()) {
+                    outcomesSeenByParent.put(job.jobId(), job.children().stream().map(child -> child.outcome().orElse("unsettled")).toList());
+                }
+                ledger.handle(job);
+            }, settings);
+            sharded.engine.startWorker(plain, ledger, settings);
+            sharded.engine.startMaintenance(List.of(flows, plain), Maintenance.Settings.DEFAULT.withInterval(Duration.ofMillis(100)));
+            int children = 6;
+            NewFlow[] nodes = new NewFlow[children + 1];
+            for (int i = 0; i < children; i++) {
+                int shard = i % 3;
+                String lane = IntStream.range(0, 1_000).mapToObj(n -> "child-lane-" + n).filter(l -> layout.shardOfLane(l) == shard)
+                        .skip(i / 3).findFirst().orElseThrow();
+                nodes[i] = NewFlow.of(flows, NewJob.of(charge("child-" + i)).inLane(lane));
+            }
+            nodes[children] = NewFlow.of(plain, NewJob.of(charge("plain-child")));
+
+            FlowSubmitted root = shards.submitFlow(NewFlow.of(flows, NewJob.of(charge("parent")).inLane("parent-lane"), nodes));
+
+            await("the parent completed").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).untilAsserted(() ->
+                    assertThat(shards.readsOf(flows, root.id()).job(flows, root.id()).orElseThrow().state()).isEqualTo(JobState.COMPLETED));
+
+            List<String> childIds = shards.children(flows, root.id()).stream().map(child -> child.jobId().orElseThrow()).toList();
+            assertThat(childIds.subList(0, children).stream().map(layout::shardOfJob).collect(Collectors.toSet()))
+                    .as("shards of the children in the sharded queue").containsExactlyInAnyOrder(0, 1, 2);
+            assertThat(layout.shardOfJob(root.id())).isEqualTo(layout.shardOfLane("parent-lane"));
+            assertThat(outcomesSeenByParent).as("the parent ran once, after every child completed")
+                    .containsOnlyKeys(root.id()).containsEntry(root.id(), java.util.Collections.nCopies(children + 1, "completed"));
+            Map<String, Long> chargesPerAccount = sharded.jdbi.withHandle(h -> h.createQuery(
+                    "SELECT account, count(*) AS n FROM echomq.demo_ledger GROUP BY account")
+                    .reduceRows(new HashMap<String, Long>(), (map, row) -> {
+                        map.put(row.getColumn("account", String.class), row.getColumn("n", Long.class));
+                        return map;
+                    }));
+            assertThat(chargesPerAccount).as("charges per job of the flow").hasSize(children + 2);
+            assertThat(chargesPerAccount.values()).as("charges per job of the flow").containsOnly(1L);
+        }
+    }
+
+    private static String charge(String account) {
+        return "{\"account\":\"" + account + "\",\"amountCents\":100}";
     }
 
     private static String newQueue() {

@@ -7,6 +7,7 @@ import io.echomq.api.FlowRequest;
 import io.echomq.api.JobRequest;
 import io.echomq.effect.Migrations;
 import io.echomq.queue.Enqueued;
+import io.echomq.queue.FlowChild;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.JobState;
 import io.echomq.queue.JobView;
@@ -204,19 +205,36 @@ class OutboxShardedQueueTest {
     }
 
     @Test
-    void aFlowWithAJobInAShardedQueueIsRefusedByTheRelayNamingThatJobAndNothingIsMade() throws Exception {
-        FlowRequest flow = FlowRequest.of(JobRequest.of(plain, "{\"parent\":true}").withIdempotencyKey("flow-root"),
-                FlowRequest.of(JobRequest.of(sharded, "{\"child\":true}")));
+    void aFlowIntoAShardedQueueRelayedAgainAfterItsRelayDiedIsMadeOnceEachJobOnItsLanesShard() throws Exception {
+        // No key of its own: the relay keys the root 'outbox:<row>', whose home is its lane's shard whoever owns the key.
+        FlowRequest flow = FlowRequest.of(JobRequest.of(sharded, "{\"parent\":true}").withLane(laneOn(1)),
+                FlowRequest.of(JobRequest.of(sharded, "{\"child\":0}").withLane(laneOn(0))),
+                FlowRequest.of(JobRequest.of(sharded, "{\"child\":2}").withLane(laneOn(2))),
+                FlowRequest.of(JobRequest.of(plain, "{\"child\":\"plain\"}")));
         OutboxWriter.insert(database, List.of(flow.job()), List.of(OutboxFlows.encodeChildren(flow)), "");
 
+        try (OutboxRelay dying = relay(FaultyDataSources.refusingDeletes(database))) {
+            assertThatThrownBy(dying::sweep).hasMessageContaining("DELETE refused");
+        }
+        assertThat(outboxRows()).as("the row its relay could not delete").isEqualTo(1);
         try (OutboxRelay relay = relay(database)) {
-            assertThat(relay.sweep()).isEqualTo(new OutboxRelay.Sweep(0, 1, false));
+            assertThat(relay.sweep()).isEqualTo(new OutboxRelay.Sweep(1, 0, false));
         }
 
-        String error = Jdbi.create(database).withHandle(h -> h.createQuery("SELECT last_error FROM echomq.outbox").mapTo(String.class).one());
-        assertThat(error).contains("children[0].queue: '" + sharded + "' has 3 shards");
-        assertThat(shards.stats(sharded).total()).as("jobs of the sharded queue").isZero();
-        assertThat(shards.stats(plain).total()).as("jobs of the parent's queue").isZero();
+        assertThat(outboxRows()).isZero();
+        assertThat(shards.stats(sharded).total()).as("the parent and two children, once").isEqualTo(3);
+        assertThat(shards.stats(plain).total()).isEqualTo(1);
+        List<JobView> waiting = shards.jobs(sharded, JobState.WAITING_CHILDREN, Optional.empty(), 10).jobs();
+        assertThat(waiting).hasSize(1);
+        JobView parent = waiting.get(0);
+        assertThat(layout.shardOfJob(parent.id())).as("the parent on its lane's shard").isEqualTo(1);
+        assertThat(parent.idempotencyKey()).hasValueSatisfying(key -> assertThat(key).startsWith("outbox:"));
+        List<FlowChild> children = shards.children(sharded, parent.id());
+        assertThat(children).hasSize(3).allSatisfy(child -> assertThat(child.jobId()).isPresent());
+        assertThat(layout.shardOfJob(children.get(0).jobId().orElseThrow())).isEqualTo(0);
+        assertThat(layout.shardOfJob(children.get(1).jobId().orElseThrow())).isEqualTo(2);
+        assertThat(jobsOnShard(0)).extracting(JobView::id).containsExactly(children.get(0).jobId().orElseThrow());
+        assertThat(jobsOnShard(2)).extracting(JobView::id).containsExactly(children.get(1).jobId().orElseThrow());
     }
 
     @Test

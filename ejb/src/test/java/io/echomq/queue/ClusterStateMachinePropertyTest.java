@@ -1,6 +1,7 @@
 package io.echomq.queue;
 
 import io.echomq.testkit.RealServices;
+import org.junit.jupiter.api.Test;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -13,5 +14,11 @@ class ClusterStateMachinePropertyTest extends StateMachinePropertyTest {
     @Override
     UnifiedJedis connectToServer() {
         return RealServices.valkeyCluster().newClient();
+    }
+
+    /** The flow properties with both queues laid out over the cluster's three masters (docs/SHARDING.md, 3.4). */
+    @Test
+    void flowInvariantsHoldAfterEveryStepOnQueuesOfThreeShards() {
+        flowInvariantsHoldAfterEveryStep(3);
     }
 }

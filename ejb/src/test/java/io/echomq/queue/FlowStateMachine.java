@@ -4,6 +4,7 @@ import static io.echomq.testkit.property.Draw.weight;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.shard.QueueShards;
 import io.echomq.testkit.property.Draw;
 import io.echomq.testkit.property.SequenceProperty;
 import java.time.Duration;
@@ -31,7 +32,8 @@ import redis.clients.jedis.UnifiedJedis;
  *   <li>waiting-children is one structure: the waiting set holds exactly the waiting parents.</li>
  * </ul>
  * and at the end, F5: driving the relay, the repair and the workers a bounded number of rounds
- * leaves no parent waiting.
+ * leaves no parent waiting. The two queues have one shard each, or N (docs/SHARDING.md 3.4: every
+ * step through {@code QueueShards}, each job on its shard).
  */
 final class FlowStateMachine implements SequenceProperty.Subject<FlowStateMachine.Step> {
 
@@ -45,15 +47,26 @@ final class FlowStateMachine implements SequenceProperty.Subject<FlowStateMachin
     static final AtomicLong NOTICES_SENT_AGAIN = new AtomicLong();
 
     private final UnifiedJedis redis;
-    private final QueueClient client;
+    /** The two queues' layouts: one shard each, or N (docs/SHARDING.md, 3.4). */
+    private final QueueShards shards;
+    private final Flows flows;
     private final List<String> queues;
     /** Every flow parent made, nested ones too: queue and id. */
     private final List<String[]> parents = new ArrayList<>();
 
-    FlowStateMachine(UnifiedJedis redis, QueueClient client, String base) {
+    /** Flows over two queues of {@code shardCount} shards each. */
+    FlowStateMachine(UnifiedJedis redis, QueueClient client, String base, int shardCount) {
         this.redis = redis;
-        this.client = client;
         this.queues = List.of(base + "-p", base + "-c");
+        this.shards = shardCount == 1 ? QueueShards.none(client)
+                : QueueShards.connect(redis, client, ReplicaWait.NONE, Map.of(queues.get(0), shardCount, queues.get(1), shardCount));
+        this.flows = shards.flows();
+    }
+
+    /** Up to {@code max} jobs of {@code queue} claimed, over its shards. */
+    private List<ClaimedJob> claim(String queue, int max, String worker) {
+        return shards.sharded(queue).map(q -> q.leases().claim(queue, LEASE, max, worker))
+                .orElseGet(() -> shards.unsharded().leases().claim(queue, LEASE, max, worker));
     }
 
     /** A sequence: flow steps, then the drain that must release or end every parent. */
@@ -99,12 +112,12 @@ final class FlowStateMachine implements SequenceProperty.Subject<FlowStateMachin
                 }
                 nodes.add(new NewFlow(run.queues.get(c.queue()), NewJob.of("c").withMaxAttempts(1), c.policy(), grand));
             }
-            FlowSubmitted root = run.client.flows().submit(new NewFlow(run.queues.get(0), NewJob.of("p"), null, nodes));
+            FlowSubmitted root = run.flows.submit(new NewFlow(run.queues.get(0), NewJob.of("p"), null, nodes));
             FLOWS.incrementAndGet();
             run.parents.add(new String[] {root.queue(), root.id()});
-            for (FlowChild child : run.client.flows().children(root.queue(), root.id())) {
+            for (FlowChild child : run.flows.children(root.queue(), root.id())) {
                 String id = child.jobId().orElseThrow();
-                if (JobState.WAITING_CHILDREN.equals(run.client.reads().job(child.queue(), id).map(JobView::state).orElse(null))) {
+                if (JobState.WAITING_CHILDREN.equals(run.shards.readsOf(child.queue(), id).job(child.queue(), id).map(JobView::state).orElse(null))) {
                     run.parents.add(new String[] {child.queue(), id});
                 }
             }
@@ -115,17 +128,17 @@ final class FlowStateMachine implements SequenceProperty.Subject<FlowStateMachin
     record Work(int queue, Ending ending) implements Step {
         public void applyTo(FlowStateMachine run) {
             String q = run.queues.get(queue);
-            List<ClaimedJob> claimed = run.client.leases().claim(q, LEASE, 1, "w");
+            List<ClaimedJob> claimed = run.claim(q, 1, "w");
             if (claimed.isEmpty()) {
                 return;
             }
             Lease lease = claimed.get(0).lease();
             switch (ending) {
-                case COMPLETE, COMPLETE_AGAIN -> run.client.leases().complete(lease);
-                case DIE -> run.client.leases().retry(lease, "bad input", Backoff.NONE, FailureKind.PERMANENT);
+                case COMPLETE, COMPLETE_AGAIN -> run.shards.leases(q).complete(lease);
+                case DIE -> run.shards.leases(q).retry(lease, "bad input", Backoff.NONE, FailureKind.PERMANENT);
                 case CANCEL -> {
-                    run.client.admin().cancel(q, lease.jobId());
-                    run.client.leases().stop(lease, "stopped as asked");
+                    run.shards.adminOf(q, lease.jobId()).cancel(q, lease.jobId());
+                    run.shards.leases(q).stop(lease, "stopped as asked");
                 }
             }
         }
@@ -137,10 +150,11 @@ final class FlowStateMachine implements SequenceProperty.Subject<FlowStateMachin
             String q = run.queues.get(pick % 2);
             List<String> ids = new ArrayList<>();
             for (JobState state : List.of(JobState.WAITING_CHILDREN, JobState.PENDING, JobState.COMPLETED)) {
-                run.client.reads().jobs(q, state, Optional.empty(), 50).jobs().forEach(j -> ids.add(j.id()));
+                run.shards.jobs(q, state, Optional.empty(), 50).jobs().forEach(j -> ids.add(j.id()));
             }
             if (!ids.isEmpty()) {
-                run.client.admin().cancel(q, ids.get(pick % ids.size()));
+                String id = ids.get(pick % ids.size());
+                run.shards.adminOf(q, id).cancel(q, id);
             }
         }
     }
@@ -148,7 +162,7 @@ final class FlowStateMachine implements SequenceProperty.Subject<FlowStateMachin
     /** The relay applies one notice to its parent and dies before acknowledging it. */
     record ApplyOnly(int queue) implements Step {
         public void applyTo(FlowStateMachine run) {
-            run.client.flows().notices(run.queues.get(queue), 1).forEach(n -> run.client.flows().applyToParent(n));
+            run.flows.notices(run.queues.get(queue), 1).forEach(n -> run.flows.applyToParent(n));
         }
     }
 
@@ -162,7 +176,7 @@ final class FlowStateMachine implements SequenceProperty.Subject<FlowStateMachin
     /** The relay cancels a failed parent's children and dies before deleting the list. */
     record CancelsOnly(int queue) implements Step {
         public void applyTo(FlowStateMachine run) {
-            run.client.flows().childCancels(run.queues.get(queue), 1).forEach(c -> run.client.flows().cancelListed(c));
+            run.flows.childCancels(run.queues.get(queue), 1).forEach(c -> run.flows.cancelListed(c));
         }
     }
 
@@ -173,7 +187,7 @@ final class FlowStateMachine implements SequenceProperty.Subject<FlowStateMachin
                 return;
             }
             String[] parent = run.parents.get(pick % run.parents.size());
-            QueueKeys keys = new QueueKeys(parent[0]);
+            QueueKeys keys = run.flows.routes().keysOfJob(parent[0], parent[1]);
             if ("waiting-children".equals(run.redis.hget(keys.job(parent[1]), "state"))
                     && run.redis.hdel(keys.flow(parent[1]), "child:" + index) == 1) {
                 run.redis.hincrBy(keys.job(parent[1]), "flow_created", -1);
@@ -190,7 +204,7 @@ final class FlowStateMachine implements SequenceProperty.Subject<FlowStateMachin
 
     record Trim() implements Step {
         public void applyTo(FlowStateMachine run) {
-            run.queues.forEach(q -> run.client.admin().trim(q, NO_ROOM));
+            run.queues.forEach(q -> run.shards.partsOf(q).forEach(shard -> shard.admin().trim(q, NO_ROOM)));
         }
     }
 
@@ -202,8 +216,8 @@ final class FlowStateMachine implements SequenceProperty.Subject<FlowStateMachin
                 run.queues.forEach(run::relay);
                 for (String q : run.queues) {
                     List<ClaimedJob> claimed;
-                    while (!(claimed = run.client.leases().claim(q, LEASE, 10, "drain")).isEmpty()) {
-                        claimed.forEach(job -> run.client.leases().complete(job.lease()));
+                    while (!(claimed = run.claim(q, 10, "drain")).isEmpty()) {
+                        claimed.forEach(job -> run.shards.leases(q).complete(job.lease()));
                     }
                 }
                 run.queues.forEach(run::relay);
@@ -213,24 +227,26 @@ final class FlowStateMachine implements SequenceProperty.Subject<FlowStateMachin
     }
 
     private void relay(String queue) {
-        for (Flows.Notice notice : client.flows().notices(queue, 100)) {
-            if (client.flows().apply(notice).outcome().equals("ALREADY")) {
+        for (Flows.Notice notice : flows.notices(queue, 100)) {
+            if (flows.apply(notice).outcome().equals("ALREADY")) {
                 NOTICES_SENT_AGAIN.incrementAndGet();
             }
         }
-        client.flows().childCancels(queue, 100).forEach(c -> client.flows().cancel(c));
+        flows.childCancels(queue, 100).forEach(flows::cancel);
     }
 
     private void repair() {
         for (String q : queues) {
-            for (Flows.WaitingParent parent : client.flows().parentsMissingChildren(q, 0, Long.MAX_VALUE, 100).parents()) {
-                client.flows().makeMissingChildren(q, parent.id(), parent.createdMs());
+            for (int shard = 0; shard < flows.shardCount(q); shard++) {
+                for (Flows.WaitingParent parent : flows.parentsMissingChildren(q, shard, 0, Long.MAX_VALUE, 100).parents()) {
+                    flows.makeMissingChildren(q, parent.id(), parent.createdMs());
+                }
             }
         }
     }
 
     private boolean anyWaiting() {
-        return queues.stream().anyMatch(q -> client.reads().stats(q).waitingChildren() > 0);
+        return queues.stream().anyMatch(q -> shards.stats(q).waitingChildren() > 0);
     }
 
     @Override
@@ -241,9 +257,10 @@ final class FlowStateMachine implements SequenceProperty.Subject<FlowStateMachin
 
     private void checkInvariants() {
         for (String q : queues) {
-            QueueKeys keys = new QueueKeys(q);
-            for (String id : redis.zrange(keys.waiting(), 0, -1)) {
-                assertThat(redis.hget(keys.job(id), "state")).as("%s/%s in the waiting set", q, id).isEqualTo("waiting-children");
+            for (QueueKeys keys : flows.routes().shardsOf(q)) {
+                for (String id : redis.zrange(keys.waiting(), 0, -1)) {
+                    assertThat(redis.hget(keys.job(id), "state")).as("%s/%s in the waiting set", q, id).isEqualTo("waiting-children");
+                }
             }
         }
         for (String[] parent : parents) {
@@ -252,7 +269,7 @@ final class FlowStateMachine implements SequenceProperty.Subject<FlowStateMachin
     }
 
     private void checkParent(String queue, String id) {
-        QueueKeys keys = new QueueKeys(queue);
+        QueueKeys keys = flows.routes().keysOfJob(queue, id);
         Map<String, String> job = redis.hgetAll(keys.job(id));
         if (job.isEmpty()) {
             return;   // trimmed after it finished
@@ -285,8 +302,9 @@ final class FlowStateMachine implements SequenceProperty.Subject<FlowStateMachin
                 continue;
             }
             String[] child = ref.split(" ");
-            String childState = redis.hget(new QueueKeys(child[0]).job(child[1]), "state");
-            boolean noticed = redis.hexists(new QueueKeys(child[0]).notices(), child[1]);
+            QueueKeys childKeys = flows.routes().keysOfJob(child[0], child[1]);
+            String childState = redis.hget(childKeys.job(child[1]), "state");
+            boolean noticed = redis.hexists(childKeys.notices(), child[1]);
             if (childState == null) {
                 assertThat(noticed).as("F3: child %d (%s) of %s is gone without its parent's mark or a notice", i, ref, at).isTrue();
             } else if (JobState.fromWireName(childState).isFinished()) {

@@ -121,15 +121,21 @@ class StateMachinePropertyTest {
 
     @Test
     void flowInvariantsHoldAfterEveryStep() {
+        flowInvariantsHoldAfterEveryStep(1);
+    }
+
+    /** The flow property over two queues of {@code shards} shards each. */
+    void flowInvariantsHoldAfterEveryStep(int shards) {
         FlowStateMachine.FLOWS.set(0);
         FlowStateMachine.NOTICES_SENT_AGAIN.set(0);
         SequenceProperty property = SequenceProperty.of(getClass(), FLOW_SEQUENCES);
         try {
             property.check(draw -> Scenario.of(FlowStateMachine.scenario(draw)),
-                    none -> new FlowStateMachine(redis, client, "flow-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet()));
+                    none -> new FlowStateMachine(redis, client, "flow-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet(),
+                            shards));
         } finally {
-            System.out.printf("%s flows: sequences=%d operations=%d violations=%d flows=%d notices_sent_again=%d%n",
-                    getClass().getSimpleName(), property.sequences(), property.operations(), property.violations(),
+            System.out.printf("%s flows over %d shards: sequences=%d operations=%d violations=%d flows=%d notices_sent_again=%d%n",
+                    getClass().getSimpleName(), shards, property.sequences(), property.operations(), property.violations(),
                     FlowStateMachine.FLOWS.get(), FlowStateMachine.NOTICES_SENT_AGAIN.get());
         }
     }

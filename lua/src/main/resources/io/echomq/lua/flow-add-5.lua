@@ -31,6 +31,9 @@
   Output:
     {'CREATED', id, state, created ms}     state is 'waiting-children' or 'pending'
     {'DUPLICATE', id, state, created ms}   the key was seen: the first job and its current state
+    {'HOME', shard, 'idem'}                 a parent that is the root of its flow, on a shard of a sharded queue that owns its
+                                            key, whose key's home is recorded on another shard (docs/SHARDING.md, 3.1):
+                                            nothing was made
     {'SHARDED', N}                         the queue is laid out over N shards and this client sent
                                            no layout (includes/mint_id): nothing was made
 ]]
@@ -71,6 +74,16 @@ if n == 0 then
     name_parent(prefix .. 'job:' .. reply[2])
   end
   return answer(reply)
+end
+
+-- A root's own key on a shard of a sharded queue: when the key's owner (this shard, the fast path of
+-- docs/SHARDING.md 3.1) records its home on another shard, a job of the key is there, and nothing is
+-- made here. A child's key and an engine-minted key have structural homes (3.2) and skip the check.
+if ids and parent == '' then
+  local home = key_home_check(prefix, 'idem', idem_key, 'own', ids.offset)
+  if home then
+    return home
+  end
 end
 
 if idem_key ~= '' then

@@ -98,7 +98,7 @@ class AdapterOutboxShardsTest {
     }
 
     @Test
-    void aConnectionFactorysDirectEnqueueGoesToItsLanesShardAndAFlowIntoTheShardedQueueIsRefusedNamingItsJob() {
+    void aConnectionFactorysDirectEnqueueAndFlowGoToTheirLanesShards() {
         EngineConfig config = AdapterConfig.read(Map.of("echomq.valkey.cluster-nodes", cluster.seedNodes(),
                 "echomq.valkey.password", cluster.password(), "echomq.queues." + queue + ".shards", "3"));
         QueueClient client = QueueClient.connect(redis, config.queueSettings());
@@ -117,10 +117,15 @@ class AdapterOutboxShardsTest {
             assertThat(layout.shardOfJob(id)).as("the shard of job %s in lane-%d", id, i).isEqualTo(shard);
             assertThat(shards.partsOf(queue).get(shard).reads().job(queue, id)).as("job %s on its lane's shard", id).isPresent();
         }
-        assertThatThrownBy(() -> direct.submitFlow(FlowRequest.of(JobRequest.of(plain, "{}"), FlowRequest.of(JobRequest.of(queue, "{}")))))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("children[0].queue: '" + queue + "' has 3 shards");
-        assertThat(client.reads().stats(plain).total()).as("jobs of the refused flow's parent").isZero();
+        Submission parent = direct.submitFlow(FlowRequest.of(JobRequest.of(plain, "{}"),
+                FlowRequest.of(JobRequest.of(queue, "{}").withLane("lane-0")), FlowRequest.of(JobRequest.of(queue, "{}").withLane("lane-1"))));
+
+        List<String> children = shards.children(plain, parent.jobId()).stream().map(child -> child.jobId().orElseThrow()).toList();
+        assertThat(children).hasSize(2);
+        for (int i = 0; i < 2; i++) {
+            assertThat(layout.shardOfJob(children.get(i))).as("the flow's child in lane-%d", i).isEqualTo(layout.shardOfLane("lane-" + i));
+        }
+        assertThat(shards.stats(queue).total()).as("the six jobs and the flow's two children").isEqualTo(8);
     }
 
     /**

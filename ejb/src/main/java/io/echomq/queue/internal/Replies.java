@@ -4,6 +4,7 @@ import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.CompletedAndClaimed;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.FlowSubmitted;
+import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.JobState;
 import io.echomq.queue.Lease;
 import io.echomq.queue.LeaseExtension;
@@ -372,6 +373,8 @@ public final class Replies {
         return switch (text(r.get(0))) {
             case "CREATED", "DUPLICATE" -> new FlowSubmitted(queue, text(r.get(1)), number(r.get(3)), state(r.get(2)),
                     "DUPLICATE".equals(text(r.get(0))));
+            case "HOME" -> throw new InvalidRequestException("idempotencyKey", "names a job on shard " + text(r.get(1)) + " of the sharded queue '"
+                    + queue + "', made by a submission of one job: a flow's root cannot take that key (docs/SHARDING.md, 3.4)");
             default -> throw unexpected("flow-add", r);
         };
     }

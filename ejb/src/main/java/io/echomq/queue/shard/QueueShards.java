@@ -4,7 +4,10 @@ import io.echomq.queue.Enqueued;
 import io.echomq.queue.EventFilter;
 import io.echomq.queue.EventIterator;
 import io.echomq.queue.EventPage;
+import io.echomq.queue.FlowChild;
+import io.echomq.queue.FlowRoutes;
 import io.echomq.queue.FlowSubmitted;
+import io.echomq.queue.Flows;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.JobIdentity;
 import io.echomq.queue.JobPage;
@@ -51,6 +54,10 @@ public final class QueueShards {
     /** How a queue not laid out yet is laid out at its first use. */
     private final OnUse onUse;
     private final OutboxDoor outboxDoor = new RoutedOutboxDoor();
+    /** Flows whose every step goes to its job's shard (docs/SHARDING.md, 3.4). */
+    private final Flows flows;
+    /** The same, with a root keyed by the outbox's rule: for {@link #outboxDoor()}. */
+    private final Flows outboxFlows;
 
     /** What laying a queue out at its first use needs: the connection, and the shard count its configuration gives it, if any. */
     private record OnUse(UnifiedJedis redis, ReplicaWait replicaWait, ShardLayouts layouts, Function<String, OptionalInt> configured) {
@@ -60,6 +67,9 @@ public final class QueueShards {
         this.queue = queue;
         this.laidOut = new ConcurrentHashMap<>(laidOut);
         this.onUse = onUse;
+        FlowRoutes routes = new FlowRoutesOverShards(this, queue.flows().routes());
+        this.flows = queue.flows().routedBy(routes);
+        this.outboxFlows = queue.flows().outboxDoorRoutedBy(routes);
     }
 
     /** Every queue on one shard: {@code queue}'s parts serve them all. */
@@ -153,8 +163,8 @@ public final class QueueShards {
      * The engine's outbox's door into these queues (see {@link OutboxDoor}): a job into a sharded
      * queue through {@link ShardedSubmissions#outboxDoor()}, on the shard a submission of it would
      * reach, its key through its home, so a row relayed again finds the one job it made; a job
-     * into any other queue through the unsharded client's door. A flow with a job in a sharded
-     * queue is refused naming that job's {@code queue}, as flows are not routed over shards yet.
+     * into any other queue through the unsharded client's door. A flow's jobs go where
+     * {@link #flows()} routes them, its root keyed by the outbox's rule.
      */
     public OutboxDoor outboxDoor() {
         return outboxDoor;
@@ -323,14 +333,12 @@ public final class QueueShards {
 
         @Override
         public FlowSubmitted submitFlow(NewFlow flow, String creationContext) {
-            requireFlowOnOneShard(flow);
-            return queue.submissions().outboxDoor().submitFlow(flow, creationContext);
+            return queue.telemetry().resuming(creationContext, () -> outboxFlows.submit(flow));
         }
 
         @Override
         public void checkFlow(NewFlow flow) {
-            requireFlowOnOneShard(flow);
-            queue.submissions().outboxDoor().checkFlow(flow);
+            outboxFlows.check(flow);
         }
 
         @Override
@@ -344,23 +352,33 @@ public final class QueueShards {
     }
 
     /**
-     * Refuses a flow with a job in a sharded queue: a flow's jobs are made by the unsharded client's
-     * {@code Flows}, not routed over shards yet (docs/SHARDING.md, 3.4).
-     *
-     * @throws InvalidRequestException naming the job's {@code queue}, e.g. {@code children[1].queue}
+     * Flows over these queues (docs/SHARDING.md, 3.4): a job of a sharded queue made on its lane's
+     * shard (a laneless one on its key's owner, a laneless root without a key on the next shard in
+     * turn), every edge sent to the shard its job's id names, the relay's and repair's walks over
+     * every shard; a queue of one shard as the unsharded client's {@code flows()}. See
+     * {@link FlowRoutesOverShards} for a root's idempotency key.
      */
-    public void requireFlowOnOneShard(NewFlow flow) {
-        requireFlowOnOneShard(flow, "");
+    public Flows flows() {
+        return flows;
     }
 
-    private void requireFlowOnOneShard(NewFlow node, String at) {
-        if (node == null) {
-            return;
-        }
-        requireOneShard(at + "queue", node.queue(), "a flow's job in it");
-        for (int i = 0; i < node.children().size(); i++) {
-            requireFlowOnOneShard(node.children().get(i), at + "children[" + i + "].");
-        }
+    /** Submits a flow, each job on its shard (see {@link #flows()} and {@link Flows#submit}). */
+    public FlowSubmitted submitFlow(NewFlow flow) {
+        return flows.submit(flow);
+    }
+
+    /**
+     * Checks a flow as {@link #submitFlow} would, sending nothing (see {@link Flows#check}).
+     *
+     * @throws InvalidRequestException naming the field at fault
+     */
+    public void checkFlow(NewFlow flow) {
+        flows.check(flow);
+    }
+
+    /** A flow parent's children as its record on its shard shows them (see {@link Flows#children}). */
+    public List<FlowChild> children(String name, String parentId) {
+        return flows.children(name, parentId);
     }
 
     private QueueClient clientOf(String name, String jobId) {

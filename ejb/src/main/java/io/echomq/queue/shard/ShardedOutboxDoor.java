@@ -2,6 +2,7 @@ package io.echomq.queue.shard;
 
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.FlowSubmitted;
+import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.NewFlow;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.OutboxDoor;
@@ -16,7 +17,8 @@ import java.util.List;
  * made by that shard's own outbox door, which alone admits the keys the engine mints
  * ({@code followup:}, {@code outbox:}). Every relayed row is keyed, so a row sent again after a
  * crash finds its key's home, and there the one job it made: never a second job on another shard.
- * Flows into a sharded queue are not routed yet and are refused naming {@code queue}. Thread-safe.
+ * A flow goes through {@link QueueShards#outboxDoor()}, which routes each of its jobs; this one
+ * queue's door refuses it naming {@code queue}. Thread-safe.
  */
 public final class ShardedOutboxDoor implements OutboxDoor {
 
@@ -49,16 +51,24 @@ public final class ShardedOutboxDoor implements OutboxDoor {
         shards.get(0).submissions().outboxDoor().check(queue, job);
     }
 
-    /** Refused: a flow's parent and children are not routed over shards yet (docs/SHARDING.md, 3.4). */
+    /**
+     * Refused: a flow's jobs may be in other queues, whose layouts this one queue's door does not
+     * know; the outbox sends flows through {@link QueueShards#outboxDoor()}, which routes each job.
+     */
     @Override
     public FlowSubmitted submitFlow(NewFlow flow, String creationContext) {
-        throw QueueShards.notOverShardsYet("queue", layout.queue(), layout.shards(), "a flow's job in it");
+        throw flowsGoElsewhere();
     }
 
     /** Refused, as {@link #submitFlow}. */
     @Override
     public void checkFlow(NewFlow flow) {
-        throw QueueShards.notOverShardsYet("queue", layout.queue(), layout.shards(), "a flow's job in it");
+        throw flowsGoElsewhere();
+    }
+
+    private InvalidRequestException flowsGoElsewhere() {
+        return new InvalidRequestException("queue", "'" + layout.queue() + "' has " + layout.shards()
+                + " shards: a flow into it goes through the engine's routed outbox door (QueueShards.outboxDoor()), not one queue's");
     }
 
     @Override

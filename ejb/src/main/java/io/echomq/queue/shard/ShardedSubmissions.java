@@ -173,7 +173,8 @@ public final class ShardedSubmissions {
         return job.lane().orElse(NewJob.DEFAULT_LANE);
     }
 
-    private int nextInTurn() {
+    /** The next shard in turn for a job that neither its lane nor a key places (a flow's laneless root without a key, too). */
+    int nextInTurn() {
         return Math.floorMod(turn.getAndIncrement(), shards.size());
     }
 

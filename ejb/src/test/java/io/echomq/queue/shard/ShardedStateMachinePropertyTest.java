@@ -64,7 +64,8 @@ import redis.clients.jedis.RedisClusterClient;
  *       shard, up to its part minus its active jobs, up to the budget), and never leaves a shard it
  *       took from over its part, so the queue's active jobs never exceed the cap through a claim.</li>
  * </ul>
- * Flows are not in it: they are not routed over the shards yet (docs/SHARDING.md, what remains).
+ * Flows are not in it: their own property runs on queues of 3 shards
+ * ({@code ClusterStateMachinePropertyTest.flowInvariantsHoldAfterEveryStepOnQueuesOfThreeShards}, docs/SHARDING.md 3.4).
  * The summary line counts the sequences that broke an invariant; a failure prints its seed and its
  * shortest failing prefix.
  */

@@ -49,7 +49,8 @@ public final class OutboundEnqueuer {
     /**
      * @param shards       the adapter's queues: a job enqueued at once goes to the shard a
      *                     submission of it reaches (a job in a transaction is routed by the relay,
-     *                     over the same layouts); the unsharded client's submissions and flows check
+     *                     over the same layouts; a flow's jobs each on its shard, see
+     *                     {@link QueueShards#flows()}); the unsharded client's submissions check
      *                     requests, and its telemetry makes the {@code send} span of a job written
      *                     to the outbox
      * @param transactions the container's registry; null where there is none (every enqueue is direct)
@@ -60,7 +61,7 @@ public final class OutboundEnqueuer {
         QueueClient queue = shards.unsharded();
         this.shards = shards;
         this.submissions = queue.submissions();
-        this.flows = queue.flows();
+        this.flows = shards.flows();
         this.telemetry = queue.telemetry();
         this.transactions = transactions;
         this.relay = relay;
@@ -116,7 +117,6 @@ public final class OutboundEnqueuer {
      */
     public Submission submitFlow(FlowRequest flow) {
         NewFlow checked = JobRequests.checkedFlow(flows, flow);
-        shards.requireFlowOnOneShard(checked);
         if (inTransaction()) {
             OutboxWriter.checkStorable(flow);
             long id = toOutbox(List.of(flow.job()), List.of(OutboxFlows.encodeChildren(flow))).get(0);

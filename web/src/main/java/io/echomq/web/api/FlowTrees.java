@@ -39,8 +39,13 @@ final class FlowTrees {
 
     /** {@code job}'s flow parent, if it has one and Valkey still holds that very job. */
     private static Optional<JobView> heldParent(EchoMqEngine engine, JobView job) {
-        return job.flowParent().flatMap(up -> engine.queue().reads().job(up.queue(), up.id())
+        return job.flowParent().flatMap(up -> job(engine, up.queue(), up.id())
                 .filter(parent -> parent.createdAt().toEpochMilli() == up.createdMs()));
+    }
+
+    /** Job {@code id} of {@code queue}, read on the shard that holds it. */
+    static Optional<JobView> job(EchoMqEngine engine, String queue, String id) {
+        return engine.shards().readsOf(queue, id).job(queue, id);
     }
 
     private Views.FlowNodeView node(String queue, String id, Optional<JobView> job, FlowChild place, boolean waitedFor) {
@@ -49,12 +54,12 @@ final class FlowTrees {
         boolean truncated = false;
         if (job.map(j -> j.flowChildren() > 0).orElse(false)) {
             boolean waiting = job.get().state() == JobState.WAITING_CHILDREN;
-            for (FlowChild child : engine.queue().flows().children(queue, id)) {
+            for (FlowChild child : engine.shards().children(queue, id)) {
                 if (nodes >= MAX_NODES) {
                     truncated = true;
                     break;
                 }
-                Optional<JobView> childJob = child.jobId().flatMap(childId -> engine.queue().reads().job(child.queue(), childId));
+                Optional<JobView> childJob = child.jobId().flatMap(childId -> job(engine, child.queue(), childId));
                 children.add(node(child.queue(), child.jobId().orElse(null), childJob, child, waiting && child.outcome().isEmpty()));
             }
         }

@@ -49,8 +49,7 @@ public class FlowsResource {
         }
         NewFlow flow = body.toNewFlow(Optional.ofNullable(idempotencyKey));
         requireKnownQueues(flow, "");
-        engine.shards().requireFlowOnOneShard(flow);
-        FlowSubmitted root = engine.queue().flows().submit(flow);
+        FlowSubmitted root = engine.shards().submitFlow(flow);
         Views.FlowCreated created = new Views.FlowCreated(root.id(), root.queue(), root.state().wireName(), root.replayed());
         if (root.replayed()) {
             return Response.ok(created).build();
@@ -68,11 +67,11 @@ public class FlowsResource {
     @Path("{queue}/{id}")
     public Views.FlowView children(@PathParam("queue") String queue, @PathParam("id") String id) {
         KnownQueues.require(engine, queue);
-        JobView parent = engine.queue().reads().job(queue, id).orElseThrow(() -> new WebApplicationException(
+        JobView parent = FlowTrees.job(engine, queue, id).orElseThrow(() -> new WebApplicationException(
                 Problem.of(Response.Status.NOT_FOUND, "no job " + id + " in queue '" + queue + "'").toResponse()));
-        List<FlowChild> children = engine.queue().flows().children(queue, id);
+        List<FlowChild> children = engine.shards().children(queue, id);
         return new Views.FlowView(queue, id, parent.state().wireName(), children.stream().map(child -> Views.FlowChildView.of(child,
-                child.jobId().flatMap(childId -> engine.queue().reads().job(child.queue(), childId)).map(j -> j.state().wireName())
+                child.jobId().flatMap(childId -> FlowTrees.job(engine, child.queue(), childId)).map(j -> j.state().wireName())
                         .orElse(null))).toList(), FlowTrees.of(engine, parent));
     }
 

@@ -41,8 +41,8 @@ import redis.clients.jedis.RedisClusterClient;
 
 /**
  * A queue of three shards on the 3-master cluster answers the API as one queue: its job list by
- * state, its job-event stream, its limits and its schedules (docs/SHARDING.md, 3.3, 8 and 10),
- * through the resources an HTTP call reaches.
+ * state, its job-event stream, its limits, its schedules and its flows (docs/SHARDING.md, 3.3, 3.4,
+ * 8 and 10), through the resources an HTTP call reaches.
  */
 class ShardedQueueApiTest {
 
@@ -145,19 +145,41 @@ class ShardedQueueApiTest {
         assertThat(shards.stats(queue).total()).as("jobs made over the shards").isEqualTo(1);
     }
 
+    /**
+     * The body a POST to {@code /api/flows} takes, submitted as {@link FlowsResource#submit} submits it (the
+     * {@code Response} it then builds needs a JAX-RS runtime), and read back by {@code GET /api/flows/{queue}/{id}}.
+     */
     @Test
-    void aFlowWithAChildInTheShardedQueueIsRefusedNamingThatChildAndMakesNothing() {
+    void aFlowWithItsParentAndChildrenOnLanesOfDifferentShardsIsMadeOnEachLanesShardAndReadAsOneFlow() {
         String oneShard = "one-shard-" + UUID.randomUUID();
         FlowsResource flows = new FlowsResource();
         flows.engine = new EngineOf(shards, queue, oneShard);
         flows.metrics = new QueueMetrics();
-        FlowBody child = new FlowBody(queue, JsonValue.EMPTY_JSON_OBJECT, null, null, null, null, null, List.of());
-        FlowBody parent = new FlowBody(oneShard, JsonValue.EMPTY_JSON_OBJECT, null, null, null, null, null, List.of(child));
+        List<FlowBody> children = new ArrayList<>();
+        for (int shard = 0; shard < 3; shard++) {
+            children.add(new FlowBody(queue, JsonValue.EMPTY_JSON_OBJECT, laneOn(shard), null, null, null, null, List.of()));
+        }
+        children.add(new FlowBody(oneShard, JsonValue.EMPTY_JSON_OBJECT, null, null, null, null, null, List.of()));
+        FlowBody parent = new FlowBody(queue, JsonValue.EMPTY_JSON_OBJECT, laneOn(2), null, null, null, null, children);
 
-        assertThatThrownBy(() -> flows.submit(null, parent, null))
-                .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("children[0].queue"));
-        assertThat(shards.stats(queue).total()).as("jobs made in the sharded queue").isZero();
-        assertThat(shards.stats(oneShard).total()).as("jobs made in the parent's queue").isZero();
+        String id = flows.engine.shards().submitFlow(parent.toNewFlow(Optional.empty())).id();
+        Views.FlowView view = flows.children(queue, id);
+
+        assertThat(layout.shardOfJob(id)).as("the parent on its lane's shard").isEqualTo(2);
+        assertThat(view.state()).isEqualTo("waiting-children");
+        assertThat(view.children()).hasSize(4).allSatisfy(child -> assertThat(child.state()).isEqualTo("pending"));
+        for (int shard = 0; shard < 3; shard++) {
+            assertThat(layout.shardOfJob(view.children().get(shard).id())).as("child %d on its lane's shard", shard).isEqualTo(shard);
+        }
+        assertThat(view.children().get(3).queue()).isEqualTo(oneShard);
+        assertThat(view.tree().children()).as("the tree, each job read on its shard").hasSize(4)
+                .allSatisfy(node -> assertThat(node.state()).isEqualTo("pending"));
+        assertThat(shards.stats(queue).total()).as("jobs of the sharded queue").isEqualTo(4);
+    }
+
+    /** A lane of the sharded queue on {@code shard}. */
+    private String laneOn(int shard) {
+        return IntStream.range(0, 1_000).mapToObj(i -> "lane-" + i).filter(l -> layout.shardOfLane(l) == shard).findFirst().orElseThrow();
     }
 
     @Test
@@ -278,11 +300,6 @@ class ShardedQueueApiTest {
 
     private static ScheduleRequest every(long intervalMs, String lane) {
         return new ScheduleRequest(null, null, null, null, intervalMs, null, lane, null, null, null, null);
-    }
-
-    private String laneOn(int shard) {
-        return IntStream.range(0, 1_000).mapToObj(i -> "lane-" + i).filter(lane -> layout.shardOfLane(lane) == shard)
-                .findFirst().orElseThrow();
     }
 
     private SchedulesResource schedules() {
