@@ -14,8 +14,8 @@ import redis.clients.jedis.Jedis;
  * {@code /proc/<pid>/stat} (utime + stime), per Valkey master from its own {@code INFO cpu}, and
  * the whole machine from {@code /proc/stat}. All in seconds of one core.
  */
-record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Double> compilerSecondsByPid, Map<Long, String> kindByPid,
-                 Map<Integer, Double> valkeyByPort, double machineBusy) {
+record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Map<String, Double>> threadSecondsByPid,
+                 Map<Long, String> kindByPid, Map<Integer, Double> valkeyByPort, double machineBusy) {
 
     private static final double TICKS_PER_SECOND = 100.0;   // USER_HZ: 100 on every Linux this runs on
 
@@ -25,12 +25,12 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Double
      */
     static CpuSample take(Map<Long, String> kindByPid, List<Integer> valkeyMasters, Function<Integer, Jedis> connect) {
         Map<Long, Double> seconds = new HashMap<>();
-        Map<Long, Double> compiler = new HashMap<>();
+        Map<Long, Map<String, Double>> threads = new HashMap<>();
         kindByPid.keySet().forEach(pid -> processSeconds(pid).ifPresent(s -> seconds.put(pid, s)));
-        // Only the workers' compiler time is reported: listing every thread of every process would cost the sample for nothing.
+        // Only the workers' threads are read: listing every thread of every process would cost the sample for nothing.
         kindByPid.forEach((pid, kind) -> {
             if (kind.equals("worker")) {
-                compiler.put(pid, compilerSeconds(pid));
+                threads.put(pid, threadSeconds(pid));
             }
         });
         Map<Integer, Double> valkey = new HashMap<>();
@@ -39,7 +39,7 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Double
                 valkey.put(port, valkeySeconds(node.info("cpu")));
             }
         }
-        return new CpuSample(System.nanoTime(), seconds, compiler, Map.copyOf(kindByPid), valkey, machineBusySeconds());
+        return new CpuSample(System.nanoTime(), seconds, threads, Map.copyOf(kindByPid), valkey, machineBusySeconds());
     }
 
     private static java.util.Optional<Double> processSeconds(long pid) {
@@ -51,28 +51,32 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Double
     }
 
     /**
-     * A JVM's JIT compiler threads ({@code C1 CompilerThre…}, {@code C2 CompilerThre…} in
-     * {@code /proc/<pid>/task/<tid>/stat}): the compilation every JVM pays once for the same code.
-     * A compiler thread that ended meanwhile takes its time with it, so this is a lower bound.
+     * A JVM's CPU by kind of thread: each thread of {@code /proc/<pid>/task} by its name (the
+     * kernel keeps 15 characters of it) with its digits replaced by {@code #}, so a pool's threads
+     * add up to one entry. A thread that ended meanwhile takes its time with it, so each entry is a
+     * lower bound over an interval.
      */
-    private static double compilerSeconds(long pid) {
-        double total = 0;
+    private static Map<String, Double> threadSeconds(long pid) {
+        Map<String, Double> byKind = new HashMap<>();
         try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
             for (Path task : tasks.toList()) {
                 try {
                     String stat = Files.readString(task.resolve("stat"));
-                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-                    if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
-                        total += statSeconds(stat);
-                    }
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]+", "#");
+                    byKind.merge(name, statSeconds(stat), Double::sum);
                 } catch (IOException | RuntimeException e) {
                     // the thread ended meanwhile
                 }
             }
         } catch (IOException | RuntimeException e) {
-            return 0;   // the process ended meanwhile
+            return Map.of();   // the process ended meanwhile
         }
-        return total;
+        return byKind;
+    }
+
+    /** JIT compiler threads ({@code C1 CompilerThre…}, {@code C2 CompilerThre…}, digits masked): the compilation every JVM pays once for the same code. */
+    private static boolean isCompiler(String threadKind) {
+        return threadKind.startsWith("C# CompilerThre");
     }
 
     /** utime + stime of a process's or thread's {@code stat} line, in seconds. */
@@ -125,9 +129,20 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Double
     /** Per process of {@code kind}: its JIT compiler threads' percent of one core since {@code before}. */
     Map<Long, Double> compilerPercentByPid(CpuSample before, String kind) {
         Map<Long, Double> out = new HashMap<>();
-        compilerSecondsByPid.forEach((pid, s) -> {
+        threadPercentByPid(before, kind).forEach((pid, threads) -> out.put(pid, threads.entrySet().stream()
+                .filter(e -> isCompiler(e.getKey())).mapToDouble(Map.Entry::getValue).sum()));
+        return out;
+    }
+
+    /** Per process of {@code kind}: each kind of thread's percent of one core since {@code before}. */
+    Map<Long, Map<String, Double>> threadPercentByPid(CpuSample before, String kind) {
+        Map<Long, Map<String, Double>> out = new HashMap<>();
+        threadSecondsByPid.forEach((pid, threads) -> {
             if (kind.equals(kindByPid.get(pid))) {
-                out.put(pid, 100 * Math.max(0, s - before.compilerSecondsByPid.getOrDefault(pid, 0.0)) / wallSeconds(before));
+                Map<String, Double> earlier = before.threadSecondsByPid.getOrDefault(pid, Map.of());
+                Map<String, Double> percent = new HashMap<>();
+                threads.forEach((name, s) -> percent.put(name, 100 * Math.max(0, s - earlier.getOrDefault(name, 0.0)) / wallSeconds(before)));
+                out.put(pid, percent);
             }
         });
         return out;

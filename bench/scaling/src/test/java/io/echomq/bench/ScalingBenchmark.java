@@ -24,6 +24,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
@@ -226,10 +227,13 @@ class ScalingBenchmark {
         Map<Long, Double> compilerByWorker = window.after.compilerPercentByPid(window.before, "worker");
         List<Double> workerCpu = window.workerPids.stream().map(pid -> cpuByWorker.getOrDefault(pid, 0.0)).toList();
         double workerJitCpu = window.workerPids.stream().mapToDouble(pid -> compilerByWorker.getOrDefault(pid, 0.0)).sum();
+        Map<String, Double> workerThreads = new TreeMap<>();
+        window.after.threadPercentByPid(window.before, "worker").values()
+                .forEach(threads -> threads.forEach((kind, percent) -> workerThreads.merge(kind, percent, Double::sum)));
         return new Row(instances, repeat, window.jobs(), window.seconds(), window.duplicates, window.lost, window.laneFairness(), shares,
-                workerCpu, workerJitCpu, window.after.valkeyPercent(window.before), window.after.percentOfKind(window.before, "valkey"),
-                window.after.percentOfKind(window.before, "postgres"), window.after.percentOfKind(window.before, "bench"),
-                window.after.machinePercent(window.before));
+                workerCpu, workerJitCpu, workerThreads, window.after.valkeyPercent(window.before),
+                window.after.percentOfKind(window.before, "valkey"), window.after.percentOfKind(window.before, "postgres"),
+                window.after.percentOfKind(window.before, "bench"), window.after.machinePercent(window.before));
     }
 
     /**
@@ -587,11 +591,22 @@ class ScalingBenchmark {
                     percents(r.workerCpu), r.valkeyInfoCpu, r.redisServerCpu, r.postgresCpu, r.benchCpu, r.machineCpu,
                     r.workerCpuMillisPerJob(), r.cpuMillisPerJob(r.valkeyInfoCpu), r.workerCpuMillisPerJobWithoutJit()));
         }
+        for (Row r : rows) {
+            out.append(String.format("worker threads, %d instance(s), repeat %d, %% of one core over all instances: %s%n", r.instances,
+                    r.repeat, busiestThreads(r.workerThreads)));
+        }
         out.append("jobs, seconds, cpu: over the steady window; dups and lost: over every job the run submitted, drained after it. "
                 + "cpu%: percent of one core (/proc/<pid>/stat utime+stime); valkey%: the masters' INFO cpu; "
                 + "nodes%: the 6 node processes (/proc); postgres%: the backends of the benchmark's database; machine%: all cores (max ")
                 .append(100 * Runtime.getRuntime().availableProcessors()).append(")\n");
         return out.toString();
+    }
+
+    /** The kinds of thread that used at least 0.5 % of a core, busiest first: where a worker JVM's CPU goes. */
+    private static String busiestThreads(Map<String, Double> percentByKind) {
+        return percentByKind.entrySet().stream().filter(e -> e.getValue() >= 0.5)
+                .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                .map(e -> String.format("%s %.1f", e.getKey(), e.getValue())).collect(Collectors.joining(", "));
     }
 
     /** Per instance count: median and spread over the repeats, and worker CPU per job against one instance's median. */
@@ -631,7 +646,8 @@ class ScalingBenchmark {
     }
 
     private record Row(int instances, int repeat, long jobs, double seconds, long duplicates, long lost, double laneFairness,
-                       List<Double> shares, List<Double> workerCpu, double workerJitCpu, double valkeyInfoCpu, double redisServerCpu,
+                       List<Double> shares, List<Double> workerCpu, double workerJitCpu, Map<String, Double> workerThreads,
+                       double valkeyInfoCpu, double redisServerCpu,
                        double postgresCpu, double benchCpu, double machineCpu) {
 
         double jobsPerSecond() {

@@ -295,29 +295,6 @@ public final class QueueShards {
         return sharded(name).<Schedules>map(ShardedQueue::schedules).orElse(queue.schedules());
     }
 
-    /**
-     * Refuses a call that is not routed over shards yet on a sharded queue: it would reach shard 0
-     * alone (and a submission there would mint ids that name no shard).
-     *
-     * @throws InvalidRequestException naming {@code queue}
-     */
-    public void requireOneShard(String name, String what) {
-        requireOneShard("queue", name, what);
-    }
-
-    private void requireOneShard(String field, String name, String what) {
-        int shards = shardsOf(name);
-        if (shards > 1) {
-            throw notOverShardsYet(field, name, shards, what);
-        }
-    }
-
-    /** The refusal of a call not routed over shards yet, naming {@code field}. */
-    static InvalidRequestException notOverShardsYet(String field, String name, int shards, String what) {
-        return new InvalidRequestException(field, "'" + name + "' has " + shards + " shards, and " + what
-                + " is not built over shards yet (docs/SHARDING.md, \"What is built, and what remains\")");
-    }
-
     /** The door of {@link #outboxDoor()}: each call to the door of its queue's layout. */
     private final class RoutedOutboxDoor implements OutboxDoor {
 
