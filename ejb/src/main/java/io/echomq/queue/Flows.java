@@ -414,11 +414,6 @@ public final class Flows {
         return routes.shardsOf(queue).size();
     }
 
-    /** {@link #parentsMissingChildren(String, int, long, long, int)} on the queue's first (or only) shard. */
-    public MissingChildren parentsMissingChildren(String queue, long from, long createdBeforeMs, int limit) {
-        return parentsMissingChildren(queue, 0, from, createdBeforeMs, limit);
-    }
-
     /**
      * The parents on shard {@code shard} of {@code queue} at ranks {@code from} to
      * {@code from + limit - 1} of its waiting set (oldest first), created before

@@ -192,7 +192,7 @@ class FlowsTest extends RealQueueTest {
                 .filter(e -> e.getValue().equals(lost)).map(Map.Entry::getKey).toArray(String[]::new));
         redis.zrem(otherKeys.pending("default"), lost);
 
-        Flows.MissingChildren missing = client.flows().parentsMissingChildren(queue, 0, serverNowMs() + 1, 10);
+        Flows.MissingChildren missing = client.flows().parentsMissingChildren(queue, 0, 0, serverNowMs() + 1, 10);
         assertThat(missing.parents()).extracting(Flows.WaitingParent::id).containsExactly(parent.id());
         assertThat(client.flows().makeMissingChildren(queue, parent.id(), parent.createdMs())).isEqualTo(2);
 
@@ -200,7 +200,7 @@ class FlowsTest extends RealQueueTest {
         assertThat(repaired.get(0).jobId()).as("found by its derived key, not made again").contains(made);
         assertThat(repaired.get(1).jobId()).isPresent().isNotEqualTo(Optional.of(lost));
         assertThat(client.reads().stats(other).pending()).as("one job per child").isEqualTo(2);
-        assertThat(client.flows().parentsMissingChildren(queue, 0, serverNowMs() + 1, 10).parents()).isEmpty();
+        assertThat(client.flows().parentsMissingChildren(queue, 0, 0, serverNowMs() + 1, 10).parents()).isEmpty();
         assertThat(client.flows().makeMissingChildren(queue, parent.id(), parent.createdMs())).as("nothing left to repair").isZero();
     }
 
