@@ -8,6 +8,12 @@
   so no job ever sits on a shard that its id does not name; a shard holding jobs under another
   layout is left unchanged.
 
+  A change also drops the shard's key-home fences ('fence:idem', 'fence:dedupe', 'fence-floor',
+  docs/SHARDING.md 3.1 and 10): they refuse tokens of owner shards of the old layout, whose token
+  counts ('home_seq') live under that layout's tags; kept, a floor would refuse the new layout's
+  owners, whose counts start again, until they passed it. Nothing they guarded is left: the caller
+  refused the change while any key home was recorded, and no job is on the shard.
+
   Input:
     KEYS[1] meta      the shard's meta hash (echomq:{q}:meta for shard 0, echomq:{q#s.k}:meta for shard s)
     ARGV[1] prefix    the shard's prefix, for its state sets
@@ -53,6 +59,7 @@ if check then
   return {'SET'}
 end
 
+rcall('DEL', prefix .. 'fence:idem', prefix .. 'fence:dedupe', prefix .. 'fence-floor')
 if ARGV[5] == '1' then
   local homes = prefix .. 'schedule-homes'
   rcall('DEL', homes)

@@ -56,6 +56,7 @@ public final class ShardLayouts {
         if (recorded != layout.shards()) {
             ShardLayout old = ShardLayout.of(layout.queue(), recorded);
             refuseOrphanedSchedules(old, layout);
+            refuseKeyHomesInUse(old, layout);
             for (int shard = 1; shard < old.shards(); shard++) {
                 steps.add(new Step(old.keys(shard), 1, 0, false));
             }
@@ -109,6 +110,33 @@ public final class ShardLayouts {
             if (lane != null && ShardLayout.pinsLane(lane) && layout.shardOfLane(lane) != 0) {
                 throw schedulesRefused(layout, "schedule '" + name + "' on shard 0 makes jobs in lane '" + lane + "', which "
                         + layout.shards() + " shards put on shard " + layout.shardOfLane(lane));
+            }
+        }
+    }
+
+    /**
+     * Refuses a change of the shard count while a shard of either layout records a key home
+     * (docs/SHARDING.md, 3.1 and 10): an entry names its key's home by the shard index of the old
+     * layout, and its key's owner by the old count, so under another count it would send a
+     * submission of that key to a shard that never held it. The key-homes duty deletes an entry
+     * once its job is gone and its window closed, so a drained queue loses them within a sweep.
+     *
+     * @throws ShardCountRefusedException naming {@code echomq.queues.<q>.shards}
+     */
+    private void refuseKeyHomesInUse(ShardLayout old, ShardLayout layout) {
+        for (ShardLayout each : List.of(old, layout)) {
+            for (int shard = 0; shard < each.shards(); shard++) {
+                QueueKeys keys = each.keys(shard);
+                long homes = ValkeyCommands.read(() -> redis.hlen(keys.homes("idem")) + redis.hlen(keys.homes("dedupe")));
+                if (homes > 0) {
+                    String queue = layout.queue();
+                    throw new ShardCountRefusedException("echomq.queues." + queue + ".shards: queue '" + queue + "' cannot have "
+                            + layout.shards() + " shards now: its shard " + shard + " of " + each.shards() + " records " + homes
+                            + " key homes (idempotency or dedupe keys whose job or window is on another shard; docs/SHARDING.md, "
+                            + "\"Changing N\"); the key-homes duty deletes each once its job is gone and its window closed: "
+                            + "run an engine with " + old.shards() + " shard" + (old.shards() == 1 ? "" : "s") + " until the queue is drained and a sweep has passed "
+                            + "(about " + KeyHomeSweeper.GRACE.toSeconds() + " s), then start again with the new count");
+                }
             }
         }
     }
