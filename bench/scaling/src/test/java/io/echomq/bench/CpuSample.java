@@ -15,7 +15,8 @@ import redis.clients.jedis.Jedis;
  * the whole machine from {@code /proc/stat}. All in seconds of one core.
  */
 record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Map<String, Double>> threadSecondsByPid,
-                 Map<Long, String> kindByPid, Map<Integer, Double> valkeyByPort, double machineBusy) {
+                 Map<Long, String> kindByPid, Map<Integer, Double> valkeyByPort, Map<Integer, Long> valkeyScriptCallsByPort,
+                 double machineBusy) {
 
     private static final double TICKS_PER_SECOND = 100.0;   // USER_HZ: 100 on every Linux this runs on
 
@@ -34,12 +35,14 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Map<St
             }
         });
         Map<Integer, Double> valkey = new HashMap<>();
+        Map<Integer, Long> calls = new HashMap<>();
         for (int port : valkeyMasters) {
             try (Jedis node = connect.apply(port)) {
                 valkey.put(port, valkeySeconds(node.info("cpu")));
+                calls.put(port, valkeyScriptCalls(node.info("commandstats")));
             }
         }
-        return new CpuSample(System.nanoTime(), seconds, threads, Map.copyOf(kindByPid), valkey, machineBusySeconds());
+        return new CpuSample(System.nanoTime(), seconds, threads, Map.copyOf(kindByPid), valkey, calls, machineBusySeconds());
     }
 
     private static java.util.Optional<Double> processSeconds(long pid) {
@@ -91,6 +94,23 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Map<St
         for (String line : info.split("\r?\n")) {
             if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
                 total += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return total;
+    }
+
+    /**
+     * Script calls a master has answered ({@code INFO commandstats}: {@code evalsha}, {@code eval}
+     * and their read-only forms): one per claim, submission or duty run. The commands a script
+     * runs inside are counted there under their own names, so they are left out.
+     */
+    private static long valkeyScriptCalls(String commandStats) {
+        long total = 0;
+        for (String line : commandStats.split("\r?\n")) {
+            if (line.startsWith("cmdstat_eval")) {
+                int at = line.indexOf("calls=") + "calls=".length();
+                int end = line.indexOf(',', at);
+                total += Long.parseLong(line.substring(at, end < 0 ? line.length() : end));
             }
         }
         return total;
@@ -162,6 +182,12 @@ record CpuSample(long nanoTime, Map<Long, Double> secondsByPid, Map<Long, Map<St
         Map<Integer, Double> out = new java.util.TreeMap<>();
         valkeyByPort.forEach((port, s) -> out.put(port, 100 * (s - before.valkeyByPort.getOrDefault(port, 0.0)) / wallSeconds(before)));
         return out;
+    }
+
+    /** Script calls the masters answered since {@code before}, summed: one per claim, submission or duty run. */
+    long valkeyScriptCalls(CpuSample before) {
+        return valkeyScriptCallsByPort.entrySet().stream()
+                .mapToLong(e -> e.getValue() - before.valkeyScriptCallsByPort.getOrDefault(e.getKey(), 0L)).sum();
     }
 
     /** The whole machine busy, percent of one core (2 cores: at most 200). */

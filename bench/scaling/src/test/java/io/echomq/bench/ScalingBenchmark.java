@@ -49,7 +49,8 @@ import redis.clients.jedis.RedisClusterClient;
  * <p>Run: {@code mvn -q -Pbench -pl bench/scaling -am verify -Dtest=ScalingBenchmark
  * -Dsurefire.failIfNoSpecifiedTests=false} ({@code -Dbench.instances=1,2,3},
  * {@code -Dbench.repeats=3}, {@code -Dbench.warmup-s=15}, {@code -Dbench.steady-s=30},
- * {@code -Dbench.concurrency=4}).
+ * {@code -Dbench.concurrency=4}). The warm-up is per instance: N instances warm up N times as long
+ * ({@code -Dbench.warmup-per-instance=false} for the same warm-up in every row; see {@link #warmupOf}).
  *
  * <p>{@code -Dbench.rate=N} (jobs/s over all queues, default 0) feeds at that fixed rate instead of
  * keeping a backlog: with N well below what one instance drains, the machine is not saturated by
@@ -69,6 +70,8 @@ class ScalingBenchmark {
             .map(String::strip).map(Integer::parseInt).toList();
     private final int repeats = Integer.getInteger("bench.repeats", 3);
     private final Duration warmup = Duration.ofSeconds(Integer.getInteger("bench.warmup-s", 15));
+    /** {@code -Dbench.warmup-per-instance} (default true): the warm-up is {@link #warmup} times the instances (see {@link #warmupOf}). */
+    private final boolean warmupPerInstance = Boolean.parseBoolean(System.getProperty("bench.warmup-per-instance", "true"));
     private final Duration steady = Duration.ofSeconds(Integer.getInteger("bench.steady-s", 30));
     private final int concurrency = Integer.getInteger("bench.concurrency", 4);
     /** Jobs/s over every queue, fed at a fixed pace; 0: keep a backlog, so the workers are never without work. */
@@ -192,7 +195,7 @@ class ScalingBenchmark {
     private String hotTable(List<HotRow> rows) {
         StringBuilder out = new StringBuilder("\nhot queue: 1 queue x " + HOT_LANES + " lanes on a 3-master cluster, demo ledger handler, "
                 + Runtime.getRuntime().availableProcessors() + " cores, " + hotInstances + " worker JVM(s) of concurrency " + concurrency
-                + ", warm-up " + warmup.toSeconds() + " s excluded, steady window " + steady.toSeconds() + " s\n");
+                + ", warm-up " + warmupOf(hotInstances).toSeconds() + " s excluded, steady window " + steady.toSeconds() + " s\n");
         out.append(String.format("%-6s | %6s | %6s | %7s | %6s | %4s | %4s | %9s | %-20s | %7s | %9s | %6s | %8s | %-11s%n", "shards",
                 "repeat", "jobs", "seconds", "jobs/s", "dups", "lost", "lane_fair", "valkey% per master", "worker%", "postgres%", "bench%",
                 "machine%", "load start/end"));
@@ -233,7 +236,8 @@ class ScalingBenchmark {
         return new Row(instances, repeat, window.jobs(), window.seconds(), window.duplicates, window.lost, window.laneFairness(), shares,
                 workerCpu, workerJitCpu, workerThreads, window.after.valkeyPercent(window.before),
                 window.after.percentOfKind(window.before, "valkey"), window.after.percentOfKind(window.before, "postgres"),
-                window.after.percentOfKind(window.before, "bench"), window.after.machinePercent(window.before));
+                window.after.percentOfKind(window.before, "bench"), window.after.machinePercent(window.before),
+                window.after.valkeyScriptCalls(window.before));
     }
 
     /**
@@ -252,7 +256,7 @@ class ScalingBenchmark {
             Thread feeding = new Thread(feeder, "feeder");
             feeding.setDaemon(true);
             feeding.start();
-            Thread.sleep(warmup.toMillis());
+            Thread.sleep(warmupOf(instances).toMillis());
             CpuSample before = CpuSample.take(processes, masters, services.cluster::connectTo);
             Map<String, Map<String, Long>> lanesBefore = chargesPerLane(services.jdbi, queues);
             List<Long> completedBefore = completedPerWorker(workers);
@@ -280,6 +284,16 @@ class ScalingBenchmark {
                 worker.close();
             }
         }
+    }
+
+    /**
+     * The warm-up before a window of {@code instances} workers. With {@link #warmupPerInstance} it
+     * grows with them: the JIT compiles a method once it has run a given number of times, and at a
+     * fixed rate each of N instances runs a job 1/N as often, so only N times the warm-up leaves
+     * every JVM as compiled as one instance is after one.
+     */
+    private Duration warmupOf(int instances) {
+        return warmupPerInstance ? warmup.multipliedBy(instances) : warmup;
     }
 
     /** Starts {@code instances} worker JVMs into {@code workers} (so the caller closes those started if one fails) and waits until each runs. */
@@ -580,16 +594,16 @@ class ScalingBenchmark {
         StringBuilder out = new StringBuilder("\nscaling: " + QUEUES + " queues on 3 masters x " + LANES + " lanes, demo ledger handler, "
                 + Runtime.getRuntime().availableProcessors() + " cores, concurrency " + concurrency + " per queue and instance, "
                 + (rate == 0 ? "a backlog of " + BACKLOG_PER_QUEUE + " per queue" : "fed " + rate + " jobs/s") + ", warm-up "
-                + warmup.toSeconds() + " s excluded, steady window " + steady.toSeconds() + " s\n");
-        out.append(String.format("%-9s | %6s | %6s | %7s | %6s | %4s | %4s | %9s | %-17s | %-17s | %9s | %9s | %8s | %5s | %7s | %13s | %13s | %13s%n",
+                + warmup.toSeconds() + " s" + (warmupPerInstance ? " per instance" : "") + " excluded, steady window " + steady.toSeconds() + " s\n");
+        out.append(String.format("%-9s | %6s | %6s | %7s | %6s | %4s | %4s | %9s | %-17s | %-17s | %9s | %9s | %8s | %5s | %7s | %13s | %13s | %13s | %11s%n",
                 "instances", "repeat", "jobs", "seconds", "jobs/s", "dups", "lost", "lane_fair", "jobs per instance",
                 "cpu% per worker", "valkey%", "nodes%", "postgres%", "bench%", "machine%", "worker cpu-ms/job", "valkey cpu-ms/job",
-                "worker w/o JIT"));
+                "worker w/o JIT", "scripts/job"));
         for (Row r : rows) {
-            out.append(String.format("%-9d | %6d | %6d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-17s | %-17s | %9.0f | %9.0f | %8.0f | %5.0f | %7.0f | %13.3f | %13.3f | %13.3f%n",
+            out.append(String.format("%-9d | %6d | %6d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-17s | %-17s | %9.0f | %9.0f | %8.0f | %5.0f | %7.0f | %13.3f | %13.3f | %13.3f | %11.2f%n",
                     r.instances, r.repeat, r.jobs, r.seconds, r.jobsPerSecond(), r.duplicates, r.lost, r.laneFairness, percents(r.shares),
                     percents(r.workerCpu), r.valkeyInfoCpu, r.redisServerCpu, r.postgresCpu, r.benchCpu, r.machineCpu,
-                    r.workerCpuMillisPerJob(), r.cpuMillisPerJob(r.valkeyInfoCpu), r.workerCpuMillisPerJobWithoutJit()));
+                    r.workerCpuMillisPerJob(), r.cpuMillisPerJob(r.valkeyInfoCpu), r.workerCpuMillisPerJobWithoutJit(), (double) r.valkeyScriptCalls / Math.max(1, r.jobs)));
         }
         for (Row r : rows) {
             out.append(String.format("worker threads, %d instance(s), repeat %d, %% of one core over all instances: %s%n", r.instances,
@@ -597,6 +611,7 @@ class ScalingBenchmark {
         }
         out.append("jobs, seconds, cpu: over the steady window; dups and lost: over every job the run submitted, drained after it. "
                 + "cpu%: percent of one core (/proc/<pid>/stat utime+stime); valkey%: the masters' INFO cpu; "
+                + "scripts/job: script calls the masters answered (INFO commandstats: claims, submissions, duties) per job; "
                 + "nodes%: the 6 node processes (/proc); postgres%: the backends of the benchmark's database; machine%: all cores (max ")
                 .append(100 * Runtime.getRuntime().availableProcessors()).append(")\n");
         return out.toString();
@@ -648,7 +663,7 @@ class ScalingBenchmark {
     private record Row(int instances, int repeat, long jobs, double seconds, long duplicates, long lost, double laneFairness,
                        List<Double> shares, List<Double> workerCpu, double workerJitCpu, Map<String, Double> workerThreads,
                        double valkeyInfoCpu, double redisServerCpu,
-                       double postgresCpu, double benchCpu, double machineCpu) {
+                       double postgresCpu, double benchCpu, double machineCpu, long valkeyScriptCalls) {
 
         double jobsPerSecond() {
             return jobs / seconds;

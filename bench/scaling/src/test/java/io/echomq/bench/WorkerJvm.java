@@ -6,6 +6,8 @@ import io.echomq.testkit.services.ValkeyCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -29,8 +31,10 @@ final class WorkerJvm implements AutoCloseable {
     static WorkerJvm start(ValkeyCluster cluster, PostgresService.Database database, List<String> queues, int concurrency,
                            Map<String, String> settings, Path output) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                StandaloneWorker.class.getName())
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m"));
+        command.addAll(extraOptions(output));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), StandaloneWorker.class.getName()));
+        ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(output.toFile());
         builder.environment().put("ECHOMQ_VALKEY_CLUSTER_NODES", cluster.seedNodes());
@@ -42,6 +46,17 @@ final class WorkerJvm implements AutoCloseable {
         builder.environment().put("ECHOMQ_WORKER_CONCURRENCY", Integer.toString(concurrency));
         settings.forEach(builder.environment()::put);
         return new WorkerJvm(builder.start(), output);
+    }
+
+    /**
+     * {@code -Dbench.worker-jvm-options}: options for every worker JVM, space-separated, with
+     * {@code {log}} standing for the worker's log file without its extension (a flight recording
+     * per worker, say: {@code -XX:StartFlightRecording=filename={log}.jfr}).
+     */
+    private static List<String> extraOptions(Path output) {
+        String options = System.getProperty("bench.worker-jvm-options", "").trim();
+        String log = output.toString().replaceFirst("\\.log$", "");
+        return options.isEmpty() ? List.of() : Arrays.stream(options.split("\\s+")).map(o -> o.replace("{log}", log)).toList();
     }
 
     long pid() {
