@@ -31,6 +31,9 @@
     ARGV[11] misfire limit   slots run-each fires at most, per catch-up
     ARGV[12] misfire grace in ms: a slot later than this is missed
     ARGV[13] source          'config' or 'api'
+    ARGV[14] token           on a sharded queue, the token the directory handed this put (schedule-home); '' or absent
+                             on a queue of one shard. A put whose token is below the name's 'fence' (a later put or
+                             remove of the name was applied here first) changes nothing; otherwise 'fence' becomes it
 
   Output:
     {'CREATED', version}
@@ -38,6 +41,7 @@
     {'UNCHANGED', version}   the stored definition is this one
     {'KEPT', version}        (configuration only) configuration applied this definition before; the
                              stored one, set over the API since, stands
+    {'SUPERSEDED'}           a later put or remove of the name was applied here first; nothing changed
 ]]
 local rcall = redis.call
 local schedule, index = KEYS[1], KEYS[2]
@@ -45,6 +49,17 @@ local name, fingerprint, source = ARGV[1], ARGV[2], ARGV[13]
 
 -- #include now_ms
 -- #include integer_text
+
+local token = tonumber(ARGV[14] or '')
+if token then
+  local fence = tonumber(rcall('HGET', schedule, 'fence') or '0')
+  if fence > token then
+    return {'SUPERSEDED'}
+  end
+  rcall('HSET', schedule, 'fence', ARGV[14])
+  -- A remove left the fence alone with a time to live (schedule-remove): the schedule is back.
+  rcall('PERSIST', schedule)
+end
 
 local stored = rcall('HMGET', schedule, 'fingerprint', 'version', 'paused', 'config_fingerprint')
 if source == 'config' and stored[4] == fingerprint and stored[1] ~= fingerprint then

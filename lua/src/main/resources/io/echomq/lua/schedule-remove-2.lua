@@ -11,18 +11,36 @@
     KEYS[1] schedule  echomq:{q}:schedule:<name>
     KEYS[2] index     echomq:{q}:schedules
     ARGV[1] name
+    ARGV[2] token     on a sharded queue, the token the directory handed this remove (schedule-home); '' or absent
+                      on a queue of one shard. Compared and kept as schedule-put does: the hash keeps the name's
+                      'fence' after the remove, so a put overtaken by this remove is refused when it lands
 
   Output:
     {'OK'}
     {'NOT_FOUND'}
+    {'SUPERSEDED'}    a later put or remove of the name was applied here first; nothing changed
 ]]
+-- How long a removed schedule's fence outlives it: far beyond any put still in flight (a client
+-- gives up on a reply within seconds), and short enough that names used once do not pile up.
+local FENCE_KEPT_MS = 3600000
+
 local rcall = redis.call
 local schedule, index, name = KEYS[1], KEYS[2], ARGV[1]
-local f = rcall('HMGET', schedule, 'version', 'config_fingerprint')
+local token = tonumber(ARGV[2] or '')
+local f = rcall('HMGET', schedule, 'version', 'config_fingerprint', 'fence')
+if token and tonumber(f[3] or '0') > token then
+  return {'SUPERSEDED'}
+end
 rcall('ZREM', index, name)
 rcall('DEL', schedule, schedule .. ':log')
 if f[2] then
   rcall('HSET', schedule, 'config_fingerprint', f[2])
+end
+if token then
+  rcall('HSET', schedule, 'fence', ARGV[2])
+  if not f[2] then
+    rcall('PEXPIRE', schedule, FENCE_KEPT_MS)
+  end
 end
 if not f[1] then
   return {'NOT_FOUND'}

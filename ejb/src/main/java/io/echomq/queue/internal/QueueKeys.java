@@ -195,6 +195,11 @@ public final class QueueKeys {
         return prefix + "schedule-homes";
     }
 
+    /** Hash, on shard 0 of a sharded queue: schedule name -> the last token its put or remove was handed ({@code schedule-home}). */
+    public String scheduleHomeTokens() {
+        return prefix + "schedule-home-tokens";
+    }
+
     /** Hash: queue-wide flags (paused) and limits (see {@code set-limits}). */
     public String meta() {
         return prefix + "meta";

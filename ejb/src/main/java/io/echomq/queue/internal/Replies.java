@@ -307,12 +307,20 @@ public final class Replies {
     }
 
     /** {@code schedule-put}: CREATED, REPLACED, UNCHANGED or KEPT. */
-    public static String schedulePut(Object reply) {
+    /** {@code schedule-put}: what it did, or empty when a later put or remove of the name was applied first (SUPERSEDED). */
+    public static Optional<String> schedulePut(Object reply) {
         String status = text(list(reply, "schedule-put").get(0));
         return switch (status) {
-            case "CREATED", "REPLACED", "UNCHANGED", "KEPT" -> status;
+            case "CREATED", "REPLACED", "UNCHANGED", "KEPT" -> Optional.of(status);
+            case "SUPERSEDED" -> Optional.empty();
             default -> throw unexpected("schedule-put", reply);
         };
+    }
+
+    /** {@code schedule-remove}: whether there was a schedule, or empty when a later put or remove of the name was applied first. */
+    public static Optional<Boolean> scheduleRemoved(Object reply) {
+        return "SUPERSEDED".equals(text(list(reply, "schedule-remove").get(0))) ? Optional.empty()
+                : Optional.of(scheduleFound(reply, "schedule-remove"));
     }
 
     /** {@code schedule-remove}, {@code schedule-set-paused}: true for OK, false for NOT_FOUND. */

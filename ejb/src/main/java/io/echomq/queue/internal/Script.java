@@ -55,7 +55,7 @@ public enum Script {
     KEY_HOME_RELEASE("key-home-release-1.lua", (k, kind) -> List.of(k.fence(kind))),
     KEY_HOME_FLOOR("key-home-floor-1.lua", (k, kind) -> List.of(k.fenceFloor())),
     // The schedule directory of a sharded queue, on shard 0 (docs/SHARDING.md 3.3).
-    SCHEDULE_HOME("schedule-home-1.lua", (k, name) -> List.of(k.scheduleHomes()));
+    SCHEDULE_HOME("schedule-home-2.lua", (k, name) -> List.of(k.scheduleHomes(), k.scheduleHomeTokens()));
 
     /** Scripts whose reply acknowledges a submission: the ones a {@code WAIT} for replicas follows. */
     private static final Set<Script> SUBMISSIONS = EnumSet.of(ENQUEUE, ENQUEUE_BATCH, FLOW_ADD);

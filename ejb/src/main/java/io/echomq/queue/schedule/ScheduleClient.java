@@ -97,6 +97,15 @@ public final class ScheduleClient implements Schedules {
      */
     @Override
     public PutResult put(Schedule schedule, String source) {
+        return putFenced(schedule, source, "").orElseThrow();
+    }
+
+    /**
+     * {@link #put} on one shard of a sharded queue, with the token the name's directory handed it
+     * ({@code schedule-home}): empty, and nothing changed, when a later put or remove of the name
+     * was applied on this shard first. An empty token puts as {@link #put} does.
+     */
+    public Optional<PutResult> putFenced(Schedule schedule, String source, String token) {
         if (schedule == null) {
             throw new InvalidRequestException("schedule", "is required");
         }
@@ -108,15 +117,24 @@ public final class ScheduleClient implements Schedules {
                 schedule.cron().isPresent() ? schedule.zone().orElse("UTC") : "",
                 schedule.interval().map(d -> Long.toString(d.toMillis())).orElse(""), schedule.payload(), schedule.lane(),
                 Integer.toString(attempts), schedule.misfire().wireName(), Integer.toString(schedule.misfireLimit()),
-                Long.toString(schedule.misfireGrace().toMillis()), source));
-        return PutResult.valueOf(Replies.schedulePut(reply));
+                Long.toString(schedule.misfireGrace().toMillis()), source, token));
+        return Replies.schedulePut(reply).map(PutResult::valueOf);
     }
 
     /** Deletes the schedule and its history (its jobs stay). Returns false when there was none. */
     @Override
     public boolean remove(String queue, String name) {
+        return removeFenced(queue, name, "").orElseThrow();
+    }
+
+    /**
+     * {@link #remove} on one shard of a sharded queue, with the token the name's directory handed
+     * it, as {@link #putFenced}: empty, and nothing changed, when a later put or remove of the
+     * name was applied on this shard first.
+     */
+    public Optional<Boolean> removeFenced(String queue, String name, String token) {
         QueueKeys keys = keysOf(queue, name);
-        return Replies.scheduleFound(scripts.run(Script.SCHEDULE_REMOVE, keys, name, List.of(name)), "schedule-remove");
+        return Replies.scheduleRemoved(scripts.run(Script.SCHEDULE_REMOVE, keys, name, List.of(name, token)));
     }
 
     /** Pauses the schedule: it fires nothing until resumed. Returns false when there is no such schedule. */

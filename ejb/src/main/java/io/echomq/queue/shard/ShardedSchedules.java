@@ -8,6 +8,7 @@ import io.echomq.queue.internal.RequestChecks;
 import io.echomq.queue.internal.Script;
 import io.echomq.queue.internal.ScriptRunner;
 import io.echomq.queue.schedule.Schedule;
+import io.echomq.queue.schedule.ScheduleChangedConcurrentlyException;
 import io.echomq.queue.schedule.ScheduleClient;
 import io.echomq.queue.schedule.ScheduleView;
 import io.echomq.queue.schedule.Schedules;
@@ -21,10 +22,15 @@ import java.util.Optional;
  * lane (a schedule of the default lane on shard 0), so that its firing enqueues on that shard in
  * the same script, and its name is unique over the shards through a directory on shard 0
  * ({@code schedule-home}). A put is the directory's claim, then today's put on the home; a
- * remove is today's remove on the home, then the directory's release. A stop between the two
- * leaves the name's home recorded and nothing or the schedule there, which the next put or remove
- * of the name completes. Pause and resume go to the name's home. Moving a schedule to a lane of
- * another shard (S1–S4) is not built: such a put is refused naming {@code lane}. Thread-safe.
+ * remove is the directory's token, today's remove on the home, then the directory's release. A
+ * stop between the two leaves the name's home recorded and nothing or the schedule there, which
+ * the next put or remove of the name completes. Each put or remove carries a token from the
+ * directory, and the home applies none below one it applied (its {@code fence}), so a put that a
+ * remove or a later put overtook changes nothing when it lands
+ * ({@link ScheduleChangedConcurrentlyException}) rather than leaving a schedule that no name
+ * reaches, or a second one of the same name on another shard. Pause and resume go to the name's
+ * home. Moving a schedule to a lane of another shard (S1–S4) is not built: such a put is refused
+ * naming {@code lane}. Thread-safe.
  */
 public final class ShardedSchedules implements Schedules {
 
@@ -32,18 +38,32 @@ public final class ShardedSchedules implements Schedules {
     private final ScriptRunner scripts;
     private final List<QueueClient> shards;
     private final QueueSettings settings;
+    /** Runs between a put's or remove's step on the directory and its step on the home: for tests of overtaking, else nothing. */
+    private final Runnable betweenSteps;
 
     ShardedSchedules(ShardLayout layout, ScriptRunner scripts, List<QueueClient> shards, QueueSettings settings) {
+        this(layout, scripts, shards, settings, () -> { });
+    }
+
+    private ShardedSchedules(ShardLayout layout, ScriptRunner scripts, List<QueueClient> shards, QueueSettings settings,
+            Runnable betweenSteps) {
         this.layout = layout;
         this.scripts = scripts;
         this.shards = shards;
         this.settings = settings;
+        this.betweenSteps = betweenSteps;
+    }
+
+    /** The same schedules, running {@code hook} between each put's or remove's two steps (tests). */
+    ShardedSchedules betweenSteps(Runnable hook) {
+        return new ShardedSchedules(layout, scripts, shards, settings, hook);
     }
 
     /**
      * Creates the schedule on its lane's shard, or replaces its definition there (see {@link ScheduleClient#put}).
      *
      * @throws InvalidRequestException naming {@code lane} when the schedule lives on another shard than its new lane's
+     * @throws ScheduleChangedConcurrentlyException when a later put or remove of the name was applied first
      */
     @Override
     public ScheduleClient.PutResult put(Schedule schedule, String source) {
@@ -60,18 +80,31 @@ public final class ShardedSchedules implements Schedules {
                     + "', and schedule '" + schedule.name() + "' lives on shard " + at + ": on a sharded queue a schedule keeps to "
                     + "lanes of its shard (moving it is not built yet); remove it and put it again to move it");
         }
-        return shards.get(shard).schedules().put(schedule, source);
+        betweenSteps.run();
+        return shards.get(shard).schedules().putFenced(schedule, source, home.get(2))
+                .orElseThrow(() -> new ScheduleChangedConcurrentlyException(layout.queue(), schedule.name(), "put"));
     }
 
-    /** Removes the schedule from its shard and the directory; false when there was none. */
+    /**
+     * Removes the schedule from its shard and the directory; false when there was none.
+     *
+     * @throws ScheduleChangedConcurrentlyException when a later put or remove of the name was applied first
+     */
     @Override
     public boolean remove(String queue, String name) {
-        Optional<Integer> home = homeOf(queue, name);
-        if (home.isEmpty()) {
+        layout.checkQueue(queue);
+        RequestChecks.scheduleName(name);
+        List<String> home = directory(name, "", "remove", "");
+        if (!home.get(0).equals("HOME")) {
             return false;
         }
-        boolean removed = shards.get(home.get()).schedules().remove(queue, name);
-        directory(name, home.get(), "release");
+        int shard = Integer.parseInt(home.get(1));
+        String token = home.get(2);
+        betweenSteps.run();
+        boolean removed = shards.get(shard).schedules().removeFenced(queue, name, token)
+                .orElseThrow(() -> new ScheduleChangedConcurrentlyException(queue, name, "remove"));
+        // A later put or remove handed a token since keeps the name's home (release answers LATER).
+        directory(name, Integer.toString(shard), "release", token);
         return removed;
     }
 
@@ -122,15 +155,16 @@ public final class ShardedSchedules implements Schedules {
     private Optional<Integer> homeOf(String queue, String name) {
         layout.checkQueue(queue);
         RequestChecks.scheduleName(name);
-        List<String> home = directory(name, "", "get");
+        List<String> home = directory(name, "", "get", "");
         return home.get(0).equals("HOME") ? Optional.of(Integer.parseInt(home.get(1))) : Optional.empty();
     }
 
     private List<String> directory(String name, int shard, String action) {
-        return directory(name, Integer.toString(shard), action);
+        return directory(name, Integer.toString(shard), action, "");
     }
 
-    private List<String> directory(String name, String shard, String action) {
-        return Replies.keyHome(scripts.run(Script.SCHEDULE_HOME, layout.keys(0), name, List.of(name, shard, action)), Script.SCHEDULE_HOME);
+    private List<String> directory(String name, String shard, String action, String token) {
+        return Replies.keyHome(scripts.run(Script.SCHEDULE_HOME, layout.keys(0), name, List.of(name, shard, action, token)),
+                Script.SCHEDULE_HOME);
     }
 }

@@ -3,6 +3,7 @@ package io.echomq.web.problem;
 import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.QueueOutcomeUnknownException;
 import io.echomq.queue.QueueUnavailableException;
+import io.echomq.queue.schedule.ScheduleChangedConcurrentlyException;
 import jakarta.json.JsonException;
 import jakarta.json.bind.JsonbException;
 import jakarta.json.stream.JsonParsingException;
@@ -46,6 +47,15 @@ public final class ProblemMappers {
         @Override
         public Response toResponse(InvalidRequestException e) {
             return invalid(e);
+        }
+    }
+
+    /** A change of a schedule that a later change of the same name overtook on a sharded queue: it changed nothing. */
+    @Provider
+    public static final class ScheduleChangedConcurrently implements ExceptionMapper<ScheduleChangedConcurrentlyException> {
+        @Override
+        public Response toResponse(ScheduleChangedConcurrentlyException e) {
+            return Problem.of(Response.Status.CONFLICT, e.getMessage()).withField("name").toResponse();
         }
     }
 
