@@ -289,7 +289,9 @@ class ShardedQueueApiTest {
                 .allSatisfy(job -> assertThat(layout.shardOfJob(job.id())).isZero());
 
         assertThat(api.remove(queue, "on-2").name()).as("DELETE: 200 with the schedule as it was").isEqualTo("on-2");
-        assertThat(redis.exists(layout.keys(2).schedule("on-2"))).as("removed from its shard").isFalse();
+        // The hash keeps only the remove's fence, for an hour (docs/SHARDING.md 3.3).
+        assertThat(redis.hkeys(layout.keys(2).schedule("on-2"))).as("removed from its shard").containsOnly("fence");
+        assertThat(redis.zscore(layout.keys(2).schedules(), "on-2")).isNull();
         assertThat(shards.schedules(queue).get(queue, "on-2")).as("GET after DELETE: 404").isEmpty();
         assertThat(shards.schedules(queue).remove(queue, "on-2")).as("DELETE again: 404").isFalse();
         assertThat(shards.schedules(queue).pause(queue, "on-2")).as("pause of none: 404").isFalse();
