@@ -10,6 +10,7 @@ import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.CompletedAndClaimed;
 import io.echomq.queue.NewJob;
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.shard.ShardLanes;
 import io.echomq.queue.shard.ShardLayout;
 import io.echomq.queue.shard.ShardedQueue;
 import io.echomq.testkit.PostgresService;
@@ -199,11 +200,7 @@ class ShardedIdleTurnsTest {
 
     /** A lane whose jobs live on {@code shard}. */
     private String laneOn(int shard) {
-        for (int i = 0;; i++) {
-            if (layout.shardOfLane("lane-" + i) == shard) {
-                return "lane-" + i;
-            }
-        }
+        return ShardLanes.firstOn(layout, shard);
     }
 
     /** Script calls each master has served so far ({@code INFO commandstats}): here, the workers' claims. */

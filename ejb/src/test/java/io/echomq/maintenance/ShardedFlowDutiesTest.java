@@ -20,6 +20,7 @@ import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.RetryOutcome;
 import io.echomq.queue.internal.QueueKeys;
 import io.echomq.queue.shard.QueueShards;
+import io.echomq.queue.shard.ShardLanes;
 import io.echomq.queue.shard.ShardLayout;
 import io.echomq.testkit.RealServices;
 import io.echomq.testkit.services.ValkeyCluster;
@@ -63,7 +64,7 @@ class ShardedFlowDutiesTest {
 
     /** A lane of the sharded queue on {@code shard}. */
     private String laneOn(int shard) {
-        return IntStream.range(0, 1_000).mapToObj(i -> "lane-" + i).filter(l -> layout.shardOfLane(l) == shard).findFirst().orElseThrow();
+        return ShardLanes.firstOn(layout, shard);
     }
 
     private FlowRelay relay() {

@@ -16,6 +16,7 @@ import io.echomq.queue.QueueClient;
 import io.echomq.queue.QueueSettings;
 import io.echomq.queue.ReplicaWait;
 import io.echomq.queue.shard.QueueShards;
+import io.echomq.queue.shard.ShardLanes;
 import io.echomq.queue.shard.ShardLayout;
 import io.echomq.testkit.PostgresService;
 import io.echomq.testkit.RealServices;
@@ -81,8 +82,7 @@ class OutboxShardedQueueTest {
 
     /** A lane of the sharded queue on {@code shard}. */
     private String laneOn(int shard) {
-        return IntStream.range(0, 1_000).mapToObj(i -> "lane-" + i).filter(lane -> layout.shardOfLane(lane) == shard)
-                .findFirst().orElseThrow();
+        return ShardLanes.firstOn(layout, shard);
     }
 
     /** A follow-up step whose key's owner shard is, or is not, the given one. */

@@ -33,7 +33,7 @@ class ShardCountWithKeyHomesClusterTest {
         String queue = three.queue();
         ShardedQueue sharded = ShardedQueue.connect(redis, QueueSettings.DEFAULT, three);
         String key = first("key-", i -> three.ownerOfKey("key-" + i) == 0);
-        Enqueued made = sharded.submissions().enqueue(queue, NewJob.of("p").inLane(laneOn(three, 1)).withIdempotencyKey(key));
+        Enqueued made = sharded.submissions().enqueue(queue, NewJob.of("p").inLane(ShardLanes.firstOn(three, 1)).withIdempotencyKey(key));
         sharded.admin().cancel(queue, made.id());
         sharded.admin().remove(queue, made.id());
 
@@ -58,7 +58,7 @@ class ShardCountWithKeyHomesClusterTest {
         List<String> oldKeys = IntStream.range(0, 100_000).mapToObj(i -> "old-" + i).filter(k -> three.ownerOfKey(k) == 1)
                 .limit(12).toList();
         for (String key : oldKeys) {
-            Enqueued made = sharded.submissions().enqueue(queue, NewJob.of("p").inLane(laneOn(three, 0)).withIdempotencyKey(key));
+            Enqueued made = sharded.submissions().enqueue(queue, NewJob.of("p").inLane(ShardLanes.firstOn(three, 0)).withIdempotencyKey(key));
             sharded.admin().cancel(queue, made.id());
             sharded.admin().remove(queue, made.id());
         }
@@ -69,17 +69,14 @@ class ShardCountWithKeyHomesClusterTest {
         ShardLayout two = ShardLayout.of(queue, 2);
         ShardedQueue changed = ShardedQueue.connect(redis, QueueSettings.DEFAULT, two);
         String key = first("new-", i -> two.ownerOfKey("new-" + i) == 1);
-        Enqueued made = changed.submissions().enqueue(queue, NewJob.of("p").inLane(laneOn(two, 0)).withIdempotencyKey(key));
+        Enqueued made = changed.submissions().enqueue(queue, NewJob.of("p").inLane(ShardLanes.firstOn(two, 0)).withIdempotencyKey(key));
 
         assertThat(made.created()).as("a key owned by the new layout's shard 1, on a lane of shard 0").isTrue();
         assertThat(KeyHomesClusterTest.shardsHolding(redis, two, key)).containsExactly(0);
-        assertThat(changed.submissions().enqueue(queue, NewJob.of("p").inLane(laneOn(two, 0)).withIdempotencyKey(key)).id())
+        assertThat(changed.submissions().enqueue(queue, NewJob.of("p").inLane(ShardLanes.firstOn(two, 0)).withIdempotencyKey(key)).id())
                 .as("the key names its one job").isEqualTo(made.id());
     }
 
-    private static String laneOn(ShardLayout layout, int shard) {
-        return first("lane-", i -> layout.shardOfLane("lane-" + i) == shard);
-    }
 
     private static String first(String stem, IntPredicate wanted) {
         return stem + IntStream.range(0, 10_000).filter(wanted).findFirst().orElseThrow();

@@ -15,7 +15,6 @@ import io.echomq.testkit.RealServices;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClusterClient;
 
@@ -34,7 +33,7 @@ class ShardCountWithSchedulesClusterTest {
     void aScheduleOnAShardOtherThanZeroRefusesAChangeOfTheShardCountUntilItIsRemoved() {
         String name = newQueue();
         ShardedQueue three = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(name, 3));
-        String lane = laneOn(three.layout(), 1);
+        String lane = ShardLanes.firstOn(three.layout(), 1);
         three.schedules().put(Schedule.every(name, "hourly", Duration.ofHours(1), "{}").inLane(lane), "api");
 
         assertThatThrownBy(() -> ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(name, 2)))
@@ -68,7 +67,7 @@ class ShardCountWithSchedulesClusterTest {
     @Test
     void aScheduleOnShardZeroOfALaneTheNewCountPutsOnAnotherShardRefusesTheChange() {
         String name = newQueue();
-        String lane = laneOn(ShardLayout.of(name, 3), 2);
+        String lane = ShardLanes.firstOn(ShardLayout.of(name, 3), 2);
         QueueClient.connect(redis, QueueSettings.DEFAULT).schedules().put(Schedule.every(name, "report", Duration.ofHours(1), "{}")
                 .inLane(lane), "api");
 
@@ -84,7 +83,7 @@ class ShardCountWithSchedulesClusterTest {
         ShardLayout three = ShardLayout.of(name, 3);
         QueueClient unsharded = QueueClient.connect(redis, QueueSettings.DEFAULT);
         unsharded.schedules().put(Schedule.every(name, "nightly", Duration.ofHours(1), "{}"), "api");
-        unsharded.schedules().put(Schedule.every(name, "lane-0", Duration.ofHours(1), "{}").inLane(laneOn(three, 0)), "api");
+        unsharded.schedules().put(Schedule.every(name, "lane-0", Duration.ofHours(1), "{}").inLane(ShardLanes.firstOn(three, 0)), "api");
 
         ShardedSchedules schedules = ShardedQueue.connect(redis, QueueSettings.DEFAULT, three).schedules();
 
@@ -92,16 +91,12 @@ class ShardCountWithSchedulesClusterTest {
         assertThat(schedules.get(name, "lane-0")).isPresent();
         assertThat(schedules.pause(name, "nightly")).isTrue();
         assertThat(schedules.get(name, "nightly").orElseThrow().paused()).isTrue();
-        assertThatThrownBy(() -> schedules.put(Schedule.every(name, "nightly", Duration.ofHours(1), "{}").inLane(laneOn(three, 2)), "api"))
+        assertThatThrownBy(() -> schedules.put(Schedule.every(name, "nightly", Duration.ofHours(1), "{}").inLane(ShardLanes.firstOn(three, 2)), "api"))
                 .as("no second copy on another shard").isInstanceOf(InvalidRequestException.class).hasMessageStartingWith("lane")
                 .hasMessageContaining("lives on shard 0");
         assertThat(redis.exists(three.keys(2).schedule("nightly"))).isFalse();
         assertThat(schedules.remove(name, "nightly")).isTrue();
         assertThat(schedules.list(name)).extracting(view -> view.definition().name()).containsExactly("lane-0");
-    }
-
-    private static String laneOn(ShardLayout layout, int shard) {
-        return IntStream.range(0, 1_000).mapToObj(i -> "lane-" + i).filter(lane -> layout.shardOfLane(lane) == shard).findFirst().orElseThrow();
     }
 
     private static String newQueue() {

@@ -79,8 +79,8 @@ class ShardMintingClusterTest {
     void aShardedQueuesSchedulesLiveOnTheirLanesShardsUnderNamesUniqueOverTheShards() {
         ShardLayout layout = ShardLayout.of("smq-" + ProcessHandle.current().pid() + "-" + QUEUES.incrementAndGet(), 3);
         ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, layout);
-        String laneOn1 = laneOn(layout, 1);
-        String laneOn2 = laneOn(layout, 2);
+        String laneOn1 = ShardLanes.firstOn(layout, 1);
+        String laneOn2 = ShardLanes.firstOn(layout, 2);
         queue.schedules().put(Schedule.every(layout.queue(), "tick", Duration.ofMillis(10), "{}").inLane(laneOn1), "api");
         queue.schedules().put(Schedule.every(layout.queue(), "laneless", Duration.ofHours(1), "{}"), "api");
 
@@ -102,9 +102,5 @@ class ShardMintingClusterTest {
                 .as("removed, the name may go to another shard").isEqualTo(ScheduleClient.PutResult.CREATED);
         assertThat(redis.exists(layout.keys(2).schedule("tick"))).isTrue();
         assertThat(redis.hexists(layout.keys(1).schedule("tick"), "version")).as("none left on shard 1 (only the remove's fence)").isFalse();
-    }
-
-    private static String laneOn(ShardLayout layout, int shard) {
-        return "lane-" + java.util.stream.IntStream.range(0, 1_000).filter(i -> layout.shardOfLane("lane-" + i) == shard).findFirst().orElseThrow();
     }
 }

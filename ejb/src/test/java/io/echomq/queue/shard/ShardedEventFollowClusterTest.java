@@ -82,7 +82,7 @@ class ShardedEventFollowClusterTest {
                 for (int shard = 0; shard < layout.shards(); shard++) {
                     awaitAReaderBlockedOn(cluster, layout, shard, 0);
                     long sent = System.nanoTime();
-                    Enqueued job = queue.submissions().enqueue(name, NewJob.of("s" + shard).inLane(laneOn(layout, shard)));
+                    Enqueued job = queue.submissions().enqueue(name, NewJob.of("s" + shard).inLane(ShardLanes.firstOn(layout, shard)));
                     QueueEvent event = nextWithin(follower);
                     latenciesMs.add((System.nanoTime() - sent) / 1_000_000);
                     assertThat(event.jobId()).as("the event of the job just submitted on shard %d", shard).isEqualTo(job.id());
@@ -148,7 +148,7 @@ class ShardedEventFollowClusterTest {
         ShardedQueue queue = newQueue(redis);
         ShardLayout layout = queue.layout();
         String name = layout.queue();
-        String lane = laneOn(layout, 2);
+        String lane = ShardLanes.firstOn(layout, 2);
         String from = queue.reads().lastEventId(name);
         List<String> inLane = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -211,7 +211,7 @@ class ShardedEventFollowClusterTest {
             ShardLayout layout = queue.layout();
             String name = layout.queue();
             try (EventIterator follower = queue.reads().follow(name, Optional.empty(), EventFilter.ALL)) {
-                Enqueued before = queue.submissions().enqueue(name, NewJob.of("before").inLane(laneOn(layout, 1)));
+                Enqueued before = queue.submissions().enqueue(name, NewJob.of("before").inLane(ShardLanes.firstOn(layout, 1)));
                 QueueEvent beforeEvent = nextWithin(follower);
                 assertThat(beforeEvent.jobId()).isEqualTo(before.id());
                 awaitAReaderBlockedOn(own, layout, 1, 0);
@@ -284,9 +284,6 @@ class ShardedEventFollowClusterTest {
         return found.find() ? Long.parseLong(found.group(1)) : 0;
     }
 
-    private static String laneOn(ShardLayout layout, int shard) {
-        return "lane-" + IntStream.range(0, 1_000).filter(i -> layout.shardOfLane("lane-" + i) == shard).findFirst().orElseThrow();
-    }
 
     private static List<String> enqueueLaneless(ShardedQueue queue, int jobs) {
         return IntStream.range(0, jobs).mapToObj(i -> queue.submissions().enqueue(queue.layout().queue(), NewJob.of("j" + i)))

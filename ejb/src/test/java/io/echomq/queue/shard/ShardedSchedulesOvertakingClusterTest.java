@@ -11,7 +11,6 @@ import io.echomq.testkit.RealServices;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClusterClient;
 
@@ -31,7 +30,7 @@ class ShardedSchedulesOvertakingClusterTest {
     void aPutOvertakenByARemoveOfTheNameChangesNothingWhenItLands() {
         ShardedQueue queue = newQueue();
         String q = queue.layout().queue();
-        String lane = laneOn(queue.layout(), 1);
+        String lane = ShardLanes.firstOn(queue.layout(), 1);
         ShardedSchedules schedules = queue.schedules();
         schedules.put(hourly(q, lane, "{\"v\":1}"), "api");
 
@@ -51,8 +50,8 @@ class ShardedSchedulesOvertakingClusterTest {
     void aPutOvertakenByARemoveAndAPutFromAnotherShardsLaneLeavesOneScheduleOfTheName() {
         ShardedQueue queue = newQueue();
         String q = queue.layout().queue();
-        String laneOne = laneOn(queue.layout(), 1);
-        String laneTwo = laneOn(queue.layout(), 2);
+        String laneOne = ShardLanes.firstOn(queue.layout(), 1);
+        String laneTwo = ShardLanes.firstOn(queue.layout(), 2);
         ShardedSchedules schedules = queue.schedules();
         schedules.put(hourly(q, laneOne, "{\"v\":1}"), "api");
 
@@ -74,7 +73,7 @@ class ShardedSchedulesOvertakingClusterTest {
     void aRemoveOvertakenByAPutOfTheNameKeepsTheNewDefinitionAndItsName() {
         ShardedQueue queue = newQueue();
         String q = queue.layout().queue();
-        String lane = laneOn(queue.layout(), 2);
+        String lane = ShardLanes.firstOn(queue.layout(), 2);
         ShardedSchedules schedules = queue.schedules();
         schedules.put(hourly(q, lane, "{\"v\":1}"), "api");
 
@@ -92,7 +91,7 @@ class ShardedSchedulesOvertakingClusterTest {
     void putsAndRemovesOneAfterAnotherAreNotHeldBackByTheFencesTheyLeave() {
         ShardedQueue queue = newQueue();
         String q = queue.layout().queue();
-        String lane = laneOn(queue.layout(), 1);
+        String lane = ShardLanes.firstOn(queue.layout(), 1);
         ShardedSchedules schedules = queue.schedules();
         for (int round = 0; round < 3; round++) {
             schedules.put(hourly(q, lane, "{\"round\":" + round + "}"), "api");
@@ -106,10 +105,6 @@ class ShardedSchedulesOvertakingClusterTest {
 
     private static Schedule hourly(String queue, String lane, String payload) {
         return Schedule.every(queue, "hourly", Duration.ofHours(1), payload).inLane(lane);
-    }
-
-    private static String laneOn(ShardLayout layout, int shard) {
-        return IntStream.range(0, 1_000).mapToObj(i -> "lane-" + i).filter(lane -> layout.shardOfLane(lane) == shard).findFirst().orElseThrow();
     }
 
     private static ShardedQueue newQueue() {
