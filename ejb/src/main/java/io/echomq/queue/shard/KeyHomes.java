@@ -22,7 +22,8 @@ import java.util.HashSet;
  * home entry itself; any other key is first reserved on its owner (H1), then the job is made on
  * the lane shard by the reservation's token (H2), then the reservation is confirmed (H3). When the
  * key's home is another shard that holds nothing for it any more, that home is fenced first (H4)
- * and the key re-homed. Thread-safe.
+ * and the key re-homed. A flow's root with its own idempotency key takes the same steps, made by
+ * {@code flow-add} instead of {@code enqueue} ({@link Maker}). Thread-safe.
  */
 final class KeyHomes {
 
@@ -63,9 +64,30 @@ final class KeyHomes {
         }
     }
 
-    /** How a key was settled: a claim to make the job by, or the answer the submission gets instead. */
-    private record Settled(String claim, Optional<Reservation> toConfirm, Optional<Enqueued> answer) {
+    /** How a key was settled: a claim to make the job by, or the reply (DUPLICATE, THROTTLED) the submission is answered by instead. */
+    private record Settled(String claim, Optional<Reservation> toConfirm, Optional<List<String>> answer) {
     }
+
+    /**
+     * What a submission makes once its keys' homes are settled: a job ({@code enqueue}), or a flow's
+     * root ({@code flow-add}, docs/SHARDING.md 3.4), each on the submission's lane shard.
+     */
+    interface Maker<T> {
+
+        /**
+         * Makes the submission on its lane shard under its keys' claims ({@value KeyHomes#OWN} for a key that shard owns, else
+         * {@code <owner>:<token>}).
+         *
+         * @throws KeyHomeRedirect when the shard made nothing: a key it owns has its home elsewhere, or a claim was fenced
+         */
+        T make(String idempotencyKeyClaim, String dedupeKeyClaim);
+
+        /** The submission's answer from a key's owner or home on another shard: its DUPLICATE or THROTTLED reply. */
+        T answered(List<String> reply);
+    }
+
+    /** The claim of a key the lane shard owns: that shard reads the key's home entry itself. */
+    static final String OWN = "own";
 
     /**
      * Submits {@code job}, checked already, on {@code laneShard} after settling its keys' homes, with today's answers;
@@ -81,12 +103,36 @@ final class KeyHomes {
 
     /** As {@link #enqueue(String, NewJob, int)}, the job made on its home through {@code door}. */
     Enqueued enqueue(String queue, NewJob job, int laneShard, ShardDoor door) {
-        List<Key> keys = keysOf(job);
+        return submit(queue, keysOf(job), laneShard, new Maker<>() {
+            @Override
+            public Enqueued make(String idempotencyKeyClaim, String dedupeKeyClaim) {
+                return door.enqueueClaimed(shards.get(laneShard), queue, job, idempotencyKeyClaim, dedupeKeyClaim);
+            }
+
+            @Override
+            public Enqueued answered(List<String> reply) {
+                return Replies.enqueued(queue, reply);
+            }
+        });
+    }
+
+    /**
+     * Makes a submission with {@code keys} (its idempotency key first) on {@code laneShard} through
+     * {@code maker}, after settling each key's home: a key the lane shard owns goes straight to the
+     * maker (the shard checks its home entry); any other is reserved on its owner (H1), made by the
+     * reservation's token (H2) and confirmed (H3); a key whose home holds its job or window on
+     * another shard is answered from there.
+     *
+     * @throws KeyInFlightException when a key's home is reserved elsewhere by a submission not made yet
+     * @throws InvalidRequestException naming {@code dedupe.key} for a debounced submission whose window's
+     *         job waits on another shard
+     */
+    <T> T submit(String queue, List<Key> keys, int laneShard, Maker<T> maker) {
         Set<String> followHome = new HashSet<>();
         for (int round = 0; round < MAX_ROUNDS; round++) {
-            String[] claims = {"own", "own"};
+            String[] claims = {OWN, OWN};
             List<Reservation> toConfirm = new ArrayList<>(2);
-            Optional<Enqueued> answered = Optional.empty();
+            Optional<List<String>> answered = Optional.empty();
             for (Key key : keys) {
                 int owner = layout.ownerOfKey(key.key());
                 if (owner == laneShard && !followHome.contains(key.kind())) {
@@ -108,11 +154,11 @@ final class KeyHomes {
             }
             if (answered.isPresent()) {
                 toConfirm.forEach(this::abandon);
-                return answered.get();
+                return maker.answered(answered.get());
             }
             watch.before(Step.CREATE, laneShard);
             try {
-                Enqueued made = door.enqueueClaimed(shards.get(laneShard), queue, job, claims[0], claims[1]);
+                T made = maker.make(claims[0], claims[1]);
                 toConfirm.forEach(this::confirm);
                 return made;
             } catch (KeyHomeRedirect redirect) {
@@ -138,7 +184,7 @@ final class KeyHomes {
                     Reservation made = new Reservation(key, owner, laneShard, r.get(2));
                     return new Settled(made.claim(), Optional.of(made), Optional.empty());
                 case "DUPLICATE", "THROTTLED":
-                    return answer(queue, r);
+                    return answer(r);
                 case "WAITING":
                     throw debounceElsewhere(queue, key, r.get(2), owner);
                 case "HOME":
@@ -157,7 +203,7 @@ final class KeyHomes {
                             if (reserved) {
                                 confirm(entry);
                             }
-                            return answer(queue, held);
+                            return answer(held);
                         case "WAITING":
                             throw debounceElsewhere(queue, key, held.get(2), home);
                         case "EMPTY":
@@ -201,8 +247,8 @@ final class KeyHomes {
     }
 
     /** A DUPLICATE or THROTTLED reply of a key's owner or home, as the answer to the submission. */
-    private static Settled answer(String queue, List<String> reply) {
-        return new Settled("", Optional.empty(), Optional.of(Replies.enqueued(queue, reply)));
+    private static Settled answer(List<String> reply) {
+        return new Settled("", Optional.empty(), Optional.of(reply));
     }
 
     private InvalidRequestException debounceElsewhere(String queue, Key key, String lane, int shard) {

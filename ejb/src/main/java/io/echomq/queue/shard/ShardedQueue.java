@@ -18,6 +18,7 @@ public final class ShardedQueue {
 
     private final ShardLayout layout;
     private final List<QueueClient> shards;
+    private final KeyHomes keyHomes;
     private final ShardedSubmissions submissions;
     private final ShardedLeases leases;
     private final ShardedReads reads;
@@ -31,7 +32,8 @@ public final class ShardedQueue {
         this.layout = layout;
         this.meta = meta;
         this.shards = shards;
-        this.submissions = new ShardedSubmissions(layout, shards, new KeyHomes(layout, scripts, shards, watch));
+        this.keyHomes = new KeyHomes(layout, scripts, shards, watch);
+        this.submissions = new ShardedSubmissions(layout, shards, keyHomes);
         this.leases = new ShardedLeases(layout, shards);
         this.reads = new ShardedReads(layout, shards, meta);
         this.admin = new ShardedAdmin(layout, shards, meta);
@@ -92,6 +94,11 @@ public final class ShardedQueue {
     /** Submitting jobs, each to its lane's shard; a keyed job on its key's home (docs/SHARDING.md 3.1). */
     public ShardedSubmissions submissions() {
         return submissions;
+    }
+
+    /** The key-home protocol of this queue's submissions, for a flow's keyed root too ({@link FlowRoutesOverShards}). */
+    KeyHomes keyHomes() {
+        return keyHomes;
     }
 
     /** A worker's claims over every shard in turn, and its settlements on each job's shard. */
