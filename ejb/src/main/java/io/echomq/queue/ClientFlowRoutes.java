@@ -15,6 +15,12 @@ record ClientFlowRoutes(Function<String, QueueKeys> keysOf, List<String> idLayou
         return new Place(keysOf.apply(queue), idLayout);
     }
 
+    /** Every job is on these keys: the root is made there at once (on a shard's keys, flow-add still checks its key's home entry). */
+    @Override
+    public FlowSubmitted makeRoot(String queue, String lane, String key, RootMaker maker) {
+        return maker.make("");
+    }
+
     @Override
     public QueueKeys keysOfJob(String queue, String jobId) {
         return keysOf.apply(queue);

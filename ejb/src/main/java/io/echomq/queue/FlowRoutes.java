@@ -21,11 +21,35 @@ public interface FlowRoutes {
      * The shard on which a new job of {@code queue} with {@code lane} and idempotency key {@code key}
      * ({@code ""} for none) is made. A job made again with the same lane and key (a child made by the
      * repair after its submitter, a root sent again) is placed on the same shard, so its key finds
-     * the job made first.
-     *
-     * @throws InvalidRequestException naming {@code idempotencyKey} when a root's key cannot be kept unique on that shard
+     * the job made first (a root's own key, from any lane, through {@link #makeRoot}).
      */
     Place placeNew(String queue, String lane, String key);
+
+    /** Runs {@code flow-add} for a flow's root on the shard {@link #placeNew} named for it. */
+    @FunctionalInterface
+    interface RootMaker {
+
+        /**
+         * Makes the root, its idempotency key claimed by {@code claim}: {@code ""} where the shard
+         * needs none (a queue of one shard, a key the shard owns or whose home is structural), else
+         * {@code <owner>:<token>}, the reservation by which the shard is the key's home (docs/SHARDING.md 3.1).
+         *
+         * @throws io.echomq.queue.internal.KeyHomeRedirect when the shard made nothing because of the key's home
+         */
+        FlowSubmitted make(String claim);
+    }
+
+    /**
+     * Makes the root of a flow of {@code queue} in {@code lane} with its own idempotency key
+     * {@code key} ({@code ""} for none) through {@code maker}, on the shard {@link #placeNew} named.
+     * A queue of one shard makes it at once; on a sharded queue a submitter's key first finds or
+     * takes its home (the key homes, docs/SHARDING.md 3.1), so that one root (or job) over the
+     * shards holds it, and a root whose key's home holds a job on another shard is answered that job.
+     *
+     * @throws QueueUnavailableException (a {@code KeyInFlightException}) when the key's home is reserved on
+     *         another shard by a submission whose job is not made yet: nothing was made, send it again
+     */
+    FlowSubmitted makeRoot(String queue, String lane, String key, RootMaker maker);
 
     /** The keys of the shard of {@code queue} that holds job {@code jobId}. */
     QueueKeys keysOfJob(String queue, String jobId);

@@ -97,8 +97,8 @@ public final class Flows {
      */
     public FlowSubmitted submit(NewFlow flow) {
         Checked root = checked(flow);
-        FlowSubmitted submitted = add(root.place(), root.queue(), root.payload(), root.maxAttempts(), root.lane(), root.priority(), root.key(),
-                "", "", root.children());
+        FlowSubmitted submitted = routes.makeRoot(root.queue(), root.lane(), root.key(), claim -> add(root.place(), root.queue(),
+                root.payload(), root.maxAttempts(), root.lane(), root.priority(), root.key(), "", "", root.children(), claim));
         if (submitted.state() == JobState.WAITING_CHILDREN) {
             makeMissingChildren(submitted.queue(), submitted.id(), submitted.createdMs());
         }
@@ -165,7 +165,7 @@ public final class Flows {
         String parentRef = parent.queue() + " " + parentId + " " + parentCreatedMs;
         String key = childKey(parent.queue(), parentId, parentCreatedMs, index);
         FlowSubmitted child = add(routes.placeNew(spec.queue(), spec.lane(), key), spec.queue(), spec.payload(), spec.maxAttempts(),
-                spec.lane(), spec.priority(), key, parentRef + " " + index, spec.policy().wireName(), spec.children());
+                spec.lane(), spec.priority(), key, parentRef + " " + index, spec.policy().wireName(), spec.children(), "");
         if (child.state() == JobState.WAITING_CHILDREN) {
             makeMissingChildren(child.queue(), child.id(), child.createdMs());
         }
@@ -206,15 +206,21 @@ public final class Flows {
         }
     }
 
-    /** One job of a flow made by flow-add on the shard {@code place} names, minting with that shard's id layout. */
+    /**
+     * One job of a flow made by flow-add on the shard {@code place} names, minting with that shard's id layout; a root's
+     * key {@code claim}ed as {@link FlowRoutes.RootMaker#make} says ({@code ""}: no claim is sent, as before key homes).
+     */
     private FlowSubmitted add(Place place, String queue, String payload, int maxAttempts, String lane, int priority, String key,
-            String parentRef, String policy, List<String> children) {
+            String parentRef, String policy, List<String> children, String claim) {
         QueueKeys keys = place.keys();
-        List<String> args = new ArrayList<>(11 + children.size());
+        List<String> args = new ArrayList<>(12 + children.size());
         args.addAll(List.of(keys.prefix(), payload, Integer.toString(maxAttempts), lane, Integer.toString(priority), key, parentRef,
                 policy, Integer.toString(children.size())));
         args.addAll(children);
         args.addAll(place.idLayout());
+        if (!claim.isEmpty()) {
+            args.add(claim);   // only a sharded queue's key homes claim, always after the shard's id layout
+        }
         Object reply = key.isEmpty() ? scripts.run(Script.FLOW_ADD, keys, null, args) : scripts.runKeyedSubmission(Script.FLOW_ADD, keys, args);
         return Replies.flowAdded(queue, reply);
     }

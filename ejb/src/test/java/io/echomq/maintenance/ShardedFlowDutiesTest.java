@@ -1,7 +1,6 @@
 package io.echomq.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.echomq.queue.Backoff;
 import io.echomq.queue.ChildFailure;
@@ -10,7 +9,6 @@ import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.FlowChild;
 import io.echomq.queue.FlowSubmitted;
 import io.echomq.queue.Flows;
-import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.JobState;
 import io.echomq.queue.NewFlow;
 import io.echomq.queue.NewJob;
@@ -220,7 +218,7 @@ class ShardedFlowDutiesTest {
     }
 
     @Test
-    void aRootsKeyIsKeptOnItsOwnersShardSoItMakesOneFlowAndALaneOfAnotherShardIsRefusedNamingTheKey() {
+    void aRootsKeyNamesOneFlowOverTheShardsFromAnyLaneAndAKeyHeldByAJobOnAnotherShardAnswersThatJob() {
         String key = "order-" + UUID.randomUUID();
         int owner = layout.ownerOfKey(key);
         NewFlow laneless = NewFlow.of(sharded, NewJob.of("p").withIdempotencyKey(key), NewFlow.of(sharded, NewJob.of("c").inLane(laneOn(0))));
@@ -228,24 +226,28 @@ class ShardedFlowDutiesTest {
         FlowSubmitted first = shards.submitFlow(laneless);
         FlowSubmitted again = shards.submitFlow(NewFlow.of(sharded, NewJob.of("p").inLane(laneOn(owner)).withIdempotencyKey(key),
                 NewFlow.of(sharded, NewJob.of("c").inLane(laneOn(0)))));
+        assertThat(redis.exists(layout.keys(owner).homeSeq())).as("the owner's shard made and answered the root with no key-home step")
+                .isFalse();
+        NewFlow elsewhere = NewFlow.of(sharded, NewJob.of("p").inLane(laneOn((owner + 1) % 3)).withIdempotencyKey(key),
+                NewFlow.of(sharded, NewJob.of("c")));
+        shards.checkFlow(elsewhere);
+        FlowSubmitted fromElsewhere = shards.submitFlow(elsewhere);
 
         assertThat(layout.shardOfJob(first.id())).as("a laneless keyed root: its key's owner").isEqualTo(owner);
         assertThat(again.replayed()).as("the key sent again from a lane of the owner's shard").isTrue();
         assertThat(again.id()).isEqualTo(first.id());
-        NewFlow elsewhere = NewFlow.of(sharded, NewJob.of("p").inLane(laneOn((owner + 1) % 3)).withIdempotencyKey(key),
-                NewFlow.of(sharded, NewJob.of("c")));
-        assertThatThrownBy(() -> shards.submitFlow(elsewhere))
-                .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("idempotencyKey"));
-        assertThatThrownBy(() -> shards.checkFlow(elsewhere))
-                .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("idempotencyKey"));
+        assertThat(fromElsewhere.replayed()).as("the key sent again from a lane of another shard, through the key homes").isTrue();
+        assertThat(fromElsewhere.id()).isEqualTo(first.id());
 
         String plainKey = IntStream.range(0, 100).mapToObj(i -> "plain-" + i + "-" + key).filter(k -> layout.ownerOfKey(k) != 2)
                 .findFirst().orElseThrow();
         String made = shards.enqueue(sharded, NewJob.of("one job").inLane(laneOn(2)).withIdempotencyKey(plainKey)).id();
-        assertThatThrownBy(() -> shards.submitFlow(NewFlow.of(sharded, NewJob.of("p").withIdempotencyKey(plainKey),
-                NewFlow.of(sharded, NewJob.of("c")))))
-                .as("a key whose home is on another shard, from a submission of one job")
-                .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("idempotencyKey"));
+        FlowSubmitted answered = shards.submitFlow(NewFlow.of(sharded, NewJob.of("p").withIdempotencyKey(plainKey),
+                NewFlow.of(sharded, NewJob.of("c"))));
+        assertThat(answered.replayed()).as("a key whose home holds a job of one submission on another shard: that job, as on one shard")
+                .isTrue();
+        assertThat(answered.id()).isEqualTo(made);
+        assertThat(answered.state()).isEqualTo(JobState.PENDING);
         assertThat(shards.stats(sharded).total()).as("the first flow's two jobs and the one job").isEqualTo(3);
         assertThat(layout.shardOfJob(made)).isEqualTo(2);
     }

@@ -27,6 +27,9 @@
     ARGV[10..9+n] each child's spec, stored as spec:<i> in echomq:{q}:job:<id>:flow
     ARGV[10+n], ARGV[11+n] id stride N and offset s on shard s of a queue of N shards (absent on a
                       queue of one shard): the job's id is minted n × N + s, as enqueue's (includes/mint_id)
+    ARGV[12+n]        a root's idempotency key's claim on that shard (absent or '' = 'own'; includes/key_home):
+                      'own' when this shard owns the key, '<owner>:<token>' when it is the key's home by a
+                      reservation (docs/SHARDING.md 3.1), as enqueue's ARGV[15]
 
   Output:
     {'CREATED', id, state, created ms}     state is 'waiting-children' or 'pending'
@@ -34,6 +37,7 @@
     {'HOME', shard, 'idem'}                 a parent that is the root of its flow, on a shard of a sharded queue that owns its
                                             key, whose key's home is recorded on another shard (docs/SHARDING.md, 3.1):
                                             nothing was made
+    {'FENCED', 'idem', ''}                  such a root by a claim whose token was fenced (the key's home moved): nothing was made
     {'SHARDED', N}                         the queue is laid out over N shards and this client sent
                                            no layout (includes/mint_id): nothing was made
 ]]
@@ -76,11 +80,13 @@ if n == 0 then
   return answer(reply)
 end
 
--- A root's own key on a shard of a sharded queue: when the key's owner (this shard, the fast path of
--- docs/SHARDING.md 3.1) records its home on another shard, a job of the key is there, and nothing is
--- made here. A child's key and an engine-minted key have structural homes (3.2) and skip the check.
+-- A root's own key on a shard of a sharded queue passes the key-home check as enqueue's does
+-- (docs/SHARDING.md 3.1): on its owner (claim 'own', the fast path) a home recorded on another shard
+-- answers HOME; on its home by a reservation a fenced token answers FENCED; either way nothing is
+-- made here. A child's key has a structural home (3.2) and skips the check; a root's key the engine
+-- minted comes with no claim ('own'): its one row sends it, always to this shard (3.2).
 if ids and parent == '' then
-  local home = key_home_check(prefix, 'idem', idem_key, 'own', ids.offset)
+  local home = key_home_check(prefix, 'idem', idem_key, ARGV[12 + n], ids.offset)
   if home then
     return home
   end

@@ -17,11 +17,11 @@
                       window whose job waits, never claimed, holds K); '' for an idempotency key
 
   Output:
-    {'DUPLICATE', id, state}   H holds K's job (idempotency key)
-    {'THROTTLED', id, state}   H's window for K is open (state '' when its job was deleted since)
-    {'WAITING', id, lane}      H's debounce window's job waits in lane
-    {'EMPTY'}                  H holds nothing for K (no token given: nothing changed)
-    {'RELEASED'}               H holds nothing for K and is fenced up to the token
+    {'DUPLICATE', id, state, created ms}   H holds K's job (idempotency key)
+    {'THROTTLED', id, state}               H's window for K is open (state '' when its job was deleted since)
+    {'WAITING', id, lane}                  H's debounce window's job waits in lane
+    {'EMPTY'}                              H holds nothing for K (no token given: nothing changed)
+    {'RELEASED'}                           H holds nothing for K and is fenced up to the token
 ]]
 local rcall = redis.call
 local fence = KEYS[1]

@@ -25,7 +25,7 @@
   Output:
     {'RESERVED', L, token}                 K's home is L from now, by this token
     {'HOME', home, token, state, age ms}   K's home is another entry (state 'reserved' or 'confirmed')
-    {'DUPLICATE', id, state}               the owner's own idem entry names this job
+    {'DUPLICATE', id, state, created ms}   the owner's own idem entry names this job
     {'THROTTLED', id, state}               the owner's own window is open (throttle)
     {'WAITING', id, lane}                  the owner's own debounce window's job waits in lane
 ]]

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A shard of a sharded queue made nothing for some submissions because of a key's home
+ * A shard of a sharded queue made nothing for some submissions (jobs, or a flow's root) because of a key's home
  * (docs/SHARDING.md, 3.1): the key owned by this shard has its home on another one, or the token
  * the submission claimed the home by was fenced. Only the sharded client sees it: it follows the
  * home and sends those submissions again; a queue of one shard never answers so.

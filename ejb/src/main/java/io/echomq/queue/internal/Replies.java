@@ -4,7 +4,6 @@ import io.echomq.queue.ClaimedJob;
 import io.echomq.queue.CompletedAndClaimed;
 import io.echomq.queue.Enqueued;
 import io.echomq.queue.FlowSubmitted;
-import io.echomq.queue.InvalidRequestException;
 import io.echomq.queue.JobState;
 import io.echomq.queue.Lease;
 import io.echomq.queue.LeaseExtension;
@@ -48,11 +47,21 @@ public final class Replies {
     public static Enqueued enqueued(String queue, Object reply) {
         List<Object> r = list(reply, "enqueue");
         refuseIfShardsUnknown(queue, r);
+        refuseIfRedirected(r);
+        return enqueuedOne(queue, r, 0);
+    }
+
+    /**
+     * A submission of one job (enqueue, or flow-add of a flow's root) that a shard of a sharded
+     * queue answered HOME or FENCED: it made nothing, and the sharded client follows the key's home.
+     *
+     * @throws KeyHomeRedirect when it did
+     */
+    private static void refuseIfRedirected(List<Object> r) {
         KeyHomeRedirect.Redirect redirect = redirect(r, 0);
         if (redirect != null) {
             throw new KeyHomeRedirect(Collections.singletonList(null), Map.of(0, redirect));
         }
-        return enqueuedOne(queue, r, 0);
     }
 
     /** The job answered at {@code r[at]} by enqueue or enqueue-batch, one that is no redirect. */
@@ -374,15 +383,19 @@ public final class Replies {
         };
     }
 
-    /** flow-add's reply: the job made, or the one its idempotency key names. */
+    /**
+     * flow-add's reply: the job made, or the one its idempotency key names (also as a key's owner or
+     * home on another shard answers a flow's root: key-home-reserve's or key-home-release's DUPLICATE).
+     *
+     * @throws KeyHomeRedirect when a shard of a sharded queue made no root because of its key's home
+     */
     public static FlowSubmitted flowAdded(String queue, Object reply) {
         List<Object> r = list(reply, "flow-add");
         refuseIfShardsUnknown(queue, r);
+        refuseIfRedirected(r);
         return switch (text(r.get(0))) {
             case "CREATED", "DUPLICATE" -> new FlowSubmitted(queue, text(r.get(1)), number(r.get(3)), state(r.get(2)),
                     "DUPLICATE".equals(text(r.get(0))));
-            case "HOME" -> throw new InvalidRequestException("idempotencyKey", "names a job on shard " + text(r.get(1)) + " of the sharded queue '"
-                    + queue + "', made by a submission of one job: a flow's root cannot take that key (docs/SHARDING.md, 3.4)");
             default -> throw unexpected("flow-add", r);
         };
     }

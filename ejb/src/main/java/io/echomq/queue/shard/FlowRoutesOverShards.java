@@ -1,9 +1,10 @@
 package io.echomq.queue.shard;
 
 import io.echomq.queue.FlowRoutes;
-import io.echomq.queue.InvalidRequestException;
+import io.echomq.queue.FlowSubmitted;
 import io.echomq.queue.QueueAdmin;
 import io.echomq.queue.internal.QueueKeys;
+import io.echomq.queue.internal.Replies;
 import io.echomq.queue.internal.RequestChecks;
 import java.util.List;
 
@@ -17,10 +18,10 @@ import java.util.List;
  * <p>Keys. A child's key ({@code flow:…}) and the keys the engine mints for the rows it relays
  * ({@code outbox:…}, {@code followup:…}) are each sent by one maker with one lane, every time:
  * their home is the shard that lane (or the key, when laneless) names, structurally (3.2). A
- * submitter's key on a root is kept unique over the shards by making the root on the key's owner
- * shard only (the fast path of 3.1, where {@code flow-add} also finds a home recorded on another
- * shard): a root whose lane is on another shard than its key's owner is refused naming
- * {@code idempotencyKey}, since a flow does not go through the key homes' reservations.
+ * submitter's key on a root goes through the key homes as a submitted job's does (3.1,
+ * {@link KeyHomes}): made at once when the root's shard owns the key (a laneless root, or a lane
+ * of the owner's shard), else reserved on its owner, made on the lane's shard by that reservation
+ * and confirmed; so one root (or job) over the shards holds the key.
  */
 final class FlowRoutesOverShards implements FlowRoutes {
 
@@ -40,19 +41,32 @@ final class FlowRoutesOverShards implements FlowRoutes {
 
     private static int shardOfNew(ShardedQueue q, String lane, String key) {
         ShardLayout layout = q.layout();
-        if (!key.isEmpty() && !hasStructuralHome(key)) {
-            int owner = layout.ownerOfKey(key);
-            if (ShardLayout.pinsLane(lane) && layout.shardOfLane(lane) != owner) {
-                throw new InvalidRequestException("idempotencyKey", "'" + layout.queue() + "' has " + layout.shards()
-                        + " shards: a flow's root with a key is made on the shard that owns its key (shard " + owner + "), and lane '" + lane
-                        + "' is on shard " + layout.shardOfLane(lane) + "; give the root no lane, or no key (docs/SHARDING.md, 3.4)");
-            }
-            return owner;
-        }
         if (ShardLayout.pinsLane(lane)) {
             return layout.shardOfLane(lane);
         }
         return key.isEmpty() ? q.submissions().nextInTurn() : layout.ownerOfKey(key);
+    }
+
+    @Override
+    public FlowSubmitted makeRoot(String queue, String lane, String key, RootMaker maker) {
+        return shards.sharded(queue).map(q -> key.isEmpty() || hasStructuralHome(key) ? maker.make("") : throughKeyHome(q, queue, lane, key, maker))
+                .orElseGet(() -> unsharded.makeRoot(queue, lane, key, maker));
+    }
+
+    /** A submitter's key on a root of a sharded queue: made on its lane's shard (placed as {@link #placeNew} placed it) through the key's home. */
+    private static FlowSubmitted throughKeyHome(ShardedQueue q, String queue, String lane, String key, RootMaker maker) {
+        return q.keyHomes().submit(queue, List.of(new KeyHomes.Key("idem", key, "")), shardOfNew(q, lane, key), new KeyHomes.Maker<>() {
+            @Override
+            public FlowSubmitted make(String idempotencyKeyClaim, String dedupeKeyClaim) {
+                // The owner's own claim is flow-add's default, so the fast path sends what it sent before key homes.
+                return maker.make(idempotencyKeyClaim.equals(KeyHomes.OWN) ? "" : idempotencyKeyClaim);
+            }
+
+            @Override
+            public FlowSubmitted answered(List<String> reply) {
+                return Replies.flowAdded(queue, reply);
+            }
+        });
     }
 
     /** A key only one maker sends, always with the same lane: a flow's child's, or one the engine mints for a relayed row. */

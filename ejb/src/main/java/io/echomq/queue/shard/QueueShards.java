@@ -109,6 +109,11 @@ public final class QueueShards {
         return new QueueShards(queue, Map.of(), new OnUse(redis, replicaWait, layouts, configured));
     }
 
+    /** {@code sharded}'s queue over its shards as connected (with a key-home step watch: tests in this package), any other on one shard. */
+    static QueueShards of(QueueClient queue, ShardedQueue sharded) {
+        return new QueueShards(queue, Map.of(sharded.layout().queue(), Optional.of(sharded)), null);
+    }
+
     private static Optional<ShardedQueue> layOut(UnifiedJedis redis, QueueClient queue, ReplicaWait replicaWait, ShardLayouts layouts,
             String name, int shards) {
         ShardLayout layout = ShardLayout.of(name, shards);
