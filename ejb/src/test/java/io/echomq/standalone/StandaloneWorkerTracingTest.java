@@ -65,8 +65,10 @@ class StandaloneWorkerTracingTest {
             SpanData send = senderSpans.getFinishedSpanItems().stream().filter(s -> s.getName().equals("send " + queueName))
                     .findFirst().orElseThrow();
             String traceId = send.getSpanContext().getTraceId();
-            await("the effect span of job " + id + " in trace " + traceId).atMost(DEADLINE)
-                    .until(() -> receiver.inTrace(traceId).stream().anyMatch(s -> s.name().equals("effect " + queueName)));
+            // The effect span ends before the process span around it, so a batch can carry it alone: wait for both.
+            await("the process and effect spans of job " + id + " in trace " + traceId).atMost(DEADLINE)
+                    .until(() -> receiver.inTrace(traceId).stream().map(ReceivedSpan::name).toList()
+                            .containsAll(List.of("process " + queueName, "effect " + queueName)));
 
             List<ReceivedSpan> trace = receiver.inTrace(traceId);
             ReceivedSpan process = only(trace, "process " + queueName);
