@@ -38,24 +38,6 @@ class FlowKeyHomesClusterTest {
     private static final RedisClusterClient redis = RealServices.valkeyCluster().sharedClient();
     private static final QueueClient client = QueueClient.connect(redis, QueueSettings.DEFAULT);
 
-    /** A client that stops (as a crash would) the first time it reaches {@code step}. */
-    private record StopBefore(KeyHomes.Step step) implements KeyHomes.StepWatch {
-        @Override
-        public void before(KeyHomes.Step reached, int shard) {
-            if (reached == step) {
-                throw new Stopped(reached);
-            }
-        }
-    }
-
-    private static final class Stopped extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Stopped(KeyHomes.Step step) {
-            super("the client stopped before " + step);
-        }
-    }
-
     /** A queue of three shards, a key owned by shard 0, and lanes on shards 1 and 2 (and 0, the owner's). */
     private record Fixture(ShardLayout layout, String key, String laneA, String laneB, String ownersLane) {
         static Fixture make() {
@@ -124,7 +106,8 @@ class FlowKeyHomesClusterTest {
     @Test
     void aClientStoppedAfterReservingTheRootsKeyIsFinishedByItsResend() {
         Fixture f = Fixture.make();
-        assertThatThrownBy(() -> f.shards(new StopBefore(KeyHomes.Step.CREATE)).submitFlow(f.flow(f.laneA()))).isInstanceOf(Stopped.class);
+        assertThatThrownBy(() -> f.shards(new KeyHomesClusterTest.StopAt(KeyHomes.Step.CREATE, 1)).submitFlow(f.flow(f.laneA())))
+                .isInstanceOf(KeyHomesClusterTest.Stopped.class);
         assertThat(f.homeEntry()).as("H1 done").startsWith("1:").contains(":reserved:");
         assertThat(f.shardsHoldingTheKeysJob()).as("no root made").isEmpty();
         QueueShards shards = f.shards(KeyHomes.StepWatch.NONE);
@@ -146,7 +129,8 @@ class FlowKeyHomesClusterTest {
     @Test
     void aClientStoppedAfterReservingTheRootsKeyIsRepairedByTheSweeperWhoseFenceRefusesItsLateCreate() {
         Fixture f = Fixture.make();
-        assertThatThrownBy(() -> f.shards(new StopBefore(KeyHomes.Step.CREATE)).submitFlow(f.flow(f.laneA()))).isInstanceOf(Stopped.class);
+        assertThatThrownBy(() -> f.shards(new KeyHomesClusterTest.StopAt(KeyHomes.Step.CREATE, 1)).submitFlow(f.flow(f.laneA())))
+                .isInstanceOf(KeyHomesClusterTest.Stopped.class);
         String token = f.homeEntry().split(":")[1];
         ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, f.layout());
 
@@ -169,7 +153,8 @@ class FlowKeyHomesClusterTest {
     @Test
     void aClientStoppedAfterMakingTheRootIsConfirmedByTheSweeperWhichTakesTheRootForTheKeysJob() {
         Fixture f = Fixture.make();
-        assertThatThrownBy(() -> f.shards(new StopBefore(KeyHomes.Step.CONFIRM)).submitFlow(f.flow(f.laneA()))).isInstanceOf(Stopped.class);
+        assertThatThrownBy(() -> f.shards(new KeyHomesClusterTest.StopAt(KeyHomes.Step.CONFIRM, 1)).submitFlow(f.flow(f.laneA())))
+                .isInstanceOf(KeyHomesClusterTest.Stopped.class);
         assertThat(f.shardsHoldingTheKeysJob()).as("H2 done: the root, without its children").containsExactly(1);
         ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, f.layout());
 

@@ -40,7 +40,7 @@ class KeyHomesClusterTest {
     private static final RedisClusterClient redis = RealServices.valkeyCluster().sharedClient();
 
     /** A client that stops (as a crash would) before the {@code count}-th time it reaches {@code step}. */
-    private static final class StopAt implements KeyHomes.StepWatch {
+    static final class StopAt implements KeyHomes.StepWatch {
         private final KeyHomes.Step step;
         private final AtomicInteger left;
 
@@ -57,7 +57,7 @@ class KeyHomesClusterTest {
         }
     }
 
-    private static final class Stopped extends RuntimeException {
+    static final class Stopped extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         Stopped(KeyHomes.Step step) {
