@@ -9,10 +9,8 @@ import io.echomq.tracing.Deliveries;
 import io.echomq.tracing.JobTelemetry;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +25,7 @@ import java.util.logging.Logger;
  *   <li>{@link Turn}: one runner at a time talks to Valkey, one {@code complete-claim} round
  *       trip that acknowledges and leases for every free runner;</li>
  *   <li>{@link IdlePacer}: when that round trip may go (empty queue, failing Valkey);</li>
+ *   <li>{@link RunnerWaits}: where free runners wait, only one of them on the clock;</li>
  *   <li>{@link LeaseAhead}: how many short jobs wait leased ahead of a free runner;</li>
  *   <li>{@link JobRunner}: the effect transaction, and what came of each job;</li>
  *   <li>{@link Completer}: the only owner of acknowledging, retrying and reporting;</li>
@@ -42,8 +41,13 @@ import java.util.logging.Logger;
 public final class QueueWorker {
 
     private static final Logger LOG = Logger.getLogger(QueueWorker.class.getName());
-    /** Longest a waiting runner sleeps before it looks at the queue's state again. */
+    /** Longest the watching runner sleeps before it looks at the queue's state again. */
     private static final long RUNNER_WAKE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /**
+     * Longest a runner off the watch sleeps: a stop, work and the watch each wake it sooner. Only
+     * a wake-up {@link RunnerWaits} failed to send would make a job wait this long.
+     */
+    private static final long OFF_WATCH_WAKE_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Turns a stopping runner takes to send the acknowledgements left, while Valkey fails. */
     private static final int FINAL_ACKNOWLEDGEMENT_TRIES = 3;
 
@@ -58,8 +62,8 @@ public final class QueueWorker {
 
     /** Runners waiting for work that no turn has leased any for yet. */
     private final Semaphore freeRunners = new Semaphore(0);
-    /** Work leased for a free runner by another runner's turn; never more portions than free runners. */
-    private final BlockingQueue<RunningWork> ready = new LinkedBlockingQueue<>();
+    /** Where free runners wait; holds work leased for them by another runner's turn, never more portions than free runners. */
+    private final RunnerWaits waits = new RunnerWaits();
     private final CountDownLatch stopping = new CountDownLatch(1);
     /** Counted down by each runner as it ends; null until started. */
     private volatile CountDownLatch runnersRunning;
@@ -114,6 +118,7 @@ public final class QueueWorker {
     /** Stops claiming at once; running and leased work goes on. Safe to call more than once, and before {@link #start}. */
     public void stopClaiming() {
         stopping.countDown();
+        waits.wakeAll(settings.concurrency());
     }
 
     /**
@@ -198,45 +203,75 @@ public final class QueueWorker {
 
     /**
      * Work for the calling (free) runner: handed out by another runner's turn, leased ahead, or
-     * leased in a turn of its own. Runners that want a turn while one is under way wait for it
-     * to end (it may have leased for them); the next then sends every acknowledgement queued
-     * meanwhile. Null once stopping and no work is left.
+     * leased in a turn of its own. A runner takes a turn that is due (acknowledgements to send)
+     * at once if nobody holds it; otherwise one free runner, the watcher, waits for the next
+     * turn to come due and takes it, and the others sleep until a turn leases work for them or
+     * the watch is handed on ({@link RunnerWaits}). Null once stopping and no work is left.
      */
     private RunningWork awaitWork() throws InterruptedException {
-        while (true) {
-            RunningWork work = ready.poll();
-            if (work == null && (work = ahead.poll()) != null) {
-                // A turn topped the buffer up after this runner found it empty: it is not free any more.
-                freeRunners.tryAcquire();
+        boolean watching = false;
+        try {
+            while (true) {
+                RunningWork work = waits.poll();
+                if (work == null && (work = ahead.poll()) != null) {
+                    // A turn topped the buffer up after this runner found it empty: it is not free any more.
+                    freeRunners.tryAcquire();
+                }
+                if (work != null) {
+                    return work;
+                }
+                if (stopping()) {
+                    return null;
+                }
+                if (watching || (watching = waits.takeWatch())) {
+                    work = watchForTurn();
+                } else if ((work = turnIfDue()) == null) {
+                    work = waits.awaitOffWatch(OFF_WATCH_WAKE_NANOS);
+                }
+                if (work != null) {
+                    return work;
+                }
+            }
+        } finally {
+            if (watching) {
+                waits.leaveWatch();
+            } else {
+                waits.ensureWatched();
+            }
+        }
+    }
+
+    /** The watcher: a turn if one is due, else a wait for work until the next is due (at most {@link #RUNNER_WAKE_NANOS}). */
+    private RunningWork watchForTurn() throws InterruptedException {
+        if (!turn.tryLock(RUNNER_WAKE_NANOS)) {
+            return null;
+        }
+        long wait;
+        try {
+            RunningWork work = waits.poll();
+            if (work == null && turn.due()) {
+                work = takeTurn();
             }
             if (work != null) {
                 return work;
             }
-            if (stopping()) {
-                return null;
-            }
-            if (!turn.tryLock(RUNNER_WAKE_NANOS)) {
-                continue;
-            }
-            long wait;
-            try {
-                work = ready.poll();
-                if (work == null && turn.due()) {
-                    work = takeTurn();
-                }
-                if (work != null) {
-                    return work;
-                }
-                wait = Math.min(RUNNER_WAKE_NANOS, turn.nanosUntilDue());
-            } finally {
-                turn.unlock();
-            }
-            if (wait > 0) {
-                work = ready.poll(wait, TimeUnit.NANOSECONDS);
-                if (work != null) {
-                    return work;
-                }
-            }
+            wait = Math.min(RUNNER_WAKE_NANOS, turn.nanosUntilDue());
+        } finally {
+            turn.unlock();
+        }
+        return wait > 0 ? waits.awaitWatching(wait) : null;
+    }
+
+    /** A turn now if it is due and nobody holds it (a runner that just settled a job sends its acknowledgement); null otherwise. */
+    private RunningWork turnIfDue() {
+        if (!turn.tryLock()) {
+            return null;
+        }
+        try {
+            RunningWork work = waits.poll();
+            return work == null && turn.due() ? takeTurn() : work;
+        } finally {
+            turn.unlock();
         }
     }
 
@@ -251,7 +286,7 @@ public final class QueueWorker {
         }
         try {
             if (turn.due()) {
-                ready.addAll(turnForFreeRunners());
+                waits.handOut(turnForFreeRunners());
             }
         } finally {
             turn.unlock();
@@ -264,7 +299,7 @@ public final class QueueWorker {
         if (portions.isEmpty()) {
             return null;
         }
-        ready.addAll(portions.subList(1, portions.size()));
+        waits.handOut(portions.subList(1, portions.size()));
         return portions.get(0);
     }
 
