@@ -11,7 +11,6 @@ import io.echomq.queue.shard.ShardedQueue;
 import io.echomq.testkit.services.ValkeyCluster;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -19,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClusterClient;
 
@@ -70,7 +70,7 @@ class KeyedSubmissionBenchmark {
         }
     }
 
-    private record Row(Shape shape, int repeat, long jobs, double seconds, long p50Micros, long p99Micros, double scriptsPerJob,
+    private record Row(Shape shape, int repeat, long jobs, double seconds, double p50Micros, double p99Micros, double scriptsPerJob,
                        double valkeyMicrosPerJob, double slowPathShare) {
         double jobsPerSecond() {
             return jobs / seconds;
@@ -117,13 +117,15 @@ class KeyedSubmissionBenchmark {
             for (Future<Submitter> f : running) {
                 done.add(f.get());
             }
-            long[] latencies = done.stream().flatMapToLong(s -> Arrays.stream(s.windowLatencies())).sorted().toArray();
+            Histogram latencies = Stats.nanos();
+            done.forEach(s -> latencies.add(s.latencies));
             long slow = done.stream().mapToLong(s -> s.slowPath).sum();
             double seconds = after.wallSeconds(before[0]);
             assertEachKeyNamesItsFirstJob(shape, layout, send, done.get(0));
-            return new Row(shape, repeat, latencies.length, seconds, percentile(latencies, 0.50) / 1_000, percentile(latencies, 0.99) / 1_000,
-                    (double) after.valkeyScriptCalls(before[0]) / Math.max(1, latencies.length),
-                    after.valkeyPercent(before[0]) * seconds * 10_000 / Math.max(1, latencies.length),
+            long calls = latencies.getTotalCount();
+            return new Row(shape, repeat, calls, seconds, Stats.micros(latencies, 50), Stats.micros(latencies, 99),
+                    (double) after.valkeyScriptCalls(before[0]) / Math.max(1, calls),
+                    after.valkeyPercent(before[0]) * seconds * 10_000 / Math.max(1, calls),
                     (double) slow / Math.max(1, done.stream().mapToLong(s -> s.sent).sum()));
         } finally {
             pool.shutdownNow();
@@ -168,8 +170,8 @@ class KeyedSubmissionBenchmark {
         private final Function<NewJob, Enqueued> send;
         private final long warmupEnds;
         private final long windowEnds;
-        private long[] latencies = new long[1 << 14];
-        private int inWindow;
+        /** The calls sent inside the window, in nanoseconds. */
+        private final Histogram latencies = Stats.nanos();
         private long sent;
         private long slowPath;
         /** The ids of the first {@link #RESENT} jobs, by their number. */
@@ -205,10 +207,7 @@ class KeyedSubmissionBenchmark {
                     slowPath++;
                 }
                 if (start - warmupEnds >= 0) {
-                    if (inWindow == latencies.length) {
-                        latencies = Arrays.copyOf(latencies, latencies.length * 2);
-                    }
-                    latencies[inWindow++] = took;
+                    latencies.recordValue(took);
                 }
             }
         }
@@ -230,18 +229,10 @@ class KeyedSubmissionBenchmark {
             return layout.shards() > 1 && job.idempotencyKey().isPresent() && job.lane().isPresent()
                     && layout.ownerOfKey(job.idempotencyKey().get()) != layout.shardOfLane(job.lane().get());
         }
-
-        long[] windowLatencies() {
-            return Arrays.copyOf(latencies, inWindow);
-        }
     }
 
     private static List<String> lanes() {
         return java.util.stream.IntStream.range(0, LANES).mapToObj(i -> "lane-" + i).toList();
-    }
-
-    private static long percentile(long[] sorted, double p) {
-        return sorted.length == 0 ? 0 : sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
     }
 
     private static void sleepUntil(long nanoTime) throws InterruptedException {
@@ -257,7 +248,7 @@ class KeyedSubmissionBenchmark {
         out.append(String.format("%-27s | %6s | %7s | %6s | %8s | %8s | %11s | %16s | %9s%n", "shape", "repeat", "jobs", "jobs/s", "p50 µs",
                 "p99 µs", "scripts/job", "valkey µs cpu/job", "slow path"));
         for (Row r : rows) {
-            out.append(String.format("%-27s | %6d | %7d | %6.0f | %8d | %8d | %11.2f | %16.1f | %8.0f%%%n", r.shape.label, r.repeat, r.jobs,
+            out.append(String.format("%-27s | %6d | %7d | %6.0f | %8.0f | %8.0f | %11.2f | %16.1f | %8.0f%%%n", r.shape.label, r.repeat, r.jobs,
                     r.jobsPerSecond(), r.p50Micros, r.p99Micros, r.scriptsPerJob, r.valkeyMicrosPerJob, 100 * r.slowPathShare));
         }
         return out.toString();
@@ -266,24 +257,17 @@ class KeyedSubmissionBenchmark {
     /** Per shape: medians over the repeats, and jobs/s against the keyed jobs of one shard. */
     private String summary(List<Row> rows) {
         Map<Shape, List<Row>> byShape = rows.stream().collect(Collectors.groupingBy(Row::shape));
-        double baseline = median(byShape.get(Shape.ONE_SHARD_KEYED_LANES).stream().mapToDouble(Row::jobsPerSecond).toArray());
+        double baseline = Stats.median(byShape.get(Shape.ONE_SHARD_KEYED_LANES).stream().map(Row::jobsPerSecond).toList());
         StringBuilder out = new StringBuilder(String.format("%nkeyed submissions, medians over %d repeat(s)%n", repeats));
         out.append(String.format("%-27s | %6s | %16s | %8s | %8s | %11s%n", "shape", "jobs/s", "vs 1 shard keyed", "p50 µs", "p99 µs",
                 "scripts/job"));
         for (Shape shape : Shape.values()) {
             List<Row> of = byShape.get(shape);
-            double rate = median(of.stream().mapToDouble(Row::jobsPerSecond).toArray());
+            double rate = Stats.median(of.stream().map(Row::jobsPerSecond).toList());
             out.append(String.format("%-27s | %6.0f | %15.2fx | %8.0f | %8.0f | %11.2f%n", shape.label, rate, rate / baseline,
-                    median(of.stream().mapToDouble(Row::p50Micros).toArray()), median(of.stream().mapToDouble(Row::p99Micros).toArray()),
-                    median(of.stream().mapToDouble(Row::scriptsPerJob).toArray())));
+                    Stats.median(of.stream().map(Row::p50Micros).toList()), Stats.median(of.stream().map(Row::p99Micros).toList()),
+                    Stats.median(of.stream().map(Row::scriptsPerJob).toList())));
         }
         return out.toString();
-    }
-
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 }

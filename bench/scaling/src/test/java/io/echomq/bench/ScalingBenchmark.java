@@ -633,27 +633,28 @@ class ScalingBenchmark {
         Double oneInstanceWithoutJit = null;
         for (int instances : instanceCounts) {
             List<Row> of = rows.stream().filter(r -> r.instances == instances).toList();
-            double[] rate = of.stream().mapToDouble(Row::jobsPerSecond).sorted().toArray();
-            double[] cpu = of.stream().mapToDouble(Row::workerCpuMillisPerJob).sorted().toArray();
-            double[] withoutJit = of.stream().mapToDouble(Row::workerCpuMillisPerJobWithoutJit).sorted().toArray();
-            double cpuMedian = median(cpu);
-            double withoutJitMedian = median(withoutJit);
+            Spread rate = Spread.of(of.stream().map(Row::jobsPerSecond).toList());
+            Spread cpu = Spread.of(of.stream().map(Row::workerCpuMillisPerJob).toList());
+            Spread withoutJit = Spread.of(of.stream().map(Row::workerCpuMillisPerJobWithoutJit).toList());
             if (instances == 1) {
-                oneInstance = cpuMedian;
-                oneInstanceWithoutJit = withoutJitMedian;
+                oneInstance = cpu.median();
+                oneInstanceWithoutJit = withoutJit.median();
             }
             out.append(String.format("%-9d | %6.0f [%6.0f-%6.0f] | %7.3f [%7.3f-%7.3f] | %-24s | %7.3f [%7.3f-%7.3f] | %s%n", instances,
-                    median(rate), rate[0], rate[rate.length - 1], cpuMedian, cpu[0], cpu[cpu.length - 1],
-                    oneInstance == null ? "-" : String.format("%.2fx", cpuMedian / oneInstance),
-                    withoutJitMedian, withoutJit[0], withoutJit[withoutJit.length - 1],
-                    oneInstanceWithoutJit == null ? "-" : String.format("%.2fx", withoutJitMedian / oneInstanceWithoutJit)));
+                    rate.median(), rate.min(), rate.max(), cpu.median(), cpu.min(), cpu.max(),
+                    oneInstance == null ? "-" : String.format("%.2fx", cpu.median() / oneInstance),
+                    withoutJit.median(), withoutJit.min(), withoutJit.max(),
+                    oneInstanceWithoutJit == null ? "-" : String.format("%.2fx", withoutJit.median() / oneInstanceWithoutJit)));
         }
         return out.toString();
     }
 
-    private static double median(double[] sorted) {
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    /** A figure over the repeats: its median and its range. */
+    private record Spread(double median, double min, double max) {
+        static Spread of(List<Double> values) {
+            return new Spread(Stats.median(values), values.stream().mapToDouble(Double::doubleValue).min().orElse(0),
+                    values.stream().mapToDouble(Double::doubleValue).max().orElse(0));
+        }
     }
 
     private static String percents(List<Double> values) {
