@@ -43,9 +43,13 @@ import javax.sql.DataSource;
  *
  * <p>When it sweeps: at once when the transaction that wrote rows commits on this node (the
  * adapter's interposed synchronization, or the worker once a job's effect transaction that wrote
- * follow-ups committed, {@linkplain #wake() wakes} the relay: milliseconds after the commit), and every {@code echomq.outbox.poll-ms} (default 500 ms) as the fallback for rows whose
- * node died before relaying them. No LISTEN/NOTIFY: the committing node relays its own rows, and
- * the sweep's interval bounds the wait after a crash.
+ * follow-ups committed, {@linkplain #wake() wakes} the relay: milliseconds after the commit), and
+ * about every {@code echomq.outbox.poll-ms} (default 500 ms) as the fallback for rows whose node
+ * died before relaying them. The relays of one table take turns at that timed sweep
+ * ({@link SweepTurns}, V13): each relay's timer runs every interval, and sweeps only when it takes
+ * the table's turn, so N nodes sweep about once per interval between them, not N times. No
+ * LISTEN/NOTIFY: the committing node relays its own rows, and the interval bounds the wait after a
+ * crash.
  *
  * <p>A row Valkey refuses (its answer about that row, not an outage) stays, with {@code refusals}
  * and {@code attempts} counted up and {@code last_error} set, and is put off until
@@ -119,6 +123,8 @@ public final class OutboxRelay implements AutoCloseable {
     private final RetryPolicy retryPolicy;
     private final Long haltAfter = Long.getLong(HALT_AFTER_ENQUEUE);
     private final ScheduledExecutorService thread;
+    /** Whose timer sweeps now, over every relay of this table. */
+    private final SweepTurns turns;
     private final AtomicBoolean woken = new AtomicBoolean();
     private volatile boolean closed;
     /** The dead rows last reported, to publish again only when they change or the report nears its expiry; written by the sweeping thread. */
@@ -169,6 +175,7 @@ public final class OutboxRelay implements AutoCloseable {
         this.admin = admin;
         this.pollInterval = pollInterval;
         this.retryPolicy = retryPolicy;
+        this.turns = new SweepTurns(dataSource, pollInterval);
         this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread t = new Thread(task, "echomq-outbox-relay[" + name + "]");
             t.setDaemon(true);
@@ -203,7 +210,7 @@ public final class OutboxRelay implements AutoCloseable {
     public static OutboxRelay start(String name, DataSource dataSource, OutboxDoor door, OutboxAdmin admin, Duration pollInterval) {
         OutboxRelay relay = new OutboxRelay(name, dataSource, door, admin, pollInterval, RetryPolicy.DEFAULT);
         long ms = pollInterval.toMillis();
-        relay.thread.scheduleWithFixedDelay(relay::sweepQuietly, ms, ms, TimeUnit.MILLISECONDS);
+        relay.thread.scheduleWithFixedDelay(relay::sweepOnTurn, ms, ms, TimeUnit.MILLISECONDS);
         LOG.info("EchoMQ outbox relay started for " + name + ", sweeping every " + ms + " ms");
         return relay;
     }
@@ -235,6 +242,13 @@ public final class OutboxRelay implements AutoCloseable {
             } catch (java.util.concurrent.RejectedExecutionException stopping) {
                 woken.set(false);
             }
+        }
+    }
+
+    /** The timer's sweep: only when this relay takes the table's turn ({@link SweepTurns}). */
+    private void sweepOnTurn() {
+        if (!closed && turns.take()) {
+            sweepQuietly();
         }
     }
 
