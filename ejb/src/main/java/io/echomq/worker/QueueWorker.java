@@ -248,10 +248,7 @@ public final class QueueWorker {
         }
         long wait;
         try {
-            RunningWork work = waits.poll();
-            if (work == null && turn.due()) {
-                work = takeTurn();
-            }
+            RunningWork work = handedOutOrTurn();
             if (work != null) {
                 return work;
             }
@@ -268,11 +265,16 @@ public final class QueueWorker {
             return null;
         }
         try {
-            RunningWork work = waits.poll();
-            return work == null && turn.due() ? takeTurn() : work;
+            return handedOutOrTurn();
         } finally {
             turn.unlock();
         }
+    }
+
+    /** Holding the turn: work handed out meanwhile, else the work of a turn if one is due; null if neither. */
+    private RunningWork handedOutOrTurn() {
+        RunningWork work = waits.poll();
+        return work == null && turn.due() ? takeTurn() : work;
     }
 
     /**
