@@ -70,7 +70,7 @@ if token then
   rcall('HSET', schedule, 'fence', ARGV[14])
   -- A remove left the fence alone with a time to live (schedule-remove): the schedule is back.
   rcall('PERSIST', schedule)
-  rcall('HDEL', schedule, 'moved_paused')
+  rcall('HDEL', schedule, 'moved_paused', 'moved_removed')
 end
 
 local stored = rcall('HMGET', schedule, 'fingerprint', 'version', 'paused', 'config_fingerprint')

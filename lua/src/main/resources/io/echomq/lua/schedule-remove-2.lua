@@ -6,9 +6,9 @@
 
   A move to another shard (docs/SHARDING.md 3.3, its S2) removes it the same way and keeps in the
   fence's hash what carries over to the new shard (the paused flag as 'moved_paused', beside the
-  'config_fingerprint' any remove keeps), so that S3 can be finished by anyone, even after a stop
-  between the two: the same step sent again with the same token finds the schedule gone and
-  answers what the first one kept.
+  'config_fingerprint' any remove keeps) and whether there was a schedule ('moved_removed'), so
+  that S3 can be finished by anyone, even after a stop between the two: the same step sent again
+  with the same token finds the schedule gone and answers what the first one kept.
 
   Invariant: touches no job; a removed schedule fires no more (every firing planned on it is
   refused, as its version is gone).
@@ -26,8 +26,8 @@
     {'OK'}
     {'NOT_FOUND'}
     {'SUPERSEDED'}    a later put or remove of the name was applied here first; nothing changed
-    {'MOVED', removed, paused, config_fingerprint}   mode 'move': removed 1 when a schedule was here (0 when
-                      it was not, or this step ran before), paused '1' or '0' and the fingerprint configuration
+    {'MOVED', removed, paused, config_fingerprint}   mode 'move': removed 1 when a schedule was here when
+                      this move's S2 first ran (0 when it was not), paused '1' or '0' and the fingerprint configuration
                       last applied ('' for none): what the schedule carries to its new shard
 ]]
 -- How long a removed schedule's fence outlives it: far beyond any put still in flight (a client
@@ -38,13 +38,13 @@ local rcall = redis.call
 local schedule, index, name = KEYS[1], KEYS[2], ARGV[1]
 local token = tonumber(ARGV[2] or '')
 local moving = token and ARGV[3] == 'move'
-local f = rcall('HMGET', schedule, 'version', 'config_fingerprint', 'fence', 'paused', 'moved_paused')
+local f = rcall('HMGET', schedule, 'version', 'config_fingerprint', 'fence', 'paused', 'moved_paused', 'moved_removed')
 if token and tonumber(f[3] or '0') > token then
   return {'SUPERSEDED'}
 end
 if moving and not f[1] and tonumber(f[3] or '0') == token then
   -- This move's S2 sent again: answer what the first one kept.
-  return {'MOVED', 0, f[5] or '0', f[2] or ''}
+  return {'MOVED', tonumber(f[6] or '0'), f[5] or '0', f[2] or ''}
 end
 rcall('ZREM', index, name)
 rcall('DEL', schedule, schedule .. ':log')
@@ -54,7 +54,7 @@ end
 if token then
   rcall('HSET', schedule, 'fence', ARGV[2])
   if moving then
-    rcall('HSET', schedule, 'moved_paused', f[4] == '1' and '1' or '0')
+    rcall('HSET', schedule, 'moved_paused', f[4] == '1' and '1' or '0', 'moved_removed', f[1] and '1' or '0')
   end
   if not f[2] then
     rcall('PEXPIRE', schedule, FENCE_KEPT_MS)

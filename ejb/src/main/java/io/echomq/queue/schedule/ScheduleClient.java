@@ -48,7 +48,7 @@ public final class ScheduleClient implements Schedules {
      * What a schedule carries from the shard a move removed it from to its new shard
      * (docs/SHARDING.md 3.3): its paused flag and the fingerprint configuration last applied to it.
      *
-     * @param removed           true when the old shard held the schedule and this step removed it
+     * @param removed           true when the old shard held the schedule when the move's S2 first ran there
      * @param configFingerprint {@code ""} when configuration never applied it
      */
     public record MovedOut(boolean removed, boolean paused, String configFingerprint) {

@@ -288,9 +288,8 @@ public final class ShardedSchedules implements Schedules {
         }
         afterStep.accept(Step.MOVE_PUT);
         directory(move.name(), List.of(move.name(), Integer.toString(move.to()), "moved", move.token()));
-        // The schedule existed and has a new definition, whatever the new shard's put saw.
-        return Optional.of(carried.get().removed() && put.get() == ScheduleClient.PutResult.CREATED
-                ? ScheduleClient.PutResult.REPLACED : put.get());
+        // The schedule existed (S2 removed it, whoever ran S2 first) and has a new definition, whatever the new shard's put saw.
+        return Optional.of(carried.get().removed() ? ScheduleClient.PutResult.REPLACED : put.get());
     }
 
     private List<String> directory(String name, List<String> args) {

@@ -120,6 +120,27 @@ class ShardedScheduleMoveClusterTest {
 
     @ParameterizedTest
     @EnumSource(ShardedSchedules.Step.class)
+    void aMoveTheTickerFinishesWhileItIsUnderWayEndsOnceWithOneCopy(ShardedSchedules.Step tickAfter) {
+        ShardedQueue queue = newQueue();
+        ShardLayout layout = queue.layout();
+        String q = layout.queue();
+        ShardedSchedules schedules = queue.schedules();
+        schedules.put(hourly(q, ShardLanes.firstOn(layout, 1), "{\"v\":1}"), "api");
+        ShardedSchedules ticked = schedules.afterStep(step -> {
+            if (step == tickAfter) {
+                schedules.tick(q);
+                assertThat(copies(layout, "hourly")).as("one copy once the ticker finished the move").containsExactly(2);
+            }
+        });
+
+        assertThat(ticked.put(hourly(q, ShardLanes.firstOn(layout, 2), "{\"v\":2}"), "api")).as("the mover's steps, sent again, agree")
+                .isEqualTo(ScheduleClient.PutResult.REPLACED);
+
+        assertMovedToShardTwo(layout, schedules, "{\"v\":2}");
+    }
+
+    @ParameterizedTest
+    @EnumSource(ShardedSchedules.Step.class)
     void aMoveStoppedAfterAnyStepIsFinishedByTheNamesNextPut(ShardedSchedules.Step stopAfter) {
         ShardedQueue queue = newQueue();
         ShardLayout layout = queue.layout();
