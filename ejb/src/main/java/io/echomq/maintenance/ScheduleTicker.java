@@ -13,7 +13,9 @@ import java.util.logging.Logger;
  * clock: what is due is read on the Valkey clock, and each slot's firing is a compare-and-set in
  * {@code schedule-fire}, so the servers that lose the race change nothing (counted as raced).
  * A slot fires within about one interval of coming due while any server runs. A sharded queue's
- * schedules are ticked on every shard, each on its own (docs/SHARDING.md, 3.3 and 7).
+ * schedules are ticked on every shard, each on its own, after the moves of schedules between
+ * shards that a stop left unfinished are finished (docs/SHARDING.md, 3.3 and 7), so a schedule is
+ * missing for at most one interval after such a stop.
  */
 final class ScheduleTicker implements MaintenanceDuty {
 

@@ -240,8 +240,8 @@ public final class EngineConfig {
     }
 
     /**
-     * A configured schedule refused, by its reading or by its queue (e.g. a lane of another shard
-     * than the schedule's on a sharded queue), naming the key of the field at fault.
+     * A configured schedule refused, by its reading or by its queue's checks, naming the key of the
+     * field at fault.
      */
     public static ConfigurationException scheduleRefused(String name, InvalidRequestException e) {
         String key = "name".equals(e.field()) ? SCHEDULES : SCHEDULES + "." + name + "." + SCHEDULE_KEYS.getOrDefault(e.field(), e.field());

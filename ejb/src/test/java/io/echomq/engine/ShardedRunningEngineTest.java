@@ -15,6 +15,7 @@ import io.echomq.queue.limits.LimitsInForce;
 import io.echomq.queue.limits.LimitsSource;
 import io.echomq.queue.limits.QueueLimits;
 import io.echomq.queue.schedule.Schedule;
+import io.echomq.queue.schedule.ScheduleView;
 import io.echomq.queue.shard.ShardCountRefusedException;
 import io.echomq.queue.shard.ShardLayout;
 import io.echomq.queue.shard.ShardedQueue;
@@ -108,23 +109,25 @@ class ShardedRunningEngineTest {
     }
 
     @Test
-    void aConfiguredScheduleInALaneOfAnotherShardThanTheSchedulesRefusesTheStartNamingItsLaneKey(PostgresService postgres) {
+    void aConfiguredScheduleWhoseLaneIsNowOnAnotherShardIsMovedThereAtStartStillPaused(PostgresService postgres) {
         String queueName = newQueue();
         ShardedQueue queue = ShardedQueue.connect(redis, QueueSettings.DEFAULT, ShardLayout.of(queueName, 3));
         List<String> lanes = java.util.stream.IntStream.range(0, 1_000).mapToObj(i -> "lane-" + i).toList();
         String laneOn1 = lanes.stream().filter(l -> queue.layout().shardOfLane(l) == 1).findFirst().orElseThrow();
         String laneOn2 = lanes.stream().filter(l -> queue.layout().shardOfLane(l) == 2).findFirst().orElseThrow();
         queue.schedules().put(Schedule.every(queueName, "charge", Duration.ofHours(1), "{}").inLane(laneOn1), "api");
+        queue.schedules().pause(queueName, "charge");
         EngineConfig config = configOf(postgres.createDatabase("shardedengine"), Map.of("echomq.queues." + queueName + ".shards", "3",
                 "echomq.schedules", "charge", "echomq.schedules.charge.queue", queueName,
                 "echomq.schedules.charge.interval-ms", "3600000", "echomq.schedules.charge.lane", laneOn2));
 
-        assertThatThrownBy(() -> start(config, queueName).close())
-                .isInstanceOf(ConfigurationException.class)
-                .hasMessageContaining("echomq.schedules.charge.lane")
-                .hasMessageContaining("lives on shard 1");
-        assertThat(queue.schedules().get(queueName, "charge").orElseThrow().definition().lane()).as("the schedule as it was")
-                .isEqualTo(laneOn1);
+        start(config, queueName).close();
+
+        ScheduleView moved = queue.schedules().get(queueName, "charge").orElseThrow();
+        assertThat(moved.definition().lane()).as("the configured lane").isEqualTo(laneOn2);
+        assertThat(moved.paused()).as("paused as it was").isTrue();
+        assertThat(redis.hexists(queue.layout().keys(2).schedule("charge"), "version")).as("on the new lane's shard").isTrue();
+        assertThat(redis.hexists(queue.layout().keys(1).schedule("charge"), "version")).as("none left on the old one").isFalse();
     }
 
     @Test

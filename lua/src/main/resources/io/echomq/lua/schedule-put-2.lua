@@ -15,6 +15,14 @@
   (schedule-fire compares it). The state (last slot and job, counts, firing history) and the
   paused flag carry over a replacement.
 
+  A move to another shard (docs/SHARDING.md 3.3, its S3, after S2 removed it from the old shard
+  with the same token) puts the definition here with what it carries (ARGV[15], ARGV[16]): a
+  schedule it creates takes the old one's paused flag, and the fingerprint configuration last
+  applied is the old one's (so configuration still yields to an API change made before the move);
+  the KEPT rule is not applied, as the move was decided and the old copy is gone already. History
+  and last slot do not carry over: the moved definition starts from the server clock as a
+  replaced one does.
+
   Input:
     KEYS[1] schedule  echomq:{q}:schedule:<name>   hash: definition and state
     KEYS[2] index     echomq:{q}:schedules         zset name -> next slot (anchor while unplanned, +inf while paused)
@@ -34,6 +42,8 @@
     ARGV[14] token           on a sharded queue, the token the directory handed this put (schedule-home); '' or absent
                              on a queue of one shard. A put whose token is below the name's 'fence' (a later put or
                              remove of the name was applied here first) changes nothing; otherwise 'fence' becomes it
+    ARGV[15] moved paused    a move's S3: '1' or '0', the paused flag schedule-remove's S2 answered; '' or absent otherwise
+    ARGV[16] moved config fingerprint   a move's S3: the fingerprint configuration last applied, as S2 answered ('' none)
 
   Output:
     {'CREATED', version}
@@ -51,6 +61,7 @@ local name, fingerprint, source = ARGV[1], ARGV[2], ARGV[13]
 -- #include integer_text
 
 local token = tonumber(ARGV[14] or '')
+local moved = ARGV[15] == '0' or ARGV[15] == '1'
 if token then
   local fence = tonumber(rcall('HGET', schedule, 'fence') or '0')
   if fence > token then
@@ -59,14 +70,26 @@ if token then
   rcall('HSET', schedule, 'fence', ARGV[14])
   -- A remove left the fence alone with a time to live (schedule-remove): the schedule is back.
   rcall('PERSIST', schedule)
+  rcall('HDEL', schedule, 'moved_paused', 'moved_removed')
 end
 
 local stored = rcall('HMGET', schedule, 'fingerprint', 'version', 'paused', 'config_fingerprint')
-if source == 'config' and stored[4] == fingerprint and stored[1] ~= fingerprint then
+if not moved and source == 'config' and stored[4] == fingerprint and stored[1] ~= fingerprint then
   return {'KEPT', tonumber(stored[2])}
 end
 if source == 'config' then
   rcall('HSET', schedule, 'config_fingerprint', fingerprint)
+elseif moved and (ARGV[16] or '') ~= '' then
+  rcall('HSET', schedule, 'config_fingerprint', ARGV[16])
+elseif moved then
+  rcall('HDEL', schedule, 'config_fingerprint')
+end
+if moved and not stored[2] then
+  -- A move creates the schedule here: it keeps the paused flag it had on the old shard.
+  stored[3] = ARGV[15]
+  if ARGV[15] == '1' then
+    rcall('HSET', schedule, 'paused', '1')
+  end
 end
 if stored[1] == fingerprint then
   return {'UNCHANGED', tonumber(stored[2])}

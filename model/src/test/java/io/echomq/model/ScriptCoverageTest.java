@@ -60,7 +60,8 @@ class ScriptCoverageTest {
             Map.entry("key-home-confirm-1.lua", "it marks or deletes a key's home entry, no job"),
             Map.entry("key-home-release-1.lua", "it fences a key off a shard that holds nothing for it, no job"),
             Map.entry("key-home-floor-1.lua", "it replaces a shard's fences by a floor of tokens, no job"),
-            Map.entry("schedule-home-2.lua", "it records which shard of a sharded queue holds a schedule, no job"));
+            Map.entry("schedule-home-3.lua", "it records which shard of a sharded queue holds a schedule, and a move of one between "
+                    + "shards, no job"));
 
     private static final Pattern SCRIPT_NAME = Pattern.compile("[a-z][a-z-]*-\\d+\\.lua");
 

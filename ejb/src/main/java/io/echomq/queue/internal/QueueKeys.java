@@ -200,6 +200,11 @@ public final class QueueKeys {
         return prefix + "schedule-home-tokens";
     }
 
+    /** Hash, on shard 0 of a sharded queue: schedule name -> its unfinished move to another shard ({@code schedule-home}, S1-S4). */
+    public String scheduleMoves() {
+        return prefix + "schedule-moves";
+    }
+
     /** Hash: queue-wide flags (paused) and limits (see {@code set-limits}). */
     public String meta() {
         return prefix + "meta";

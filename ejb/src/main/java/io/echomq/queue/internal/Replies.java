@@ -332,6 +332,19 @@ public final class Replies {
                 : Optional.of(scheduleFound(reply, "schedule-remove"));
     }
 
+    /**
+     * {@code schedule-remove} in mode {@code move} (a move's S2): what the schedule carries to its new
+     * shard, or empty when a later put or remove of the name was applied first.
+     */
+    public static Optional<ScheduleClient.MovedOut> scheduleMovedOut(Object reply) {
+        List<Object> r = list(reply, "schedule-remove");
+        return switch (text(r.get(0))) {
+            case "MOVED" -> Optional.of(new ScheduleClient.MovedOut(number(r.get(1)) == 1, "1".equals(text(r.get(2))), text(r.get(3))));
+            case "SUPERSEDED" -> Optional.empty();
+            default -> throw unexpected("schedule-remove", reply);
+        };
+    }
+
     /** {@code schedule-remove}, {@code schedule-set-paused}: true for OK, false for NOT_FOUND. */
     public static boolean scheduleFound(Object reply, String script) {
         String status = text(list(reply, script).get(0));

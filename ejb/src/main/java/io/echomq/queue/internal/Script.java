@@ -55,7 +55,7 @@ public enum Script {
     KEY_HOME_RELEASE("key-home-release-1.lua", (k, kind) -> List.of(k.fence(kind))),
     KEY_HOME_FLOOR("key-home-floor-1.lua", (k, kind) -> List.of(k.fenceFloor())),
     // The schedule directory of a sharded queue, on shard 0 (docs/SHARDING.md 3.3).
-    SCHEDULE_HOME("schedule-home-2.lua", (k, name) -> List.of(k.scheduleHomes(), k.scheduleHomeTokens()));
+    SCHEDULE_HOME("schedule-home-3.lua", (k, name) -> List.of(k.scheduleHomes(), k.scheduleHomeTokens(), k.scheduleMoves()));
 
     /** Scripts whose reply acknowledges a submission: the ones a {@code WAIT} for replicas follows. */
     private static final Set<Script> SUBMISSIONS = EnumSet.of(ENQUEUE, ENQUEUE_BATCH, FLOW_ADD);
@@ -71,7 +71,7 @@ public enum Script {
      * (docs/ARCHITECTURE.md, F2, F3), a shard's layout recorded again (it answers SAME), a shard's
      * settings written again (a second version of the same settings) or copied again (the version compare refuses it), the key-home
      * steps (a reservation sent again answers itself, a confirm or forget compares, a fence or floor only rises) and the schedule
-     * directory's steps (a claim answers the home, a release compares). Every other script is sent once; a submission is
+     * directory's steps (a claim answers the home or the move it recorded, a release or a move's end compares). Every other script is sent once; a submission is
      * resendable only when every job carries an idempotency key (the caller says so).
      */
     private static final Set<Script> RESENDABLE = EnumSet.of(STATS, SET_PAUSED, SET_EVENTS, SET_LIMITS, REAP, TRIM, EXTEND, SCHEDULE_PUT,

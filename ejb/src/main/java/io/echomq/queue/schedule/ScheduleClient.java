@@ -44,6 +44,16 @@ public final class ScheduleClient implements Schedules {
         KEPT
     }
 
+    /**
+     * What a schedule carries from the shard a move removed it from to its new shard
+     * (docs/SHARDING.md 3.3): its paused flag and the fingerprint configuration last applied to it.
+     *
+     * @param removed           true when the old shard held the schedule when the move's S2 first ran there
+     * @param configFingerprint {@code ""} when configuration never applied it
+     */
+    public record MovedOut(boolean removed, boolean paused, String configFingerprint) {
+    }
+
     /** The server time and the schedules of a queue due at it, earliest first. */
     public record Due(long nowMs, List<String> names) {
     }
@@ -106,19 +116,62 @@ public final class ScheduleClient implements Schedules {
      * was applied on this shard first. An empty token puts as {@link #put} does.
      */
     public Optional<PutResult> putFenced(Schedule schedule, String source, String token) {
+        List<String> args = new ArrayList<>(definition(schedule, source));
+        args.add(0, schedule.name());
+        args.add(token);
+        return Replies.schedulePut(scripts.run(Script.SCHEDULE_PUT, queueKeys.apply(schedule.queue()), schedule.name(), args))
+                .map(PutResult::valueOf);
+    }
+
+    /**
+     * The checked definition as {@code schedule-put} takes it (its ARGV[2] to ARGV[13], from the
+     * fingerprint to the source): what a sharded queue's directory keeps with a move, so that
+     * whoever finishes the move puts it ({@link #putMoved}).
+     *
+     * @throws InvalidRequestException naming the field at fault
+     */
+    public List<String> definition(Schedule schedule, String source) {
         if (schedule == null) {
             throw new InvalidRequestException("schedule", "is required");
         }
         schedule.check(settings);
         int attempts = schedule.maxAttempts().orElse(settings.defaultMaxAttempts());
-        QueueKeys keys = queueKeys.apply(schedule.queue());
-        Object reply = scripts.run(Script.SCHEDULE_PUT, keys, schedule.name(), List.of(schedule.name(),
-                schedule.fingerprint(attempts), schedule.kind(), schedule.cron().orElse(""),
+        return List.of(schedule.fingerprint(attempts), schedule.kind(), schedule.cron().orElse(""),
                 schedule.cron().isPresent() ? schedule.zone().orElse("UTC") : "",
                 schedule.interval().map(d -> Long.toString(d.toMillis())).orElse(""), schedule.payload(), schedule.lane(),
                 Integer.toString(attempts), schedule.misfire().wireName(), Integer.toString(schedule.misfireLimit()),
-                Long.toString(schedule.misfireGrace().toMillis()), source, token));
-        return Replies.schedulePut(reply).map(PutResult::valueOf);
+                Long.toString(schedule.misfireGrace().toMillis()), source);
+    }
+
+    /**
+     * True when a put of {@code definition} ({@link #definition}) from configuration would be
+     * KEPT here ({@code schedule-put}'s rule, read without writing): configuration applied it last
+     * and the stored definition, set over the API since, differs. A sharded queue asks the name's
+     * home before a configured put moves it, so that a restart does not move back a schedule the
+     * API moved.
+     */
+    public boolean keptFromConfig(String queue, String name, List<String> definition) {
+        String fingerprint = definition.get(0);
+        String key = keysOf(queue, name).schedule(name);
+        List<String> stored = ValkeyCommands.read(() -> redis.hmget(key, "fingerprint", "config_fingerprint"));
+        return "config".equals(definition.get(definition.size() - 1)) && fingerprint.equals(stored.get(1))
+                && !fingerprint.equals(stored.get(0));
+    }
+
+    /**
+     * A move's S3 on this shard of a sharded queue (docs/SHARDING.md 3.3): puts {@code definition}
+     * ({@link #definition}) with the move's token and what the schedule carries from its old shard
+     * ({@link #removeMovedOut}); empty, and nothing changed, when a later put or remove of the name
+     * was applied here first. Safe to send again: the same definition is then unchanged.
+     */
+    public Optional<PutResult> putMoved(String queue, String name, List<String> definition, String token, MovedOut carried) {
+        List<String> args = new ArrayList<>(definition.size() + 4);
+        args.add(name);
+        args.addAll(definition);
+        args.add(token);
+        args.add(carried.paused() ? "1" : "0");
+        args.add(carried.configFingerprint());
+        return Replies.schedulePut(scripts.run(Script.SCHEDULE_PUT, keysOf(queue, name), name, args)).map(PutResult::valueOf);
     }
 
     /** Deletes the schedule and its history (its jobs stay). Returns false when there was none. */
@@ -135,6 +188,16 @@ public final class ScheduleClient implements Schedules {
     public Optional<Boolean> removeFenced(String queue, String name, String token) {
         QueueKeys keys = keysOf(queue, name);
         return Replies.scheduleRemoved(scripts.run(Script.SCHEDULE_REMOVE, keys, name, List.of(name, token)));
+    }
+
+    /**
+     * A move's S2 on this shard of a sharded queue (docs/SHARDING.md 3.3): removes the schedule as
+     * {@link #removeFenced} does, with the move's token, and answers what it carries to its new
+     * shard, kept here so that the same step sent again (a move finished by another caller) answers
+     * the same; empty, and nothing changed, when a later put or remove of the name was applied here first.
+     */
+    public Optional<MovedOut> removeMovedOut(String queue, String name, String token) {
+        return Replies.scheduleMovedOut(scripts.run(Script.SCHEDULE_REMOVE, keysOf(queue, name), name, List.of(name, token, "move")));
     }
 
     /** Pauses the schedule: it fires nothing until resumed. Returns false when there is no such schedule. */

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -82,7 +83,7 @@ public final class ShardLayouts {
      * layout: the old one's are retired, the new one's are found through a directory the change
      * rebuilds), a directory entry naming such a shard (a put or remove stopped half way), or a
      * schedule on shard 0 of a lane the new layout puts on another shard (its jobs would be made
-     * apart from the lane's). Shard 0's other schedules stay where they are, and recording the new
+     * apart from the lane's), or a move between shards left unfinished. Shard 0's other schedules stay where they are, and recording the new
      * layout makes the directory name shard 0 for each of them.
      *
      * @throws ShardCountRefusedException naming {@code echomq.queues.<q>.shards}
@@ -99,6 +100,12 @@ public final class ShardLayouts {
             }
         }
         QueueKeys home = layout.keys(0);
+        // A move a stop left unfinished names its shards by the old count (the ticker finishes it).
+        List<String> moving = ValkeyCommands.read(() -> new ArrayList<>(redis.hkeys(home.scheduleMoves())));
+        if (!moving.isEmpty()) {
+            throw schedulesRefused(layout, "schedule '" + new TreeSet<>(moving).first() + "' is moving to another shard (an engine's "
+                    + "maintenance finishes the move within a tick)");
+        }
         Map<String, String> homes = ValkeyCommands.read(() -> redis.hgetAll(home.scheduleHomes()));
         for (Map.Entry<String, String> entry : new TreeMap<>(homes).entrySet()) {
             if (!entry.getValue().equals("0")) {

@@ -88,19 +88,20 @@ class ShardMintingClusterTest {
         assertThat(redis.exists(layout.keys(0).schedule("laneless"))).as("a schedule of the default lane on shard 0").isTrue();
         assertThat(queue.schedules().get(layout.queue(), "tick")).isPresent();
         assertThat(queue.schedules().list(layout.queue())).extracting(view -> view.definition().name()).containsExactly("laneless", "tick");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> queue.schedules().put(
-                        Schedule.every(layout.queue(), "tick", Duration.ofMillis(10), "{}").inLane(laneOn2), "api"))
-                .as("the same name on another shard").isInstanceOf(io.echomq.queue.InvalidRequestException.class)
-                .hasMessageStartingWith("lane").hasMessageContaining("lives on shard 1");
+        assertThat(queue.schedules().put(Schedule.every(layout.queue(), "tick", Duration.ofMillis(10), "{}").inLane(laneOn2), "api"))
+                .as("the same name from another shard's lane moves it there").isEqualTo(ScheduleClient.PutResult.REPLACED);
+        assertThat(redis.hexists(layout.keys(2).schedule("tick"), "version")).as("on its new lane's shard").isTrue();
+        assertThat(redis.hexists(layout.keys(1).schedule("tick"), "version")).as("none left on shard 1 (only the move's fence)").isFalse();
+        assertThat(queue.schedules().list(layout.queue())).extracting(view -> view.definition().name()).containsExactly("laneless", "tick");
         Awaitility.await("a slot fired").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
                 .until(() -> queue.schedules().tick(layout.queue()).fired() > 0);
-        assertThat(redis.hvals(layout.keys(1).idempotency())).as("the fired jobs, on shard 1").isNotEmpty()
-                .allSatisfy(id -> assertThat(layout.shardOfJob(id)).isEqualTo(1));
+        assertThat(redis.hvals(layout.keys(2).idempotency())).as("the fired jobs, on shard 2").isNotEmpty()
+                .allSatisfy(id -> assertThat(layout.shardOfJob(id)).isEqualTo(2));
 
         assertThat(queue.schedules().remove(layout.queue(), "tick")).isTrue();
-        assertThat(queue.schedules().put(Schedule.every(layout.queue(), "tick", Duration.ofHours(1), "{}").inLane(laneOn2), "api"))
-                .as("removed, the name may go to another shard").isEqualTo(ScheduleClient.PutResult.CREATED);
-        assertThat(redis.exists(layout.keys(2).schedule("tick"))).isTrue();
-        assertThat(redis.hexists(layout.keys(1).schedule("tick"), "version")).as("none left on shard 1 (only the remove's fence)").isFalse();
+        assertThat(queue.schedules().put(Schedule.every(layout.queue(), "tick", Duration.ofHours(1), "{}").inLane(laneOn1), "api"))
+                .as("removed, the name may be put on any shard").isEqualTo(ScheduleClient.PutResult.CREATED);
+        assertThat(redis.exists(layout.keys(1).schedule("tick"))).isTrue();
+        assertThat(redis.hexists(layout.keys(2).schedule("tick"), "version")).as("none left on shard 2 (only the remove's fence)").isFalse();
     }
 }

@@ -253,9 +253,12 @@ class ShardedQueueApiTest {
         assertThat(redis.exists(layout.keys(2).schedule("on-2"))).as("on-2 on its lane's shard").isTrue();
         assertThat(redis.exists(layout.keys(0).schedule("laneless"))).as("a schedule of the default lane on shard 0").isTrue();
         assertThat(api.list(queue)).extracting(ScheduleViews.ScheduleBody::name).containsExactly("laneless", "on-1", "on-2");
-        assertThatThrownBy(() -> api.define(queue, "on-2", every(60, laneOn1)))
-                .as("a lane of another shard than the schedule's").isInstanceOfSatisfying(InvalidRequestException.class,
-                        e -> assertThat(e.field()).isEqualTo("lane"));
+        assertThat(api.define(queue, "on-2", every(60, laneOn1)).created()).as("a lane of another shard moves it: 200").isFalse();
+        assertThat(redis.hexists(layout.keys(1).schedule("on-2"), "version")).as("on-2 moved to shard 1").isTrue();
+        assertThat(redis.hexists(layout.keys(2).schedule("on-2"), "version")).as("and gone from shard 2").isFalse();
+        assertThat(api.one(queue, "on-2").lane()).isEqualTo(laneOn1);
+        assertThat(api.define(queue, "on-2", every(60, laneOn2)).created()).as("and back: 200").isFalse();
+        assertThat(api.list(queue)).extracting(ScheduleViews.ScheduleBody::name).containsExactly("laneless", "on-1", "on-2");
 
         Awaitility.await("every schedule fired twice").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
                 .until(() -> {
