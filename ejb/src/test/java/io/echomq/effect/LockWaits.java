@@ -31,14 +31,24 @@ public final class LockWaits {
 
     /** Returns the first backend seen waiting for a lock that backend {@code holder} holds (fails after 10 s). */
     public static Waiter awaitBlockedBy(Jdbi jdbi, int holder) {
-        return await("a transaction waits for a lock held by backend " + holder).atMost(LONGEST_WAIT)
+        return awaitBlockedBy(jdbi, holder, "");
+    }
+
+    /**
+     * Returns the first backend seen waiting for a lock that backend {@code holder} holds in a
+     * statement containing {@code statement} (fails after 10 s). For a test where others may wait
+     * on the holder too: an engine's maintenance attaching an effect partition waits for the
+     * DEFAULT partition a held effect transaction wrote to.
+     */
+    public static Waiter awaitBlockedBy(Jdbi jdbi, int holder, String statement) {
+        return await("a transaction waits in '" + statement + "' for a lock held by backend " + holder).atMost(LONGEST_WAIT)
                 .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
-                .until(() -> waiterOn(jdbi, holder), Optional::isPresent).orElseThrow();
+                .until(() -> waiterOn(jdbi, holder, statement), Optional::isPresent).orElseThrow();
     }
 
     /** Whether some backend waits now for a lock that backend {@code holder} holds. */
     public static boolean blocksAnother(Jdbi jdbi, int holder) {
-        return waiterOn(jdbi, holder).isPresent();
+        return waiterOn(jdbi, holder, "").isPresent();
     }
 
     /** The key's second claimant, as PostgreSQL shows it: its insert of the effect key waits for the holder's transaction to end. */
@@ -65,10 +75,11 @@ public final class LockWaits {
      * still ran (no wait event). Only a row that itself shows a lock wait is an answer; the next
      * poll sees the waiter whole.
      */
-    private static Optional<Waiter> waiterOn(Jdbi jdbi, int holder) {
+    private static Optional<Waiter> waiterOn(Jdbi jdbi, int holder, String statement) {
         return jdbi.withHandle(h -> h.createQuery("SELECT pid, wait_event_type, wait_event, query FROM pg_stat_activity "
-                        + "WHERE wait_event_type = 'Lock' AND :holder = ANY(pg_blocking_pids(pid)) LIMIT 1")
+                        + "WHERE wait_event_type = 'Lock' AND :holder = ANY(pg_blocking_pids(pid)) AND strpos(query, :statement) > 0 LIMIT 1")
                 .bind("holder", holder)
+                .bind("statement", statement)
                 .map((row, ctx) -> new Waiter(row.getInt("pid"), row.getString("wait_event_type"), row.getString("wait_event"),
                         row.getString("query")))
                 .findOne());
