@@ -100,15 +100,13 @@ class ShardedScheduleMoveClusterTest {
     @ParameterizedTest
     @EnumSource(ShardedSchedules.Step.class)
     void aMoveStoppedAfterAnyStepIsFinishedByTheTickerWithNeverTwoCopies(ShardedSchedules.Step stopAfter) {
-        ShardedQueue queue = newQueue();
-        ShardLayout layout = queue.layout();
+        OnShardOne one = hourlyOnShardOne("api");
+        ShardLayout layout = one.layout();
         String q = layout.queue();
-        ShardedSchedules schedules = queue.schedules();
-        schedules.put(hourly(q, ShardLanes.firstOn(layout, 1), "{\"v\":1}"), "api");
+        ShardedSchedules schedules = one.schedules();
         schedules.pause(q, "hourly");
 
-        assertThatThrownBy(() -> stoppedAfter(schedules, stopAfter).put(hourly(q, ShardLanes.firstOn(layout, 2), "{\"v\":2}"), "api"))
-                .isInstanceOf(Stop.class);
+        one.moveToShardTwoStoppedAfter(stopAfter);
         assertThat(copies(layout, "hourly")).as("at most one copy when stopped after " + stopAfter).hasSizeLessThanOrEqualTo(1);
         assertThat(redis.hexists(layout.keys(0).scheduleMoves(), "hourly")).as("the move is recorded as unfinished").isTrue();
 
@@ -121,11 +119,10 @@ class ShardedScheduleMoveClusterTest {
     @ParameterizedTest
     @EnumSource(ShardedSchedules.Step.class)
     void aMoveTheTickerFinishesWhileItIsUnderWayEndsOnceWithOneCopy(ShardedSchedules.Step tickAfter) {
-        ShardedQueue queue = newQueue();
-        ShardLayout layout = queue.layout();
+        OnShardOne one = hourlyOnShardOne("api");
+        ShardLayout layout = one.layout();
         String q = layout.queue();
-        ShardedSchedules schedules = queue.schedules();
-        schedules.put(hourly(q, ShardLanes.firstOn(layout, 1), "{\"v\":1}"), "api");
+        ShardedSchedules schedules = one.schedules();
         ShardedSchedules ticked = schedules.afterStep(step -> {
             if (step == tickAfter) {
                 schedules.tick(q);
@@ -142,13 +139,11 @@ class ShardedScheduleMoveClusterTest {
     @ParameterizedTest
     @EnumSource(ShardedSchedules.Step.class)
     void aMoveStoppedAfterAnyStepIsFinishedByTheNamesNextPut(ShardedSchedules.Step stopAfter) {
-        ShardedQueue queue = newQueue();
-        ShardLayout layout = queue.layout();
+        OnShardOne one = hourlyOnShardOne("api");
+        ShardLayout layout = one.layout();
         String q = layout.queue();
-        ShardedSchedules schedules = queue.schedules();
-        schedules.put(hourly(q, ShardLanes.firstOn(layout, 1), "{\"v\":1}"), "api");
-        assertThatThrownBy(() -> stoppedAfter(schedules, stopAfter).put(hourly(q, ShardLanes.firstOn(layout, 2), "{\"v\":2}"), "api"))
-                .isInstanceOf(Stop.class);
+        ShardedSchedules schedules = one.schedules();
+        one.moveToShardTwoStoppedAfter(stopAfter);
 
         assertThat(schedules.put(hourly(q, ShardLanes.firstOn(layout, 2), "{\"v\":3}"), "api")).isEqualTo(ScheduleClient.PutResult.REPLACED);
 
@@ -158,13 +153,11 @@ class ShardedScheduleMoveClusterTest {
     @ParameterizedTest
     @EnumSource(ShardedSchedules.Step.class)
     void aRemoveAfterAMoveStoppedAfterAnyStepLeavesNoCopyOnEitherShard(ShardedSchedules.Step stopAfter) {
-        ShardedQueue queue = newQueue();
-        ShardLayout layout = queue.layout();
+        OnShardOne one = hourlyOnShardOne("api");
+        ShardLayout layout = one.layout();
         String q = layout.queue();
-        ShardedSchedules schedules = queue.schedules();
-        schedules.put(hourly(q, ShardLanes.firstOn(layout, 1), "{\"v\":1}"), "api");
-        assertThatThrownBy(() -> stoppedAfter(schedules, stopAfter).put(hourly(q, ShardLanes.firstOn(layout, 2), "{\"v\":2}"), "api"))
-                .isInstanceOf(Stop.class);
+        ShardedSchedules schedules = one.schedules();
+        one.moveToShardTwoStoppedAfter(stopAfter);
 
         assertThat(schedules.remove(q, "hourly")).isTrue();
 
@@ -175,11 +168,10 @@ class ShardedScheduleMoveClusterTest {
 
     @Test
     void aRemoveDuringAMoveLeavesNoCopyOnEitherShard() {
-        ShardedQueue queue = newQueue();
-        ShardLayout layout = queue.layout();
+        OnShardOne one = hourlyOnShardOne("api");
+        ShardLayout layout = one.layout();
         String q = layout.queue();
-        ShardedSchedules schedules = queue.schedules();
-        schedules.put(hourly(q, ShardLanes.firstOn(layout, 1), "{\"v\":1}"), "api");
+        ShardedSchedules schedules = one.schedules();
 
         ShardedSchedules overtaken = schedules.betweenSteps(() -> assertThat(schedules.remove(q, "hourly")).isTrue());
         assertThatThrownBy(() -> overtaken.put(hourly(q, ShardLanes.firstOn(layout, 2), "{\"v\":2}"), "api"))
@@ -192,11 +184,10 @@ class ShardedScheduleMoveClusterTest {
 
     @Test
     void aPutOvertakingAMoveStandsAndTheMoveIsToldItChangedNothing() {
-        ShardedQueue queue = newQueue();
-        ShardLayout layout = queue.layout();
+        OnShardOne one = hourlyOnShardOne("api");
+        ShardLayout layout = one.layout();
         String q = layout.queue();
-        ShardedSchedules schedules = queue.schedules();
-        schedules.put(hourly(q, ShardLanes.firstOn(layout, 1), "{\"v\":1}"), "api");
+        ShardedSchedules schedules = one.schedules();
 
         // The later put is from the old shard's lane: it finishes the move, then moves the schedule back.
         ShardedSchedules overtaken = schedules.betweenSteps(() -> schedules.put(hourly(q, ShardLanes.firstOn(layout, 1), "{\"v\":3}"), "api"));
@@ -211,11 +202,10 @@ class ShardedScheduleMoveClusterTest {
 
     @Test
     void aPutOvertakenByAMoveChangesNothingWhenItLands() {
-        ShardedQueue queue = newQueue();
-        ShardLayout layout = queue.layout();
+        OnShardOne one = hourlyOnShardOne("api");
+        ShardLayout layout = one.layout();
         String q = layout.queue();
-        ShardedSchedules schedules = queue.schedules();
-        schedules.put(hourly(q, ShardLanes.firstOn(layout, 1), "{\"v\":1}"), "api");
+        ShardedSchedules schedules = one.schedules();
 
         ShardedSchedules overtaken = schedules.betweenSteps(() -> schedules.put(hourly(q, ShardLanes.firstOn(layout, 2), "{\"v\":3}"), "api"));
         assertThatThrownBy(() -> overtaken.put(hourly(q, ShardLanes.firstOn(layout, 1), "{\"v\":2}"), "api"))
@@ -226,11 +216,10 @@ class ShardedScheduleMoveClusterTest {
 
     @Test
     void aConfiguredScheduleMovedOverTheApiStaysMovedUntilItsConfigurationChanges() {
-        ShardedQueue queue = newQueue();
-        ShardLayout layout = queue.layout();
+        OnShardOne one = hourlyOnShardOne("config");
+        ShardLayout layout = one.layout();
         String q = layout.queue();
-        ShardedSchedules schedules = queue.schedules();
-        schedules.put(hourly(q, ShardLanes.firstOn(layout, 1), "{\"v\":1}"), "config");
+        ShardedSchedules schedules = one.schedules();
         schedules.put(hourly(q, ShardLanes.firstOn(layout, 2), "{\"v\":1}"), "api");
 
         assertThat(schedules.put(hourly(q, ShardLanes.firstOn(layout, 1), "{\"v\":1}"), "config")).as("a restart, configuration unchanged")
@@ -298,6 +287,23 @@ class ShardedScheduleMoveClusterTest {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /** A fresh queue of 3 shards whose schedule "hourly" ({"v":1}) lives on shard 1. */
+    private record OnShardOne(ShardLayout layout, ShardedSchedules schedules) {
+        /** A put moving "hourly" ({"v":2}) to shard 2 whose caller stops after {@code step}, as a crash there would. */
+        void moveToShardTwoStoppedAfter(ShardedSchedules.Step step) {
+            Schedule toShardTwo = hourly(layout.queue(), ShardLanes.firstOn(layout, 2), "{\"v\":2}");
+            assertThatThrownBy(() -> stoppedAfter(schedules, step).put(toShardTwo, "api")).isInstanceOf(Stop.class);
+        }
+    }
+
+    /** {@link OnShardOne}, its schedule put by {@code source} ("api" or "config"). */
+    private static OnShardOne hourlyOnShardOne(String source) {
+        ShardedQueue queue = newQueue();
+        ShardLayout layout = queue.layout();
+        queue.schedules().put(hourly(layout.queue(), ShardLanes.firstOn(layout, 1), "{\"v\":1}"), source);
+        return new OnShardOne(layout, queue.schedules());
     }
 
     private static ShardedQueue newQueue() {
