@@ -116,11 +116,12 @@ public final class ScheduleClient implements Schedules {
      * was applied on this shard first. An empty token puts as {@link #put} does.
      */
     public Optional<PutResult> putFenced(Schedule schedule, String source, String token) {
-        List<String> args = new ArrayList<>(definition(schedule, source));
-        args.add(0, schedule.name());
-        args.add(token);
-        return Replies.schedulePut(scripts.run(Script.SCHEDULE_PUT, queueKeys.apply(schedule.queue()), schedule.name(), args))
-                .map(PutResult::valueOf);
+        return putFenced(schedule.queue(), schedule.name(), definition(schedule, source), token);
+    }
+
+    /** {@link #putFenced(Schedule, String, String)} of a definition already checked and laid out ({@link #definition}). */
+    public Optional<PutResult> putFenced(String queue, String name, List<String> definition, String token) {
+        return runPut(queue, name, definition, List.of(token));
     }
 
     /**
@@ -165,12 +166,15 @@ public final class ScheduleClient implements Schedules {
      * was applied here first. Safe to send again: the same definition is then unchanged.
      */
     public Optional<PutResult> putMoved(String queue, String name, List<String> definition, String token, MovedOut carried) {
-        List<String> args = new ArrayList<>(definition.size() + 4);
+        return runPut(queue, name, definition, List.of(token, carried.paused() ? "1" : "0", carried.configFingerprint()));
+    }
+
+    /** {@code schedule-put}: the name, the definition (ARGV[2] to ARGV[13]), then the token and what a move carries. */
+    private Optional<PutResult> runPut(String queue, String name, List<String> definition, List<String> after) {
+        List<String> args = new ArrayList<>(1 + definition.size() + after.size());
         args.add(name);
         args.addAll(definition);
-        args.add(token);
-        args.add(carried.paused() ? "1" : "0");
-        args.add(carried.configFingerprint());
+        args.addAll(after);
         return Replies.schedulePut(scripts.run(Script.SCHEDULE_PUT, keysOf(queue, name), name, args)).map(PutResult::valueOf);
     }
 

@@ -122,7 +122,7 @@ public final class ShardedSchedules implements Schedules {
                 }
                 default -> {
                     afterStep.accept(Step.DIRECTORY);
-                    return shards.get(shard).schedules().putFenced(schedule, source, home.get(2))
+                    return shards.get(shard).schedules().putFenced(schedule.queue(), schedule.name(), definition, home.get(2))
                             .orElseThrow(() -> new ScheduleChangedConcurrentlyException(layout.queue(), schedule.name(), "put"));
                 }
             }
