@@ -8,7 +8,10 @@
   fence's hash what carries over to the new shard (the paused flag as 'moved_paused', beside the
   'config_fingerprint' any remove keeps) and whether there was a schedule ('moved_removed'), so
   that S3 can be finished by anyone, even after a stop between the two: the same step sent again
-  with the same token finds the schedule gone and answers what the first one kept.
+  with the same token finds the schedule gone and answers what the first one kept. What it keeps
+  has no time to live, however long a stop lasts, until the move's S4 ('moved', once the new
+  shard holds the schedule) gives it the hour a removed schedule's fence lives: a mover still
+  sending its steps then gets the same answers as whoever finished its move.
 
   Invariant: touches no job; a removed schedule fires no more (every firing planned on it is
   refused, as its version is gone).
@@ -20,7 +23,8 @@
     ARGV[2] token     on a sharded queue, the token the directory handed this remove (schedule-home); '' or absent
                       on a queue of one shard. Compared and kept as schedule-put does: the hash keeps the name's
                       'fence' after the remove, so a put overtaken by this remove is refused when it lands
-    ARGV[3] mode      'move' for a move's S2 (with its token); '' or absent for a remove
+    ARGV[3] mode      'move' for a move's S2 (with its token); 'moved' for its S4 (with its token): what S2
+                      kept lives an hour from now; '' or absent for a remove
 
   Output:
     {'OK'}
@@ -29,6 +33,7 @@
     {'MOVED', removed, paused, config_fingerprint}   mode 'move': removed 1 when a schedule was here when
                       this move's S2 first ran (0 when it was not), paused '1' or '0' and the fingerprint configuration
                       last applied ('' for none): what the schedule carries to its new shard
+    {'RELEASED'}      mode 'moved': what S2 kept expires within the hour (or a later change owns the name here)
 ]]
 -- How long a removed schedule's fence outlives it: far beyond any put still in flight (a client
 -- gives up on a reply within seconds), and short enough that names used once do not pile up.
@@ -39,6 +44,12 @@ local schedule, index, name = KEYS[1], KEYS[2], ARGV[1]
 local token = tonumber(ARGV[2] or '')
 local moving = token and ARGV[3] == 'move'
 local f = rcall('HMGET', schedule, 'version', 'config_fingerprint', 'fence', 'paused', 'moved_paused', 'moved_removed')
+if token and ARGV[3] == 'moved' then
+  if not f[1] and not f[2] and tonumber(f[3] or '0') == token then
+    rcall('PEXPIRE', schedule, FENCE_KEPT_MS)
+  end
+  return {'RELEASED'}
+end
 if token and tonumber(f[3] or '0') > token then
   return {'SUPERSEDED'}
 end
@@ -55,8 +66,9 @@ if token then
   rcall('HSET', schedule, 'fence', ARGV[2])
   if moving then
     rcall('HSET', schedule, 'moved_paused', f[4] == '1' and '1' or '0', 'moved_removed', f[1] and '1' or '0')
-  end
-  if not f[2] then
+    -- A fence an earlier remove left has a time to live: what this move carries must outlive any stop.
+    rcall('PERSIST', schedule)
+  elseif not f[2] then
     rcall('PEXPIRE', schedule, FENCE_KEPT_MS)
   end
 end

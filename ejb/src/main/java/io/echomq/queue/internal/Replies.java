@@ -315,7 +315,6 @@ public final class Replies {
         };
     }
 
-    /** {@code schedule-put}: CREATED, REPLACED, UNCHANGED or KEPT. */
     /** {@code schedule-put}: what it did, or empty when a later put or remove of the name was applied first (SUPERSEDED). */
     public static Optional<String> schedulePut(Object reply) {
         String status = text(list(reply, "schedule-put").get(0));
@@ -343,6 +342,13 @@ public final class Replies {
             case "SUPERSEDED" -> Optional.empty();
             default -> throw unexpected("schedule-remove", reply);
         };
+    }
+
+    /** {@code schedule-remove} in mode {@code moved} (a move's S4 on its old shard): RELEASED, whatever was left to release. */
+    public static void scheduleMoveReleased(Object reply) {
+        if (!"RELEASED".equals(text(list(reply, "schedule-remove").get(0)))) {
+            throw unexpected("schedule-remove", reply);
+        }
     }
 
     /** {@code schedule-remove}, {@code schedule-set-paused}: true for OK, false for NOT_FOUND. */

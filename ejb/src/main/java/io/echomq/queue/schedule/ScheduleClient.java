@@ -204,6 +204,17 @@ public final class ScheduleClient implements Schedules {
         return Replies.scheduleMovedOut(scripts.run(Script.SCHEDULE_REMOVE, keysOf(queue, name), name, List.of(name, token, "move")));
     }
 
+    /**
+     * A move's S4 on its old shard, once the new shard holds the schedule: what
+     * {@link #removeMovedOut} kept here for the move, which no stop may expire before, lives an
+     * hour from now, as a removed schedule's fence does (a configuration's fingerprint kept here
+     * keeps it longer). Safe to send again; changes nothing once a later put or remove of the name
+     * was applied here.
+     */
+    public void releaseMovedOut(String queue, String name, String token) {
+        Replies.scheduleMoveReleased(scripts.run(Script.SCHEDULE_REMOVE, keysOf(queue, name), name, List.of(name, token, "moved")));
+    }
+
     /** Pauses the schedule: it fires nothing until resumed. Returns false when there is no such schedule. */
     @Override
     public boolean pause(String queue, String name) {

@@ -36,7 +36,8 @@ import java.util.function.Consumer;
  * directory's claim records the move (from, to, its token, the definition) and makes the new
  * shard the home; S2 removes the schedule from the old shard, S3 puts it on the new one (both
  * fenced by the move's token, the paused flag and the configuration's fingerprint carried over);
- * S4 the directory drops the record. The old copy is gone before the new one is put, whatever
+ * S4 the old shard lets what S2 kept for the move expire (kept until then, however long a stop
+ * lasts) and the directory drops the record. The old copy is gone before the new one is put, whatever
  * step a stop interrupts, so two copies never fire. A recorded move is finished (from S2, each
  * step safe to run again) by whoever meets it: the next put, remove, pause or resume of the name,
  * which the directory hands no token until then, and {@link #tick}, before it ticks, so a stop
@@ -51,7 +52,9 @@ public final class ShardedSchedules implements Schedules {
         /** A move's S2: the schedule is removed from its old shard, not yet put on the new one. */
         MOVE_REMOVED,
         /** A move's S3: the schedule is on its new shard, the move still recorded in the directory. */
-        MOVE_PUT
+        MOVE_PUT,
+        /** A move's S4 on the old shard: what S2 kept there lives an hour more, the move still recorded in the directory. */
+        MOVE_RELEASED
     }
 
     /** How often a put, remove, pause or resume finishes another caller's move of the name and asks again before it gives up. */
@@ -270,7 +273,8 @@ public final class ShardedSchedules implements Schedules {
     /**
      * A move's steps after S1, each safe to run again with the move's token, so any caller may
      * finish a recorded move, and several at once: S2 removes the schedule from the old shard, S3
-     * puts it on the new one with what it carries, S4 drops the directory's record. Empty when a
+     * puts it on the new one with what it carries, S4 has the old shard let what S2 kept for the
+     * move expire and then drops the directory's record. Empty when a
      * later change of the name was applied on either shard first (it superseded the move: nothing
      * is left to do here).
      */
@@ -287,6 +291,8 @@ public final class ShardedSchedules implements Schedules {
             return Optional.empty();
         }
         afterStep.accept(Step.MOVE_PUT);
+        shards.get(move.from()).schedules().releaseMovedOut(queue, move.name(), move.token());
+        afterStep.accept(Step.MOVE_RELEASED);
         directory(move.name(), List.of(move.name(), Integer.toString(move.to()), "moved", move.token()));
         // The schedule existed (S2 removed it, whoever ran S2 first) and has a new definition, whatever the new shard's put saw.
         return Optional.of(carried.get().removed() ? ScheduleClient.PutResult.REPLACED : put.get());

@@ -116,6 +116,25 @@ class ShardedScheduleMoveClusterTest {
         assertThat(schedules.get(q, "hourly").orElseThrow().paused()).as("paused as it was").isTrue();
     }
 
+    @Test
+    void aPausedScheduleWhoseMoveStoppedAfterItsRemovalStaysPausedHoweverLongTheStopLasts() {
+        OnShardOne one = hourlyOnShardOne("api");
+        ShardLayout layout = one.layout();
+        String q = layout.queue();
+        ShardedSchedules schedules = one.schedules();
+        schedules.pause(q, "hourly");
+        one.moveToShardTwoStoppedAfter(ShardedSchedules.Step.MOVE_REMOVED);
+        String keptOnShardOne = layout.keys(1).schedule("hourly");
+
+        expireAsTimePasses(keptOnShardOne);
+        schedules.tick(q);
+
+        assertMovedToShardTwo(layout, schedules, "{\"v\":2}");
+        assertThat(schedules.get(q, "hourly").orElseThrow().paused()).as("paused as it was").isTrue();
+        assertThat(redis.pttl(keptOnShardOne)).as("what the old shard kept lives an hour at most once the move is done")
+                .isBetween(1L, Duration.ofHours(1).toMillis());
+    }
+
     @ParameterizedTest
     @EnumSource(ShardedSchedules.Step.class)
     void aMoveTheTickerFinishesWhileItIsUnderWayEndsOnceWithOneCopy(ShardedSchedules.Step tickAfter) {
@@ -249,6 +268,15 @@ class ShardedScheduleMoveClusterTest {
         assertThat(schedules.get(layout.queue(), "hourly")).isEmpty();
         assertThat(redis.hget(layout.keys(0).scheduleHomes(), "hourly")).isNull();
         assertThat(redis.hlen(layout.keys(0).scheduleMoves())).isZero();
+    }
+
+    /** What a long stop does to {@code key}: if it has a time to live, it expires now. */
+    private static void expireAsTimePasses(String key) {
+        if (redis.pttl(key) > 0) {
+            redis.pexpire(key, 1);
+            Awaitility.await(key + " expired").atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
+                    .until(() -> !redis.exists(key));
+        }
     }
 
     /** The shards that hold a schedule of the name (its definition, or its place in the index). */
