@@ -237,7 +237,7 @@ class ScalingBenchmark {
                 workerCpu, workerJitCpu, workerThreads, window.after.valkeyPercent(window.before),
                 window.after.percentOfKind(window.before, "valkey"), window.after.percentOfKind(window.before, "postgres"),
                 window.after.percentOfKind(window.before, "bench"), window.after.machinePercent(window.before),
-                window.after.valkeyScriptCalls(window.before));
+                window.after.valkeyScriptCalls(window.before), window.commits);
     }
 
     /**
@@ -260,10 +260,12 @@ class ScalingBenchmark {
             CpuSample before = CpuSample.take(processes, masters, services.cluster::connectTo);
             Map<String, Map<String, Long>> lanesBefore = chargesPerLane(services.jdbi, queues);
             List<Long> completedBefore = completedPerWorker(workers);
+            long commitsBefore = commits(services.jdbi);
             Thread.sleep(steady.toMillis());
             CpuSample after = CpuSample.take(processes, masters, services.cluster::connectTo);
             Map<String, Map<String, Long>> lanesAfter = chargesPerLane(services.jdbi, queues);
             List<Long> completedAfter = completedPerWorker(workers);
+            long commits = commits(services.jdbi) - commitsBefore;
             feeder.stop();
             feeding.join();
             feeder.throwIfFailed();
@@ -278,7 +280,7 @@ class ScalingBenchmark {
             String effectStore = effectRowSize(services.jdbi);
             forgetEffectsAndCharges(services.jdbi);
             return new Window(queues, lanes, before, after, lanesBefore, lanesAfter, workers.stream().map(WorkerJvm::pid).toList(),
-                    completedBefore, completedAfter, feeder.unavailable.get(), lost, duplicates, effectStore);
+                    completedBefore, completedAfter, commits, feeder.unavailable.get(), lost, duplicates, effectStore);
         } finally {
             for (WorkerJvm worker : workers) {
                 worker.close();
@@ -288,9 +290,12 @@ class ScalingBenchmark {
 
     /**
      * The warm-up before a window of {@code instances} workers. With {@link #warmupPerInstance} it
-     * grows with them: the JIT compiles a method once it has run a given number of times, and at a
-     * fixed rate each of N instances runs a job 1/N as often, so only N times the warm-up leaves
-     * every JVM as compiled as one instance is after one.
+     * grows with them: at a fixed rate each of N instances runs a job 1/N as often, so it reaches
+     * the JIT's thresholds later. That is not enough to compare settled JVMs: measured, each of
+     * three JVMs at 2,000 jobs/s was still compiling hot methods with C2 three minutes in, and ran
+     * them slower until then (docs/SCALING.md, "The JIT settled"). For worker CPU per job once
+     * every JVM has compiled its code, give every row minutes ({@code -Dbench.warmup-s=240
+     * -Dbench.warmup-per-instance=false}).
      */
     private Duration warmupOf(int instances) {
         return warmupPerInstance ? warmup.multipliedBy(instances) : warmup;
@@ -316,7 +321,7 @@ class ScalingBenchmark {
      */
     private record Window(List<String> queues, int lanes, CpuSample before, CpuSample after, Map<String, Map<String, Long>> lanesBefore,
                           Map<String, Map<String, Long>> lanesAfter, List<Long> workerPids, List<Long> completedBefore,
-                          List<Long> completedAfter, long unavailable, long lost, long duplicates, String effectRowSize) {
+                          List<Long> completedAfter, long commits, long unavailable, long lost, long duplicates, String effectRowSize) {
 
         long jobs() {
             return total(lanesAfter) - total(lanesBefore);
@@ -543,6 +548,16 @@ class ScalingBenchmark {
         return kinds;
     }
 
+    /**
+     * Transactions committed in the benchmark's database so far ({@code pg_stat_database}, which a
+     * backend brings up to date within about a second): with a batch handler, one per batch of
+     * effects, so jobs per commit is the batch the workers' claims made.
+     */
+    private static long commits(Jdbi jdbi) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
+                .mapTo(Long.class).one());
+    }
+
     /** Ledger rows per queue and lane (the demo account is named after the lane). */
     private static Map<String, Map<String, Long>> chargesPerLane(Jdbi jdbi, List<String> queues) {
         return jdbi.withHandle(h -> h.createQuery("""
@@ -595,15 +610,16 @@ class ScalingBenchmark {
                 + Runtime.getRuntime().availableProcessors() + " cores, concurrency " + concurrency + " per queue and instance, "
                 + (rate == 0 ? "a backlog of " + BACKLOG_PER_QUEUE + " per queue" : "fed " + rate + " jobs/s") + ", warm-up "
                 + warmup.toSeconds() + " s" + (warmupPerInstance ? " per instance" : "") + " excluded, steady window " + steady.toSeconds() + " s\n");
-        out.append(String.format("%-9s | %6s | %6s | %7s | %6s | %4s | %4s | %9s | %-17s | %-17s | %9s | %9s | %8s | %5s | %7s | %13s | %13s | %13s | %11s%n",
+        out.append(String.format("%-9s | %6s | %6s | %7s | %6s | %4s | %4s | %9s | %-17s | %-17s | %9s | %9s | %8s | %5s | %7s | %13s | %13s | %13s | %11s | %11s%n",
                 "instances", "repeat", "jobs", "seconds", "jobs/s", "dups", "lost", "lane_fair", "jobs per instance",
                 "cpu% per worker", "valkey%", "nodes%", "postgres%", "bench%", "machine%", "worker cpu-ms/job", "valkey cpu-ms/job",
-                "worker w/o JIT", "scripts/job"));
+                "worker w/o JIT", "scripts/job", "jobs/commit"));
         for (Row r : rows) {
-            out.append(String.format("%-9d | %6d | %6d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-17s | %-17s | %9.0f | %9.0f | %8.0f | %5.0f | %7.0f | %13.3f | %13.3f | %13.3f | %11.2f%n",
+            out.append(String.format("%-9d | %6d | %6d | %7.1f | %6.0f | %4d | %4d | %9.2f | %-17s | %-17s | %9.0f | %9.0f | %8.0f | %5.0f | %7.0f | %13.3f | %13.3f | %13.3f | %11.3f | %11.1f%n",
                     r.instances, r.repeat, r.jobs, r.seconds, r.jobsPerSecond(), r.duplicates, r.lost, r.laneFairness, percents(r.shares),
                     percents(r.workerCpu), r.valkeyInfoCpu, r.redisServerCpu, r.postgresCpu, r.benchCpu, r.machineCpu,
-                    r.workerCpuMillisPerJob(), r.cpuMillisPerJob(r.valkeyInfoCpu), r.workerCpuMillisPerJobWithoutJit(), (double) r.valkeyScriptCalls / Math.max(1, r.jobs)));
+                    r.workerCpuMillisPerJob(), r.cpuMillisPerJob(r.valkeyInfoCpu), r.workerCpuMillisPerJobWithoutJit(), (double) r.valkeyScriptCalls / Math.max(1, r.jobs),
+                    (double) r.jobs / Math.max(1, r.postgresCommits)));
         }
         for (Row r : rows) {
             out.append(String.format("worker threads, %d instance(s), repeat %d, %% of one core over all instances: %s%n", r.instances,
@@ -612,6 +628,7 @@ class ScalingBenchmark {
         out.append("jobs, seconds, cpu: over the steady window; dups and lost: over every job the run submitted, drained after it. "
                 + "cpu%: percent of one core (/proc/<pid>/stat utime+stime); valkey%: the masters' INFO cpu; "
                 + "scripts/job: script calls the masters answered (INFO commandstats: claims, submissions, duties) per job; "
+                + "jobs/commit: jobs per transaction committed in the benchmark's database (pg_stat_database: effect batches, duties, the benchmark's reads); "
                 + "nodes%: the 6 node processes (/proc); postgres%: the backends of the benchmark's database; machine%: all cores (max ")
                 .append(100 * Runtime.getRuntime().availableProcessors()).append(")\n");
         return out.toString();
@@ -664,7 +681,7 @@ class ScalingBenchmark {
     private record Row(int instances, int repeat, long jobs, double seconds, long duplicates, long lost, double laneFairness,
                        List<Double> shares, List<Double> workerCpu, double workerJitCpu, Map<String, Double> workerThreads,
                        double valkeyInfoCpu, double redisServerCpu,
-                       double postgresCpu, double benchCpu, double machineCpu, long valkeyScriptCalls) {
+                       double postgresCpu, double benchCpu, double machineCpu, long valkeyScriptCalls, long postgresCommits) {
 
         double jobsPerSecond() {
             return jobs / seconds;
