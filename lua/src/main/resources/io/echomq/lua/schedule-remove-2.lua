@@ -44,9 +44,15 @@ local schedule, index, name = KEYS[1], KEYS[2], ARGV[1]
 local token = tonumber(ARGV[2] or '')
 local moving = token and ARGV[3] == 'move'
 local f = rcall('HMGET', schedule, 'version', 'config_fingerprint', 'fence', 'paused', 'moved_paused', 'moved_removed')
-if token and ARGV[3] == 'moved' then
-  if not f[1] and not f[2] and tonumber(f[3] or '0') == token then
+-- What a removed schedule leaves lives an hour, unless it keeps the fingerprint configuration last applied.
+local function let_expire()
+  if not f[2] then
     rcall('PEXPIRE', schedule, FENCE_KEPT_MS)
+  end
+end
+if token and ARGV[3] == 'moved' then
+  if not f[1] and tonumber(f[3] or '0') == token then
+    let_expire()
   end
   return {'RELEASED'}
 end
@@ -68,8 +74,8 @@ if token then
     rcall('HSET', schedule, 'moved_paused', f[4] == '1' and '1' or '0', 'moved_removed', f[1] and '1' or '0')
     -- A fence an earlier remove left has a time to live: what this move carries must outlive any stop.
     rcall('PERSIST', schedule)
-  elseif not f[2] then
-    rcall('PEXPIRE', schedule, FENCE_KEPT_MS)
+  else
+    let_expire()
   end
 end
 if moving then

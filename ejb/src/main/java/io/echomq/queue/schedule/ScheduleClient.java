@@ -107,19 +107,16 @@ public final class ScheduleClient implements Schedules {
      */
     @Override
     public PutResult put(Schedule schedule, String source) {
-        return putFenced(schedule, source, "").orElseThrow();
+        // An empty token: a queue of one shard has no directory, and its puts are not fenced.
+        return runPut(schedule.queue(), schedule.name(), definition(schedule, source), List.of("")).orElseThrow();
     }
 
     /**
-     * {@link #put} on one shard of a sharded queue, with the token the name's directory handed it
-     * ({@code schedule-home}): empty, and nothing changed, when a later put or remove of the name
-     * was applied on this shard first. An empty token puts as {@link #put} does.
+     * {@link #put} on one shard of a sharded queue, of a definition already checked and laid out
+     * ({@link #definition}), with the token the name's directory handed it ({@code schedule-home}):
+     * empty, and nothing changed, when a later put or remove of the name was applied on this shard
+     * first.
      */
-    public Optional<PutResult> putFenced(Schedule schedule, String source, String token) {
-        return putFenced(schedule.queue(), schedule.name(), definition(schedule, source), token);
-    }
-
-    /** {@link #putFenced(Schedule, String, String)} of a definition already checked and laid out ({@link #definition}). */
     public Optional<PutResult> putFenced(String queue, String name, List<String> definition, String token) {
         return runPut(queue, name, definition, List.of(token));
     }
