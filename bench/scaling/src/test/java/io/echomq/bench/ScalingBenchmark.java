@@ -291,11 +291,11 @@ class ScalingBenchmark {
     /**
      * The warm-up before a window of {@code instances} workers. With {@link #warmupPerInstance} it
      * grows with them: at a fixed rate each of N instances runs a job 1/N as often, so it reaches
-     * the JIT's thresholds later. That is not enough to compare settled JVMs: measured, each of
-     * three JVMs at 2,000 jobs/s was still compiling hot methods with C2 three minutes in, and ran
-     * them slower until then (docs/SCALING.md, "The JIT settled"). For worker CPU per job once
-     * every JVM has compiled its code, give every row minutes ({@code -Dbench.warmup-s=240
-     * -Dbench.warmup-per-instance=false}).
+     * the JIT's thresholds later, and N times the warm-up gives each JVM the jobs one instance had
+     * before its window. Minutes of it are needed before worker CPU per job compares settled JVMs:
+     * at 2,000 jobs/s a JVM was still compiling hot methods with C2 three minutes in, and ran them
+     * slower until then; {@code -Dbench.warmup-s=240} settles them (docs/SCALING.md, "Equal jobs
+     * before the window").
      */
     private Duration warmupOf(int instances) {
         return warmupPerInstance ? warmup.multipliedBy(instances) : warmup;
