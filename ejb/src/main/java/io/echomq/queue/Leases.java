@@ -91,7 +91,8 @@ public final class Leases implements WorkerLeases {
     @Override
     public CompletedAndClaimed completeAndClaim(String queue, List<Lease> finished, Duration lease, int maxJobs,
             String workerId, Duration idlePoll) {
-        return Replies.completedAndClaimed(queue, finished, runCompleteClaim(queue, finished, lease, maxJobs, workerId, idlePoll, ""));
+        return Replies.completedAndClaimed(queue, finished,
+                scripts.run(completeClaimCall(queue, finished, lease, maxJobs, workerId, idlePoll, "")));
     }
 
     /** What a shard's {@code complete-claim} did, and its lanes with work after the claim. */
@@ -111,10 +112,27 @@ public final class Leases implements WorkerLeases {
      */
     public ShardTurn completeAndClaimOnShard(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId,
             Duration idlePoll) {
+        return shardTurn(queue, finished, scripts.run(completeAndClaimCallOnShard(queue, finished, lease, maxJobs, workerId, idlePoll)));
+    }
+
+    /**
+     * The script call {@link #completeAndClaimOnShard} makes, for a caller that runs the calls of
+     * several shards together ({@link ScriptRunner#runTogether}); {@link #shardTurn} reads its reply.
+     */
+    public ScriptRunner.ScriptCall completeAndClaimCallOnShard(String queue, List<Lease> finished, Duration lease, int maxJobs,
+            String workerId, Duration idlePoll) {
         if (shards.isEmpty()) {
             throw new IllegalStateException("shard turns are for a shard's client; queue '" + queue + "' is not sharded here");
         }
-        Object reply = runCompleteClaim(queue, finished, lease, maxJobs, workerId, idlePoll, shards);
+        return completeClaimCall(queue, finished, lease, maxJobs, workerId, idlePoll, shards);
+    }
+
+    /**
+     * What the reply to {@link #completeAndClaimCallOnShard} says.
+     *
+     * @throws ShardCountRefusedException as {@link #completeAndClaimOnShard} does
+     */
+    public ShardTurn shardTurn(String queue, List<Lease> finished, Object reply) {
         Replies.shardCountRefused(reply).ifPresent(recorded -> {
             throw new ShardCountRefusedException("echomq.queues." + queue + ".shards: this engine claims queue '" + queue + "' as "
                     + shards + " shards, but the queue's layout was changed to " + recorded + " since it started "
@@ -124,8 +142,8 @@ public final class Leases implements WorkerLeases {
     }
 
     /** @param shardCount a sharded queue's shard count, checked and answered with the lanes; {@code ""} for neither */
-    private Object runCompleteClaim(String queue, List<Lease> finished, Duration lease, int maxJobs, String workerId,
-            Duration idlePoll, String shardCount) {
+    private ScriptRunner.ScriptCall completeClaimCall(String queue, List<Lease> finished, Duration lease, int maxJobs,
+            String workerId, Duration idlePoll, String shardCount) {
         QueueKeys keys = keysOf.apply(queue);
         RequestChecks.lease(lease);
         RequestChecks.range("maxJobs", maxJobs, 0, MAX_CLAIM_JOBS);
@@ -148,7 +166,7 @@ public final class Leases implements WorkerLeases {
         if (!shardCount.isEmpty()) {
             args.add(shardCount);
         }
-        return scripts.run(Script.COMPLETE_CLAIM, keys, null, args);
+        return new ScriptRunner.ScriptCall(Script.COMPLETE_CLAIM, keys, null, args);
     }
 
     /**

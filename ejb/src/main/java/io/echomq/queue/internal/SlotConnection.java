@@ -1,5 +1,6 @@
 package io.echomq.queue.internal;
 
+import org.apache.commons.pool2.impl.GenericObjectPool;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
@@ -25,6 +26,24 @@ final class SlotConnection {
         }
         throw new IllegalStateException("cannot pick a connection for queue '" + keys.queue() + "' from a "
                 + redis.getClass().getSimpleName() + "; use RedisClient or RedisClusterClient");
+    }
+
+    /**
+     * The most connections the client's pool lends at once (to each node, on a cluster); 0 when
+     * it cannot be told.
+     */
+    static int poolSize(UnifiedJedis redis) {
+        if (redis instanceof RedisClusterClient cluster) {
+            return cluster.getClusterNodes().values().stream().mapToInt(SlotConnection::lends).min().orElse(0);
+        }
+        if (redis instanceof RedisClient standalone) {
+            return lends(standalone.getPool());
+        }
+        return 0;
+    }
+
+    private static int lends(GenericObjectPool<Connection> pool) {
+        return pool.getMaxTotal() < 0 ? Integer.MAX_VALUE : pool.getMaxTotal();
     }
 
     /**

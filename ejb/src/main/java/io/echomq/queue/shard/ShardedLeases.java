@@ -15,6 +15,7 @@ import io.echomq.queue.Settlement;
 import io.echomq.queue.StopOutcome;
 import io.echomq.queue.WorkerLeases;
 import io.echomq.queue.internal.RequestChecks;
+import io.echomq.queue.internal.ScriptRunner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,26 +25,30 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A worker's part of a sharded queue (docs/SHARDING.md, section 5), with the calls of
  * {@link Leases}, so a worker loop need not know that shards exist. A claim's budget is split
  * over the shards by their lanes with work ({@link ClaimSplit}), so lanes spread unevenly over the
- * shards still get equal shares; the shards are asked in turn, starting one shard further at each
- * call, and what one shard could not fill of its part goes to the next, so an empty shard never
- * makes a claim come back empty while another has work. An idle caller's claim goes over every
- * shard, shard 0 last, and books the queue's idle turn on shard 0 when none had work, so idle
- * instances take turns as on an unsharded queue. A settlement goes to the shard its job's id
- * names. Every call on a shard is today's script there, so leases, tokens and fencing are exactly
- * today's. A shard that records another shard count than this client's refuses the claim
+ * shards still get equal shares; the shards are asked for their parts all at once
+ * ({@link ScriptRunner#runTogether}: one round trip, not one per shard), listed from a shard one
+ * further at each call, and what some could not fill goes to those that filled theirs, so an
+ * empty shard never makes a claim come back empty while another has work. An idle caller's claim
+ * goes over every shard, shard 0 last, and books the queue's idle turn on shard 0 when none had
+ * work, so idle instances take turns as on an unsharded queue. A settlement goes to the shard its
+ * job's id names. Every call on a shard is today's script there, so leases, tokens and fencing are
+ * exactly today's. A shard that records another shard count than this client's refuses the claim
  * ({@link ShardCountRefusedException}: the layout was changed while this client ran). Thread-safe.
  */
 public final class ShardedLeases implements WorkerLeases {
 
     private final ShardLayout layout;
     private final List<QueueClient> shards;
+    /** Runs the shards' calls of one claim together. */
+    private final ScriptRunner scripts;
     /** The shard the next claim starts at; every claiming thread moves it on. */
     private final AtomicInteger turn = new AtomicInteger();
     private final ClaimSplit split;
 
-    ShardedLeases(ShardLayout layout, List<QueueClient> shards) {
+    ShardedLeases(ShardLayout layout, List<QueueClient> shards, ScriptRunner scripts) {
         this.layout = layout;
         this.shards = shards;
+        this.scripts = scripts;
         this.split = new ClaimSplit(shards.size());
     }
 
@@ -77,24 +82,23 @@ public final class ShardedLeases implements WorkerLeases {
     }
 
     /**
-     * A busy caller's claim: the budget split over the shards by their lanes with work, the shards
-     * asked in turn from the rotation cursor, what one could not fill given to the next.
+     * A busy caller's claim: the budget split over the shards by their lanes with work, and every
+     * shard with a part (or acknowledgements) asked at once, listed from the rotation cursor; then
+     * what they could not fill given, one shard after another, to those that filled all theirs.
      */
     private void splitOverShards(ShardRound round, int maxJobs) {
         int[] quotas = split.quotas(maxJobs);
         int start = Math.floorMod(turn.getAndIncrement(), shards.size());
+        int[] claimed = round.askTogether(quotas, start);
         int unfilled = 0;
-        boolean[] drained = new boolean[shards.size()];
-        // Two laps: the first asks each shard for its part (and what the shards before it could not
-        // fill); the second gives what is still unfilled to the shards that filled all they were asked.
-        for (int k = 0; k < 2 * shards.size(); k++) {
+        for (int shard = 0; shard < shards.size(); shard++) {
+            unfilled += quotas[shard] - claimed[shard];
+        }
+        for (int k = 0; k < shards.size() && unfilled > 0; k++) {
             int shard = (start + k) % shards.size();
-            int wanted = (k < shards.size() ? quotas[shard] : 0) + unfilled;
-            if (!round.hasAcknowledgements(shard) && (wanted == 0 || drained[shard])) {
-                continue;
+            if (claimed[shard] == quotas[shard]) {
+                unfilled -= round.ask(shard, unfilled, Duration.ZERO);
             }
-            unfilled = wanted - round.ask(shard, wanted, Duration.ZERO);
-            drained[shard] = unfilled > 0;
         }
     }
 
@@ -128,6 +132,8 @@ public final class ShardedLeases implements WorkerLeases {
         private final String workerId;
         /** Indexes into {@link #finished} by shard; a shard's list is emptied once sent. */
         private final List<List<Integer>> acksOfShard = new ArrayList<>(shards.size());
+        /** Indexes into {@link #finished} by shard: those sent in the shard's latest call. */
+        private final List<List<Integer>> sentAcks = new ArrayList<>(shards.size());
         private final Settlement[] settlements;
         private final List<ClaimedJob> claimed = new ArrayList<>();
         private Duration untilIdleTurn = Duration.ZERO;
@@ -138,7 +144,10 @@ public final class ShardedLeases implements WorkerLeases {
             this.lease = lease;
             this.workerId = workerId;
             this.settlements = new Settlement[finished.size()];
-            shards.forEach(shard -> acksOfShard.add(new ArrayList<>()));
+            shards.forEach(shard -> {
+                acksOfShard.add(new ArrayList<>());
+                sentAcks.add(List.of());
+            });
             for (int i = 0; i < finished.size(); i++) {
                 acksOfShard.get(layout.shardOfJob(finished.get(i).jobId())).add(i);
             }
@@ -154,11 +163,51 @@ public final class ShardedLeases implements WorkerLeases {
 
         /** One {@code complete-claim} on {@code shard} with its acknowledgements not yet sent; returns how many jobs it leased. */
         int ask(int shard, int wanted, Duration idlePoll) {
-            List<Integer> acks = acksOfShard.set(shard, List.of());
-            Leases.ShardTurn asked = shards.get(shard).leases().completeAndClaimOnShard(queue,
-                    acks.stream().map(finished::get).toList(), lease, wanted, workerId, idlePoll);
+            List<Lease> acks = takeAcknowledgements(shard);
+            return took(shard, shards.get(shard).leases().completeAndClaimOnShard(queue, acks, lease, wanted, workerId, idlePoll));
+        }
+
+        /**
+         * One {@code complete-claim} on each shard that is {@code wanted} some jobs or has
+         * acknowledgements to take, all run together, listed from {@code start}; returns how many
+         * jobs each shard leased (0 for one not asked).
+         */
+        int[] askTogether(int[] wanted, int start) {
+            List<Integer> asked = new ArrayList<>(shards.size());
+            List<List<Lease>> acksOfAsked = new ArrayList<>(shards.size());
+            List<ScriptRunner.ScriptCall> calls = new ArrayList<>(shards.size());
+            for (int k = 0; k < shards.size(); k++) {
+                int shard = (start + k) % shards.size();
+                if (wanted[shard] == 0 && !hasAcknowledgements(shard)) {
+                    continue;
+                }
+                List<Lease> acks = takeAcknowledgements(shard);
+                asked.add(shard);
+                acksOfAsked.add(acks);
+                calls.add(shards.get(shard).leases().completeAndClaimCallOnShard(queue, acks, lease, wanted[shard], workerId,
+                        Duration.ZERO));
+            }
+            List<Object> replies = scripts.runTogether(calls);
+            int[] claimedOf = new int[shards.size()];
+            for (int i = 0; i < asked.size(); i++) {
+                int shard = asked.get(i);
+                claimedOf[shard] = took(shard, shards.get(shard).leases().shardTurn(queue, acksOfAsked.get(i), replies.get(i)));
+            }
+            return claimedOf;
+        }
+
+        /** The leases {@code shard} still has to acknowledge, now counted as sent. */
+        private List<Lease> takeAcknowledgements(int shard) {
+            sentAcks.set(shard, acksOfShard.get(shard));
+            acksOfShard.set(shard, List.of());
+            return sentAcks.get(shard).stream().map(finished::get).toList();
+        }
+
+        /** Records what {@code shard}'s call did for the acknowledgements just taken of it; returns how many jobs it leased. */
+        private int took(int shard, Leases.ShardTurn asked) {
             split.lanesWithWork(shard, asked.lanesWithWork());
             CompletedAndClaimed done = asked.done();
+            List<Integer> acks = sentAcks.get(shard);
             for (int a = 0; a < acks.size(); a++) {
                 settlements[acks.get(a)] = done.settlements().get(a);
             }

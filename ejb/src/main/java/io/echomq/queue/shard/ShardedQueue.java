@@ -34,7 +34,7 @@ public final class ShardedQueue {
         this.shards = shards;
         this.keyHomes = new KeyHomes(layout, scripts, shards, watch);
         this.submissions = new ShardedSubmissions(layout, shards, keyHomes);
-        this.leases = new ShardedLeases(layout, shards);
+        this.leases = new ShardedLeases(layout, shards, scripts);
         this.reads = new ShardedReads(layout, shards, meta);
         this.admin = new ShardedAdmin(layout, shards, meta);
         this.keyHomeSweeper = new KeyHomeSweeper(layout, scripts, redis);
