@@ -120,7 +120,7 @@ public final class ScriptRunner {
         List<Object> replies = new ArrayList<>(calls.size());
         for (InFlight call : sent) {
             try {
-                replies.add(call.reply());
+                replies.add(replyTo(call));
             } catch (RuntimeException e) {
                 if (failure == null) {
                     failure = e;
@@ -164,41 +164,30 @@ public final class ScriptRunner {
     }
 
     /** A call sent on {@code connection} whose reply is still to be read. */
-    private final class InFlight {
+    private record InFlight(ScriptCall call, ScriptSource source, List<String> keyList, Connection connection) {
+    }
 
-        private final ScriptCall call;
-        private final ScriptSource source;
-        private final List<String> keyList;
-        private final Connection connection;
-
-        InFlight(ScriptCall call, ScriptSource source, List<String> keyList, Connection connection) {
-            this.call = call;
-            this.source = source;
-            this.keyList = keyList;
-            this.connection = connection;
-        }
-
-        /** Reads the reply, gives the connection back, and answers as {@link #run(ScriptCall)} would. */
-        Object reply() {
-            try (connection) {
-                try {
-                    return BuilderFactory.AGGRESSIVE_ENCODED_OBJECT.build(connection.getOne());
-                } catch (JedisNoScriptException notCached) {
-                    return new Jedis(connection).eval(source.text(), keyList, call.args());
-                }
-            } catch (JedisMovedDataException moved) {
-                // Nothing ran there: run sends it once to the slot's new master, as it follows any MOVED.
-                SlotConnection.topologyMayHaveChanged(redis);
-                return run(call);
-            } catch (JedisConnectionException e) {
-                SlotConnection.topologyMayHaveChanged(redis);
-                throw lostAfterSend(source, call.keys(), call.script().resendable(), e);
-            } catch (JedisDataException e) {
-                if (e instanceof JedisRedirectionException) {
-                    SlotConnection.topologyMayHaveChanged(redis);
-                }
-                throw translate(call.script(), call.keys(), e);
+    /** Reads {@code sent}'s reply, gives its connection back, and answers as {@link #run(ScriptCall)} would. */
+    private Object replyTo(InFlight sent) {
+        ScriptCall call = sent.call();
+        try (Connection connection = sent.connection()) {
+            try {
+                return BuilderFactory.AGGRESSIVE_ENCODED_OBJECT.build(connection.getOne());
+            } catch (JedisNoScriptException notCached) {
+                return new Jedis(connection).eval(sent.source().text(), sent.keyList(), call.args());
             }
+        } catch (JedisMovedDataException moved) {
+            // Nothing ran there: run sends it once to the slot's new master, as it follows any MOVED.
+            SlotConnection.topologyMayHaveChanged(redis);
+            return run(call);
+        } catch (JedisConnectionException e) {
+            SlotConnection.topologyMayHaveChanged(redis);
+            throw lostAfterSend(sent.source(), call.keys(), call.script().resendable(), e);
+        } catch (JedisDataException e) {
+            if (e instanceof JedisRedirectionException) {
+                SlotConnection.topologyMayHaveChanged(redis);
+            }
+            throw translate(call.script(), call.keys(), e);
         }
     }
 
