@@ -50,11 +50,12 @@ public final class ScriptRunner {
     private final ReplicaWait replicaWait;
     private final Map<Script, ScriptSource> sources = new EnumMap<>(Script.class);
     /**
-     * Connections that calls run together may hold at once: half of a pool. A caller in
-     * {@link #runTogether} holds connections while it borrows the next one, so without a bound
-     * enough such callers could hold a whole pool, each waiting for a connection another holds,
-     * forever. Bounded, they hold at most half of any pool between them; the rest is lent to
-     * callers that hold one connection and borrow no other before they give it back.
+     * Connections that calls run together may hold at once: half of a pool, shared by every
+     * runner of the client. A caller in {@link #runTogether} holds connections while it borrows
+     * the next one, so without a bound enough such callers could hold a whole pool, each waiting
+     * for a connection another holds, forever. Bounded, they hold at most half of any pool between
+     * them; the rest is lent to callers that hold one connection and borrow no other before they
+     * give it back.
      */
     private final Semaphore connectionsTogether;
 
@@ -64,7 +65,7 @@ public final class ScriptRunner {
         for (Script script : Script.values()) {
             sources.put(script, ScriptSource.load(script));
         }
-        this.connectionsTogether = new Semaphore(SlotConnection.poolSize(redis) / 2);
+        this.connectionsTogether = SlotConnection.heldTogether(redis);
     }
 
     /** One script call, to run with others by {@link #runTogether}. */

@@ -1,5 +1,9 @@
 package io.echomq.queue.internal;
 
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.Semaphore;
 import org.apache.commons.pool2.impl.GenericObjectPool;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.RedisClient;
@@ -28,11 +32,22 @@ final class SlotConnection {
                 + redis.getClass().getSimpleName() + "; use RedisClient or RedisClusterClient");
     }
 
+    /** Per client, as its pools are: the connections calls run together may hold at once. */
+    private static final Map<UnifiedJedis, Semaphore> HELD_TOGETHER = Collections.synchronizedMap(new WeakHashMap<>());
+
+    /**
+     * The connections of {@code redis} that calls run together ({@code ScriptRunner.runTogether})
+     * may hold at once, over every runner of that client: half of a pool.
+     */
+    static Semaphore heldTogether(UnifiedJedis redis) {
+        return HELD_TOGETHER.computeIfAbsent(redis, client -> new Semaphore(poolSize(client) / 2));
+    }
+
     /**
      * The most connections the client's pool lends at once (to each node, on a cluster); 0 when
      * it cannot be told.
      */
-    static int poolSize(UnifiedJedis redis) {
+    private static int poolSize(UnifiedJedis redis) {
         if (redis instanceof RedisClusterClient cluster) {
             return cluster.getClusterNodes().values().stream().mapToInt(SlotConnection::lends).min().orElse(0);
         }
