@@ -123,6 +123,10 @@ public final class ShardedLeases implements WorkerLeases {
         }
     }
 
+    /** The acknowledgements one call to {@code shard} carries: their indexes into the caller's list, and the leases. */
+    private record Acks(int shard, List<Integer> indexes, List<Lease> leases) {
+    }
+
     /** One call's asks of the shards: the acknowledgements each shard still has to take, and what the asked shards answered. */
     private final class ShardRound {
 
@@ -132,8 +136,6 @@ public final class ShardedLeases implements WorkerLeases {
         private final String workerId;
         /** Indexes into {@link #finished} by shard; a shard's list is emptied once sent. */
         private final List<List<Integer>> acksOfShard = new ArrayList<>(shards.size());
-        /** Indexes into {@link #finished} by shard: those sent in the shard's latest call. */
-        private final List<List<Integer>> sentAcks = new ArrayList<>(shards.size());
         private final Settlement[] settlements;
         private final List<ClaimedJob> claimed = new ArrayList<>();
         private Duration untilIdleTurn = Duration.ZERO;
@@ -144,10 +146,7 @@ public final class ShardedLeases implements WorkerLeases {
             this.lease = lease;
             this.workerId = workerId;
             this.settlements = new Settlement[finished.size()];
-            shards.forEach(shard -> {
-                acksOfShard.add(new ArrayList<>());
-                sentAcks.add(List.of());
-            });
+            shards.forEach(shard -> acksOfShard.add(new ArrayList<>()));
             for (int i = 0; i < finished.size(); i++) {
                 acksOfShard.get(layout.shardOfJob(finished.get(i).jobId())).add(i);
             }
@@ -163,8 +162,8 @@ public final class ShardedLeases implements WorkerLeases {
 
         /** One {@code complete-claim} on {@code shard} with its acknowledgements not yet sent; returns how many jobs it leased. */
         int ask(int shard, int wanted, Duration idlePoll) {
-            List<Lease> acks = takeAcknowledgements(shard);
-            return took(shard, shards.get(shard).leases().completeAndClaimOnShard(queue, acks, lease, wanted, workerId, idlePoll));
+            Acks acks = takeAcknowledgements(shard);
+            return took(acks, shards.get(shard).leases().completeAndClaimOnShard(queue, acks.leases(), lease, wanted, workerId, idlePoll));
         }
 
         /**
@@ -173,43 +172,39 @@ public final class ShardedLeases implements WorkerLeases {
          * jobs each shard leased (0 for one not asked).
          */
         int[] askTogether(int[] wanted, int start) {
-            List<Integer> asked = new ArrayList<>(shards.size());
-            List<List<Lease>> acksOfAsked = new ArrayList<>(shards.size());
+            List<Acks> asked = new ArrayList<>(shards.size());
             List<ScriptRunner.ScriptCall> calls = new ArrayList<>(shards.size());
             for (int k = 0; k < shards.size(); k++) {
                 int shard = (start + k) % shards.size();
                 if (wanted[shard] == 0 && !hasAcknowledgements(shard)) {
                     continue;
                 }
-                List<Lease> acks = takeAcknowledgements(shard);
-                asked.add(shard);
-                acksOfAsked.add(acks);
-                calls.add(shards.get(shard).leases().completeAndClaimCallOnShard(queue, acks, lease, wanted[shard], workerId,
+                Acks acks = takeAcknowledgements(shard);
+                asked.add(acks);
+                calls.add(shards.get(shard).leases().completeAndClaimCallOnShard(queue, acks.leases(), lease, wanted[shard], workerId,
                         Duration.ZERO));
             }
             List<Object> replies = scripts.runTogether(calls);
             int[] claimedOf = new int[shards.size()];
             for (int i = 0; i < asked.size(); i++) {
-                int shard = asked.get(i);
-                claimedOf[shard] = took(shard, shards.get(shard).leases().shardTurn(queue, acksOfAsked.get(i), replies.get(i)));
+                Acks acks = asked.get(i);
+                claimedOf[acks.shard()] = took(acks, shards.get(acks.shard()).leases().shardTurn(queue, acks.leases(), replies.get(i)));
             }
             return claimedOf;
         }
 
-        /** The leases {@code shard} still has to acknowledge, now counted as sent. */
-        private List<Lease> takeAcknowledgements(int shard) {
-            sentAcks.set(shard, acksOfShard.get(shard));
-            acksOfShard.set(shard, List.of());
-            return sentAcks.get(shard).stream().map(finished::get).toList();
+        /** The acknowledgements {@code shard} still has to take, now counted as sent. */
+        private Acks takeAcknowledgements(int shard) {
+            List<Integer> indexes = acksOfShard.set(shard, List.of());
+            return new Acks(shard, indexes, indexes.stream().map(finished::get).toList());
         }
 
-        /** Records what {@code shard}'s call did for the acknowledgements just taken of it; returns how many jobs it leased. */
-        private int took(int shard, Leases.ShardTurn asked) {
-            split.lanesWithWork(shard, asked.lanesWithWork());
+        /** Records what the call that carried {@code acks} did; returns how many jobs it leased. */
+        private int took(Acks acks, Leases.ShardTurn asked) {
+            split.lanesWithWork(acks.shard(), asked.lanesWithWork());
             CompletedAndClaimed done = asked.done();
-            List<Integer> acks = sentAcks.get(shard);
-            for (int a = 0; a < acks.size(); a++) {
-                settlements[acks.get(a)] = done.settlements().get(a);
+            for (int a = 0; a < acks.indexes().size(); a++) {
+                settlements[acks.indexes().get(a)] = done.settlements().get(a);
             }
             claimed.addAll(done.claimed());
             if (!done.untilIdleTurn().isZero()) {
